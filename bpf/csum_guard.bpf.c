@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * csum_guard.bpf.c - drop packets whose CHECKSUM_PARTIAL csum_start points
+ * inside the IPv4 header, at the tc hook of the device they enter on.
+ *
+ * __sk_buff does not expose ip_summed, csum_start or network_header, so the
+ * program reaches the real struct sk_buff through bpf_cast_to_kern_ctx()
+ * (a kfunc since 6.2) and reads them with CO-RE relocations. The decision
+ * itself is cg_verdict() from include/csum_guard.h, shared with the kernel
+ * module and the unit tests. Only drops are counted, so the pass path
+ * touches no map.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
+
+#include "csum_guard.h"
+#include "csum_guard_abi.h"
+
+#define TC_ACT_UNSPEC	(-1)	/* tcx: TCX_NEXT; clsact: next filter */
+#define TC_ACT_SHOT	2
+#define CG_MAC_UNSET	0xffff
+#define CG_MAX_DIRECT_OFF 0x3fff
+
+extern void *bpf_cast_to_kern_ctx(void *obj) __ksym;
+
+/* Set by the loader before load. */
+const volatile bool log_drops = false;
+/* Read by the loader from the object, which it refuses on a mismatch. */
+const volatile __u32 abi_version = CG_ABI_VERSION;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, CG_CNT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+/*
+ * Read the IPv4 version/IHL byte at offset nh_off of the packet. Direct
+ * packet access serves every frame from a tap (virtio_net_hdr_to_skb()
+ * leaves csum_start + csum_offset + 2 in the linear area, and csum_start is
+ * at least 6 bytes past the Ethernet header); the helper call covers the
+ * rare skb whose IP header is not in the linear part, so such a packet is
+ * judged rather than dropped as unreadable.
+ */
+static __always_inline int read_vhl(struct __sk_buff *ctx, __u32 nh_off,
+				    __u8 *vhl)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	__u8 *p;
+
+	/* A bound the verifier can see; beyond it, the helper judges. */
+	if (nh_off > CG_MAX_DIRECT_OFF)
+		return bpf_skb_load_bytes(ctx, nh_off, vhl, 1);
+	p = data + nh_off;
+	if ((void *)(p + 1) <= data_end) {
+		*vhl = *p;
+		return 0;
+	}
+	return bpf_skb_load_bytes(ctx, nh_off, vhl, 1);
+}
+
+static __always_inline void count(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&counters, &idx);
+
+	if (v)
+		*v += 1;
+}
+
+SEC("tc")
+int csum_guard(struct __sk_buff *ctx)
+{
+	struct sk_buff *skb = bpf_cast_to_kern_ctx(ctx);
+	struct cg_fields f = {
+		.protocol = bpf_ntohs(ctx->protocol),
+		.ip_summed = BPF_CORE_READ_BITFIELD(skb, ip_summed),
+	};
+	enum cg_verdict v;
+	__u16 mac;
+
+	/* The common case: not CHECKSUM_PARTIAL IPv4, nothing else to read. */
+	if (!cg_wants_l3(&f))
+		return TC_ACT_UNSPEC;
+
+	f.csum_start = skb->csum_start;
+	f.network_header = skb->network_header;
+	/* At the tc hook skb->data is at the MAC header (cls_bpf and tcx push it). */
+	mac = skb->mac_header;
+	if (mac != CG_MAC_UNSET && f.network_header >= mac)
+		f.l3_readable = !read_vhl(ctx, f.network_header - mac, &f.ip_vhl);
+
+	v = cg_verdict(&f);
+	if (v == CG_PASS)
+		return TC_ACT_UNSPEC;
+
+	count(CG_VERDICT_COUNTER(v));
+	if (log_drops)
+		bpf_printk("csum_guard: drop ifindex=%u csum_start=%u network_header=%u vhl=0x%x",
+			   ctx->ifindex, f.csum_start, f.network_header, f.ip_vhl);
+	return TC_ACT_SHOT;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

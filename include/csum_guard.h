@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * csum_guard.h - the drop decision, in one place.
+ *
+ * A sender that controls a virtio_net_hdr can hand the kernel an skb with
+ * ip_summed == CHECKSUM_PARTIAL whose csum_start points inside the IPv4
+ * header. Whoever later completes that checksum (skb_checksum_help() from IP
+ * fragmentation, xfrm, nfqueue, xt_CHECKSUM, a transmit path without checksum
+ * offload) folds the sum and writes it over the header.
+ *
+ * cg_verdict() decides whether such a packet is dropped. It takes fields a
+ * backend has already parsed (never an skb) so that the BPF program, the
+ * kernel module and the userspace unit tests all run the very same code.
+ *
+ * Three environments include this file:
+ *   - the kernel module (__KERNEL__),
+ *   - the BPF program (__bpf__, with vmlinux.h included first),
+ *   - userspace (tests and the loader).
+ */
+#ifndef CSUM_GUARD_H
+#define CSUM_GUARD_H
+
+#if defined(__KERNEL__)
+#include <linux/types.h>
+#elif defined(__bpf__)
+/* vmlinux.h already defines __u8 .. __u64 and bool */
+#else
+#include <stdbool.h>
+#include <linux/types.h>
+#endif
+
+#ifndef __always_inline
+#define __always_inline inline __attribute__((__always_inline__))
+#endif
+
+/* Values of the kernel's ABI, stable since 2.6.19; the module asserts them. */
+#define CG_ETH_P_IP		0x0800
+#define CG_CHECKSUM_PARTIAL	3
+#define CG_IPV4_MIN_IHL		5
+
+/*
+ * What a backend reads from one skb. Offsets are the kernel's own: counted
+ * in bytes from skb->head, as skb->csum_start and skb->network_header are.
+ */
+struct cg_fields {
+	__u32 csum_start;	/* skb->csum_start */
+	__u32 network_header;	/* skb->network_header */
+	__u16 protocol;		/* skb->protocol, host byte order */
+	__u8 ip_summed;		/* skb->ip_summed */
+	__u8 l3_readable;	/* ip_vhl holds the first byte of the L3 header */
+	__u8 ip_vhl;		/* IPv4 version/IHL byte */
+};
+
+enum cg_verdict {
+	CG_PASS = 0,
+	CG_DROP,		/* csum_start lies inside the IP header */
+	CG_DROP_UNREADABLE,	/* the IP header cannot be read, or IHL < 5 */
+};
+
+/*
+ * Does the decision depend on the L3 header at all? Backends call this
+ * before they touch packet data, so that the common case (not
+ * CHECKSUM_PARTIAL, not IPv4) costs two compares. cg_verdict() starts with
+ * the same test, so a backend that skips parsing when this is false gets
+ * exactly the verdict it would have got by parsing.
+ */
+static __always_inline bool cg_wants_l3(const struct cg_fields *f)
+{
+	return f->ip_summed == CG_CHECKSUM_PARTIAL &&
+	       f->protocol == CG_ETH_P_IP;
+}
+
+/*
+ * The decision. A legitimate CHECKSUM_PARTIAL packet has csum_start at its
+ * transport header, at or past the end of the IP header, so the test never
+ * matches good traffic. An IPv4 header that cannot be read, or whose IHL is
+ * below 5, fails closed.
+ */
+static __always_inline enum cg_verdict cg_verdict(const struct cg_fields *f)
+{
+	__u32 ihl;
+
+	if (!cg_wants_l3(f))
+		return CG_PASS;
+	if (!f->l3_readable)
+		return CG_DROP_UNREADABLE;
+	ihl = f->ip_vhl & 0x0f;
+	if (ihl < CG_IPV4_MIN_IHL)
+		return CG_DROP_UNREADABLE;
+	if (f->csum_start < f->network_header + ihl * 4)
+		return CG_DROP;
+	return CG_PASS;
+}
+
+#endif /* CSUM_GUARD_H */

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * backend.h - the operations every csum-guard backend provides.
+ *
+ * main.c resolves the target (enters its network namespace, looks up the
+ * ifindex) before it calls a backend, so every operation below runs inside
+ * the target namespace and never switches namespaces itself.
+ * All functions return 0 or a negative errno.
+ */
+#ifndef CG_BACKEND_H
+#define CG_BACKEND_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+struct cg_target {
+	const char *dev;	/* device name as the user gave it */
+	const char *netns;	/* namespace as the user gave it, NULL: ours */
+	__u64 netns_ino;	/* inode of the target namespace */
+	int ifindex;		/* resolved in the target namespace */
+};
+
+struct cg_attach_opts {
+	bool log_drops;
+};
+
+struct cg_status {
+	bool attached;
+	bool log_drops;
+	char mode[16];		/* "tcx", "clsact", "netfilter" */
+	__u64 dropped;
+	__u64 dropped_unreadable;
+};
+
+/* What probe found; each backend fills its own part. */
+struct cg_probe {
+	bool root;
+	/* bpf */
+	bool btf;
+	bool kfunc;
+	bool prog_loads;
+	bool tcx;		/* tcx links (6.6+); clsact otherwise */
+	char bpf_err[128];	/* why the bpf backend cannot run, "" if it can */
+	/* kmod */
+	bool kmod_loaded;
+	bool kmod_loadable;
+	char kmod_err[128];	/* why the kmod backend cannot run, "" if it can */
+};
+
+struct cg_backend {
+	const char *name;	/* "bpf", "kmod" */
+	/* Fill this backend's part of *p; never fails, records reasons. */
+	void (*probe)(struct cg_probe *p);
+	/* Idempotent: attaching an attached device converges to opts. */
+	int (*attach)(const struct cg_target *t, const struct cg_attach_opts *o);
+	/* -ENOENT when this backend does not guard the device. */
+	int (*detach)(const struct cg_target *t);
+	/* st->attached = false (and 0 returned) when not guarded. */
+	int (*status)(const struct cg_target *t, struct cg_status *st);
+	/* Up to max ifindexes this backend guards in the current namespace. */
+	int (*list)(int *ifindexes, int max);
+};
+
+extern const struct cg_backend cg_backend_bpf;
+extern const struct cg_backend cg_backend_kmod;
+
+#endif /* CG_BACKEND_H */

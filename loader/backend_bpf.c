@@ -1,0 +1,754 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * backend_bpf.c - the tc/eBPF backend.
+ *
+ * The program is attached at the ingress of one device, with a tcx link
+ * where the kernel has them (6.6+: cheaper dispatch, no qdisc) and with a
+ * clsact qdisc + direct-action cls_bpf filter otherwise. Everything lives
+ * under one pin directory per device,
+ *
+ *	/sys/fs/bpf/csum_guard/<netns inode>/<ifindex>/
+ *		meta      what attach did (mode, flags, ifindex, netns cookie)
+ *		counters  the per-CPU drop counters
+ *		link      tcx: the link that keeps the program attached
+ *		prog      clsact: the program the filter runs
+ *
+ * so that status and detach work from a later process. The netns cookie in
+ * meta tells a reused namespace inode from the namespace attach saw.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+#include <linux/netlink.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "csum_guard_abi.h"
+#include "csum_guard.skel.h"
+#include "backend.h"
+#include "compat.h"
+#include "util.h"
+
+#define CG_TC_HANDLE		0xc5
+#define CG_TC_PRIO		1
+
+enum cg_mode {
+	CG_MODE_TCX = 1,
+	CG_MODE_CLSACT = 2,
+};
+
+/* flags in struct cg_meta besides CG_F_* */
+#define CG_META_CREATED_CLSACT	(1U << 16)
+
+struct cg_meta {
+	__u32 abi;
+	__u32 mode;
+	__u32 flags;
+	__u32 ifindex;
+	__u64 netns_cookie;
+	__u32 prog_id;
+	__u32 pad;
+};
+
+/* Set by main from --mode; 0 picks tcx where the kernel has it. */
+int cg_bpf_mode_request;
+
+static const char *cg_mode_name(__u32 mode)
+{
+	return mode == CG_MODE_TCX ? "tcx" : mode == CG_MODE_CLSACT ? "clsact" : "?";
+}
+
+static void cg_pin_path(char *buf, size_t n, const char *dir, const char *name)
+{
+	/* an over-long path names nothing rather than something else */
+	if (snprintf(buf, n, "%s/%s", dir, name) >= (int)n)
+		buf[0] = '\0';
+}
+
+static void cg_state_dir(char *buf, size_t n, const struct cg_target *t)
+{
+	snprintf(buf, n, "%s/%llu/%d", CG_PIN_ROOT,
+		 (unsigned long long)t->netns_ino, t->ifindex);
+}
+
+static int cg_mkdir(const char *path)
+{
+	if (mkdir(path, 0700) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static bool cg_same_mntns_as_init(void)
+{
+	struct stat a, b;
+
+	if (stat("/proc/self/ns/mnt", &a) || stat("/proc/1/ns/mnt", &b))
+		return true;
+	return a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+}
+
+/*
+ * Pins must outlive this process, so they go on the host's bpffs. Mount it
+ * if nobody has, but never inside a private mount namespace (as under
+ * `ip netns exec`): a bpffs mounted there dies with us, and a tcx link
+ * pinned on it would vanish with the guard.
+ */
+static int cg_bpffs_ready(void)
+{
+	struct statfs sfs;
+
+	if (!statfs("/sys/fs/bpf", &sfs) && sfs.f_type == BPF_FS_MAGIC)
+		return 0;
+	if (!cg_same_mntns_as_init()) {
+		cg_err("/sys/fs/bpf is not a bpffs in this mount namespace (under `ip netns exec`?): use --netns instead");
+		return -ENOTSUP;
+	}
+	if (mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700"))
+		return -errno;
+	return 0;
+}
+
+static int cg_meta_read(const char *dir, struct cg_meta *m)
+{
+	char path[PATH_MAX];
+	__u32 key = 0;
+	int fd, err = 0;
+
+	cg_pin_path(path, sizeof(path), dir, CG_PIN_META);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	if (bpf_map_lookup_elem(fd, &key, m))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+static int cg_meta_write(const char *dir, const struct cg_meta *m)
+{
+	char path[PATH_MAX];
+	__u32 key = 0;
+	int fd, err = 0;
+
+	cg_pin_path(path, sizeof(path), dir, CG_PIN_META);
+	fd = bpf_obj_get(path);
+	if (fd < 0) {
+		fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "cg_meta", sizeof(key),
+				    sizeof(*m), 1, NULL);
+		if (fd < 0)
+			return -errno;
+		if (bpf_obj_pin(fd, path)) {
+			err = -errno;
+			goto out;
+		}
+	}
+	if (bpf_map_update_elem(fd, &key, m, BPF_ANY))
+		err = -errno;
+out:
+	close(fd);
+	return err;
+}
+
+/* The tcx link's device, 0 once the device is gone; -errno without a link. */
+static int cg_tcx_link_ifindex(const char *dir, __u32 *prog_id)
+{
+	struct cg_tcx_link_info info = {};
+	__u32 len = sizeof(info);
+	char path[PATH_MAX];
+	int fd, ret;
+
+	cg_pin_path(path, sizeof(path), dir, CG_PIN_LINK);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	ret = bpf_obj_get_info_by_fd(fd, &info, &len);
+	close(fd);
+	if (ret)
+		return -errno;
+	if (info.type != CG_BPF_LINK_TYPE_TCX)
+		return -EINVAL;
+	if (prog_id)
+		*prog_id = info.prog_id;
+	return info.ifindex;
+}
+
+static void cg_tc_hook_init(struct bpf_tc_hook *h, int ifindex)
+{
+	memset(h, 0, sizeof(*h));
+	h->sz = sizeof(*h);
+	h->ifindex = ifindex;
+	h->attach_point = BPF_TC_INGRESS;
+}
+
+/* The id of the program at our clsact handle/priority, 0 if none. */
+static __u32 cg_clsact_prog_id(int ifindex)
+{
+	struct bpf_tc_hook hook;
+	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = CG_TC_HANDLE,
+		    .priority = CG_TC_PRIO);
+
+	cg_tc_hook_init(&hook, ifindex);
+	if (bpf_tc_query(&hook, &opts))
+		return 0;
+	return opts.prog_id;
+}
+
+/* Is the state in dir the guard of t, attached and running right now? */
+static bool cg_state_live(const char *dir, const struct cg_target *t,
+			  const struct cg_meta *m, __u64 cookie)
+{
+	if (m->abi != CG_ABI_VERSION || m->netns_cookie != cookie ||
+	    m->ifindex != (__u32)t->ifindex)
+		return false;
+	if (m->mode == CG_MODE_TCX)
+		return cg_tcx_link_ifindex(dir, NULL) == t->ifindex;
+	if (m->mode == CG_MODE_CLSACT)
+		return m->prog_id && cg_clsact_prog_id(t->ifindex) == m->prog_id;
+	return false;
+}
+
+/*
+ * Does the clsact qdisc of ifindex hold any filter, on either side? Asked
+ * before destroying a clsact that attach created: once others have added
+ * filters to it, it is theirs too, and it stays.
+ */
+static bool cg_clsact_has_filters(int ifindex)
+{
+	static const __u32 parents[] = {
+		TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS),
+		TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_EGRESS),
+	};
+	struct {
+		struct nlmsghdr nh;
+		struct tcmsg tc;
+	} req;
+	char buf[8192];
+	bool found = false;
+	unsigned int i;
+	int fd;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return true;	/* cannot tell: keep the qdisc */
+	for (i = 0; i < ARRAY_SIZE(parents) && !found; i++) {
+		bool done = false;
+
+		memset(&req, 0, sizeof(req));
+		req.nh.nlmsg_len = sizeof(req);
+		req.nh.nlmsg_type = RTM_GETTFILTER;
+		req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+		req.nh.nlmsg_seq = i + 1;
+		req.tc.tcm_family = AF_UNSPEC;
+		req.tc.tcm_ifindex = ifindex;
+		req.tc.tcm_parent = parents[i];
+		if (send(fd, &req, sizeof(req), 0) < 0) {
+			found = true;
+			break;
+		}
+		while (!done) {
+			ssize_t n = recv(fd, buf, sizeof(buf), 0);
+			struct nlmsghdr *nh;
+
+			if (n <= 0) {
+				found = true;
+				break;
+			}
+			for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, n);
+			     nh = NLMSG_NEXT(nh, n)) {
+				if (nh->nlmsg_type == NLMSG_DONE ||
+				    nh->nlmsg_type == NLMSG_ERROR)
+					done = true;
+				else if (nh->nlmsg_type == RTM_NEWTFILTER)
+					found = true;
+			}
+		}
+	}
+	close(fd);
+	return found;
+}
+
+static void cg_unpin_all(const char *dir)
+{
+	static const char *const names[] = {
+		CG_PIN_LINK, CG_PIN_PROG, CG_PIN_COUNTERS, CG_PIN_META,
+	};
+	char path[PATH_MAX];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		cg_pin_path(path, sizeof(path), dir, names[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+	/* the namespace directory goes with its last device */
+	snprintf(path, sizeof(path), "%s", dir);
+	*strrchr(path, '/') = '\0';
+	rmdir(path);
+	rmdir(CG_PIN_ROOT);
+}
+
+/*
+ * Undo what attach did, as far as it got: detach what is attached (only
+ * the filter at our handle if it still runs our program), destroy a clsact
+ * qdisc only if attach created it and nobody else uses it, drop the pins.
+ * Only call this inside the namespace of the state.
+ */
+static void cg_state_remove(const char *dir, int ifindex, const struct cg_meta *m)
+{
+	char path[PATH_MAX];
+	struct bpf_tc_hook hook;
+	int fd;
+
+	if (m && m->mode == CG_MODE_TCX) {
+		cg_pin_path(path, sizeof(path), dir, CG_PIN_LINK);
+		fd = bpf_obj_get(path);
+		if (fd >= 0) {
+			bpf_link_detach(fd);
+			close(fd);
+		}
+	}
+	if (m && m->mode == CG_MODE_CLSACT && ifindex > 0) {
+		LIBBPF_OPTS(bpf_tc_opts, opts, .handle = CG_TC_HANDLE,
+			    .priority = CG_TC_PRIO);
+
+		cg_tc_hook_init(&hook, ifindex);
+		if (m->prog_id && cg_clsact_prog_id(ifindex) == m->prog_id)
+			bpf_tc_detach(&hook, &opts);
+		if ((m->flags & CG_META_CREATED_CLSACT) &&
+		    !cg_clsact_has_filters(ifindex)) {
+			hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
+			bpf_tc_hook_destroy(&hook);
+		}
+	}
+	cg_unpin_all(dir);
+}
+
+/*
+ * Drop the state of tcx links whose device is gone (deleted, or its
+ * namespace destroyed), anywhere on the host. A clsact filter goes with its
+ * device by itself; its pins are dropped the next time its namespace
+ * inode is seen with another cookie.
+ */
+static void cg_prune(void)
+{
+	char nsdir[PATH_MAX], dir[PATH_MAX + 256];
+	struct dirent *ns, *dev;
+	DIR *root, *d;
+
+	root = opendir(CG_PIN_ROOT);
+	if (!root)
+		return;
+	while ((ns = readdir(root))) {
+		if (ns->d_name[0] == '.')
+			continue;
+		snprintf(nsdir, sizeof(nsdir), "%s/%s", CG_PIN_ROOT, ns->d_name);
+		d = opendir(nsdir);
+		if (!d)
+			continue;
+		while ((dev = readdir(d))) {
+			struct cg_meta m;
+
+			if (dev->d_name[0] == '.')
+				continue;
+			snprintf(dir, sizeof(dir), "%s/%s", nsdir, dev->d_name);
+			if (cg_meta_read(dir, &m) || m.mode != CG_MODE_TCX)
+				continue;
+			if (cg_tcx_link_ifindex(dir, NULL) == 0)
+				cg_state_remove(dir, 0, &m);
+		}
+		closedir(d);
+		rmdir(nsdir);	/* if empty */
+	}
+	closedir(root);
+}
+
+static bool cg_have_tcx(void)
+{
+	__u32 cnt = 0;
+
+	/* lo is ifindex 1 in every namespace; -EINVAL before 6.6 */
+	return !bpf_prog_query(1, CG_BPF_TCX_INGRESS, 0, NULL, NULL, &cnt);
+}
+
+static int cg_load(struct csum_guard_bpf **skelp, bool log_drops, __u32 mode,
+		   int counters_fd)
+{
+	struct csum_guard_bpf *skel;
+	int err;
+
+	skel = csum_guard_bpf__open();
+	if (!skel)
+		return -errno ?: -ENOMEM;
+	if (skel->rodata->abi_version != CG_ABI_VERSION) {
+		err = -EPROTO;
+		goto fail;
+	}
+	skel->rodata->log_drops = log_drops;
+	if (mode == CG_MODE_TCX)
+		bpf_program__set_expected_attach_type(skel->progs.csum_guard,
+						      CG_BPF_TCX_INGRESS);
+	if (counters_fd >= 0) {
+		err = bpf_map__reuse_fd(skel->maps.counters, counters_fd);
+		if (err)
+			goto fail;
+	}
+	err = csum_guard_bpf__load(skel);
+	if (err)
+		goto fail;
+	*skelp = skel;
+	return 0;
+fail:
+	csum_guard_bpf__destroy(skel);
+	return err;
+}
+
+static __u32 cg_prog_id(int fd)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return 0;
+	return info.id;
+}
+
+/* tcx: link, before any other tcx program of the device, and pin it. */
+static int cg_attach_tcx(const char *dir, int ifindex, int prog_fd)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, lopts, .flags = CG_BPF_F_BEFORE);
+	char path[PATH_MAX];
+	int fd, err = 0;
+
+	fd = bpf_link_create(prog_fd, ifindex, CG_BPF_TCX_INGRESS, &lopts);
+	if (fd < 0)
+		return -errno;
+	cg_pin_path(path, sizeof(path), dir, CG_PIN_LINK);
+	if (bpf_obj_pin(fd, path))
+		err = -errno;
+	close(fd);	/* on error the link goes with the fd */
+	return err;
+}
+
+/* clsact: our filter, replacing a leftover at our handle, and pin the prog. */
+static int cg_attach_clsact(const char *dir, int ifindex, int prog_fd,
+			    struct cg_meta *m)
+{
+	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = CG_TC_HANDLE,
+		    .priority = CG_TC_PRIO, .flags = BPF_TC_F_REPLACE);
+	struct bpf_tc_hook hook;
+	char path[PATH_MAX];
+	int err;
+
+	cg_tc_hook_init(&hook, ifindex);
+	err = bpf_tc_hook_create(&hook);
+	if (err && err != -EEXIST)
+		return err;
+	if (!err) {
+		m->flags |= CG_META_CREATED_CLSACT;
+		err = cg_meta_write(dir, m);
+		if (err)
+			return err;
+	}
+	opts.prog_fd = prog_fd;
+	err = bpf_tc_attach(&hook, &opts);
+	if (err)
+		return err;
+	cg_pin_path(path, sizeof(path), dir, CG_PIN_PROG);
+	unlink(path);
+	if (bpf_obj_pin(prog_fd, path))
+		return -errno;
+	return 0;
+}
+
+static int cg_attach_fresh(const struct cg_target *t, const char *dir,
+			   const struct cg_attach_opts *o, __u64 cookie)
+{
+	struct csum_guard_bpf *skel = NULL;
+	struct cg_meta m = {
+		.abi = CG_ABI_VERSION,
+		.flags = o->log_drops ? CG_F_LOG_DROPS : 0,
+		.ifindex = t->ifindex,
+		.netns_cookie = cookie,
+	};
+	char path[PATH_MAX];
+	int prog_fd, err;
+
+	m.mode = cg_bpf_mode_request ?: (cg_have_tcx() ? CG_MODE_TCX : CG_MODE_CLSACT);
+	err = cg_load(&skel, o->log_drops, m.mode, -1);
+	if (err) {
+		cg_err("cannot load the BPF program: %s", strerror(-err));
+		return err;
+	}
+	prog_fd = bpf_program__fd(skel->progs.csum_guard);
+	m.prog_id = cg_prog_id(prog_fd);
+
+	err = cg_mkdir(CG_PIN_ROOT);
+	if (!err) {
+		snprintf(path, sizeof(path), "%s", dir);
+		*strrchr(path, '/') = '\0';
+		err = cg_mkdir(path);
+	}
+	if (!err)
+		err = cg_mkdir(dir);
+	if (err)
+		goto out;
+	/* meta first: a run killed past this point is undone by the next */
+	err = cg_meta_write(dir, &m);
+	if (err)
+		goto undo;
+	cg_pin_path(path, sizeof(path), dir, CG_PIN_COUNTERS);
+	err = bpf_map__pin(skel->maps.counters, path);
+	if (err)
+		goto undo;
+	if (m.mode == CG_MODE_TCX)
+		err = cg_attach_tcx(dir, t->ifindex, prog_fd);
+	else
+		err = cg_attach_clsact(dir, t->ifindex, prog_fd, &m);
+	if (!err)
+		goto out;
+undo:
+	cg_state_remove(dir, t->ifindex, &m);
+out:
+	csum_guard_bpf__destroy(skel);
+	return err;
+}
+
+/* Attached, but with other options: swap the program, keep the counters. */
+static int cg_attach_update(const struct cg_target *t, const char *dir,
+			    struct cg_meta *m, const struct cg_attach_opts *o)
+{
+	struct csum_guard_bpf *skel = NULL;
+	char path[PATH_MAX];
+	int counters_fd, link_fd, prog_fd, err;
+
+	cg_pin_path(path, sizeof(path), dir, CG_PIN_COUNTERS);
+	counters_fd = bpf_obj_get(path);
+	if (counters_fd < 0)
+		return -errno;
+	err = cg_load(&skel, o->log_drops, m->mode, counters_fd);
+	close(counters_fd);
+	if (err)
+		return err;
+	prog_fd = bpf_program__fd(skel->progs.csum_guard);
+
+	if (m->mode == CG_MODE_TCX) {
+		cg_pin_path(path, sizeof(path), dir, CG_PIN_LINK);
+		link_fd = bpf_obj_get(path);
+		if (link_fd < 0) {
+			err = -errno;
+			goto out;
+		}
+		err = bpf_link_update(link_fd, prog_fd, NULL) ? -errno : 0;
+		close(link_fd);
+	} else {
+		err = cg_attach_clsact(dir, t->ifindex, prog_fd, m);
+	}
+	if (err)
+		goto out;
+	m->prog_id = cg_prog_id(prog_fd);
+	m->flags = (m->flags & ~CG_F_LOG_DROPS) | (o->log_drops ? CG_F_LOG_DROPS : 0);
+	err = cg_meta_write(dir, m);
+out:
+	csum_guard_bpf__destroy(skel);
+	return err;
+}
+
+static int cg_bpf_attach(const struct cg_target *t, const struct cg_attach_opts *o)
+{
+	char dir[PATH_MAX];
+	struct cg_meta m;
+	__u64 cookie;
+	int err;
+
+	err = cg_bpffs_ready();
+	if (err)
+		return err;
+	err = cg_netns_cookie(&cookie);
+	if (err)
+		return err;
+	cg_prune();
+	cg_state_dir(dir, sizeof(dir), t);
+
+	err = cg_meta_read(dir, &m);
+	if (!err && cg_state_live(dir, t, &m, cookie)) {
+		if (cg_bpf_mode_request && cg_bpf_mode_request != (int)m.mode) {
+			cg_err("%s is already guarded through %s; detach it first to change the mode",
+			       t->dev, cg_mode_name(m.mode));
+			return -EBUSY;
+		}
+		if (!!(m.flags & CG_F_LOG_DROPS) == o->log_drops)
+			return 0;
+		return cg_attach_update(t, dir, &m, o);
+	}
+	/* stale (device or namespace reused) or half-made: start over */
+	cg_state_remove(dir, t->ifindex, err ? NULL : &m);
+	return cg_attach_fresh(t, dir, o, cookie);
+}
+
+static int cg_bpf_detach(const struct cg_target *t)
+{
+	char dir[PATH_MAX];
+	struct cg_meta m;
+	__u64 cookie;
+	bool live;
+	int err;
+
+	cg_state_dir(dir, sizeof(dir), t);
+	err = cg_meta_read(dir, &m);
+	if (err)
+		return err == -ENOENT ? -ENOENT : err;
+	err = cg_netns_cookie(&cookie);
+	if (err)
+		return err;
+	live = cg_state_live(dir, t, &m, cookie);
+	/* a stale state of another namespace is not ours to undo here */
+	cg_state_remove(dir, m.netns_cookie == cookie ? t->ifindex : 0, &m);
+	cg_prune();
+	return live ? 0 : -ENOENT;
+}
+
+static int cg_counters_read(const char *dir, struct cg_status *st)
+{
+	char path[PATH_MAX];
+	__u64 *vals, sum[CG_CNT_MAX] = {};
+	int ncpu, fd, i, err = 0;
+	__u32 key;
+
+	ncpu = libbpf_num_possible_cpus();
+	if (ncpu <= 0)
+		return ncpu ?: -EINVAL;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	cg_pin_path(path, sizeof(path), dir, CG_PIN_COUNTERS);
+	fd = bpf_obj_get(path);
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	for (key = 0; key < CG_CNT_MAX; key++) {
+		if (bpf_map_lookup_elem(fd, &key, vals)) {
+			err = -errno;
+			break;
+		}
+		for (i = 0; i < ncpu; i++)
+			sum[key] += vals[i];
+	}
+	close(fd);
+	st->dropped = sum[CG_CNT_DROPPED];
+	st->dropped_unreadable = sum[CG_CNT_DROPPED_UNREADABLE];
+out:
+	free(vals);
+	return err;
+}
+
+static int cg_bpf_status(const struct cg_target *t, struct cg_status *st)
+{
+	char dir[PATH_MAX];
+	struct cg_meta m;
+	__u64 cookie;
+	int err;
+
+	memset(st, 0, sizeof(*st));
+	cg_state_dir(dir, sizeof(dir), t);
+	err = cg_meta_read(dir, &m);
+	if (err)
+		return err == -ENOENT ? 0 : err;
+	err = cg_netns_cookie(&cookie);
+	if (err)
+		return err;
+	if (!cg_state_live(dir, t, &m, cookie))
+		return 0;
+	st->attached = true;
+	st->log_drops = m.flags & CG_F_LOG_DROPS;
+	snprintf(st->mode, sizeof(st->mode), "%s", cg_mode_name(m.mode));
+	return cg_counters_read(dir, st);
+}
+
+/* The ifindexes this backend guards in the current namespace. */
+static int cg_bpf_list(int *ifindexes, int max)
+{
+	char nsdir[PATH_MAX], dir[PATH_MAX + 256];
+	struct dirent *de;
+	__u64 ino, cookie;
+	int n = 0;
+	DIR *d;
+
+	if (cg_netns_ino(&ino) || cg_netns_cookie(&cookie))
+		return 0;
+	snprintf(nsdir, sizeof(nsdir), "%s/%llu", CG_PIN_ROOT, (unsigned long long)ino);
+	d = opendir(nsdir);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && n < max) {
+		struct cg_target t = { .netns_ino = ino };
+		struct cg_meta m;
+
+		if (de->d_name[0] == '.')
+			continue;
+		t.ifindex = atoi(de->d_name);
+		snprintf(dir, sizeof(dir), "%s/%s", nsdir, de->d_name);
+		if (!cg_meta_read(dir, &m) && cg_state_live(dir, &t, &m, cookie))
+			ifindexes[n++] = t.ifindex;
+	}
+	closedir(d);
+	return n;
+}
+
+static void cg_bpf_probe(struct cg_probe *p)
+{
+	struct csum_guard_bpf *skel = NULL;
+	struct btf *btf;
+	int err;
+
+	p->btf = !access("/sys/kernel/btf/vmlinux", R_OK);
+	if (!p->btf) {
+		snprintf(p->bpf_err, sizeof(p->bpf_err), "no kernel BTF (/sys/kernel/btf/vmlinux)");
+		return;
+	}
+	btf = btf__load_vmlinux_btf();
+	if (btf) {
+		p->kfunc = btf__find_by_name_kind(btf, "bpf_cast_to_kern_ctx", BTF_KIND_FUNC) > 0;
+		btf__free(btf);
+	}
+	if (!p->kfunc) {
+		snprintf(p->bpf_err, sizeof(p->bpf_err),
+			 "kernel BTF has no bpf_cast_to_kern_ctx (kernel older than 6.2)");
+		return;
+	}
+	if (!p->root) {
+		snprintf(p->bpf_err, sizeof(p->bpf_err), "not root");
+		return;
+	}
+	p->tcx = cg_have_tcx();
+	err = cg_load(&skel, false, p->tcx ? CG_MODE_TCX : CG_MODE_CLSACT, -1);
+	p->prog_loads = !err;
+	if (err)
+		snprintf(p->bpf_err, sizeof(p->bpf_err),
+			 "the tc program does not load: %s", strerror(-err));
+	csum_guard_bpf__destroy(skel);
+}
+
+const struct cg_backend cg_backend_bpf = {
+	.name = "bpf",
+	.probe = cg_bpf_probe,
+	.attach = cg_bpf_attach,
+	.detach = cg_bpf_detach,
+	.status = cg_bpf_status,
+	.list = cg_bpf_list,
+};

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* json.c - just enough JSON for status and probe, written to stdout. */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "util.h"
+
+void cg_json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static void cg_json_key(bool *first, const char *k)
+{
+	if (!*first)
+		putchar(',');
+	*first = false;
+	cg_json_str(k);
+	putchar(':');
+}
+
+void cg_json_kv_str(bool *first, const char *k, const char *v)
+{
+	cg_json_key(first, k);
+	if (v)
+		cg_json_str(v);
+	else
+		fputs("null", stdout);
+}
+
+void cg_json_kv_u64(bool *first, const char *k, __u64 v)
+{
+	cg_json_key(first, k);
+	printf("%" PRIu64, (uint64_t)v);
+}
+
+void cg_json_kv_bool(bool *first, const char *k, bool v)
+{
+	cg_json_key(first, k);
+	fputs(v ? "true" : "false", stdout);
+}

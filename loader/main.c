@@ -1,0 +1,492 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * main.c - the csum-guard command: one contract over both backends.
+ *
+ *	csum-guard attach DEV [--netns NS] [--log-drops] [--backend B] [--mode M]
+ *	csum-guard detach DEV [--netns NS]
+ *	csum-guard status [DEV] [--netns NS] [--json]
+ *	csum-guard probe [--json]
+ *
+ * Exit status: 0 done (detaching an unguarded device is done), 1 failed,
+ * 2 bad usage. Errors are one line on stderr; nothing is left half-made.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <net/if.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "csum_guard_abi.h"
+#include "backend.h"
+#include "select.h"
+#include "util.h"
+
+#ifndef CG_VERSION
+#define CG_VERSION "0.0.0"
+#endif
+#define CG_LOCK_PATH	"/run/csum-guard.lock"
+#define CG_MAX_LIST	4096
+
+enum { EXIT_USAGE = 2 };
+
+bool cg_quiet;
+static bool cg_reported;
+extern int cg_bpf_mode_request;
+
+static const struct cg_backend *const cg_backends[] = {
+	[CG_CHOICE_BPF] = &cg_backend_bpf,
+	[CG_CHOICE_KMOD] = &cg_backend_kmod,
+};
+
+void cg_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("csum-guard: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	cg_reported = true;
+}
+
+void cg_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cg_quiet)
+		return;
+	va_start(ap, fmt);
+	fputs("csum-guard: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static int cg_silent_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_WARN && getenv("CSUM_GUARD_DEBUG"))
+		return vfprintf(stderr, fmt, ap);
+	return 0;
+}
+
+static const char usage_text[] =
+	"Usage: csum-guard attach DEV [--netns NS] [--log-drops] [--backend auto|bpf|kmod] [--mode tcx|clsact]\n"
+	"       csum-guard detach DEV [--netns NS]\n"
+	"       csum-guard status [DEV] [--netns NS] [--json]\n"
+	"       csum-guard probe [--json]\n"
+	"       csum-guard version\n"
+	"NS is a name from `ip netns` or a path such as /proc/PID/ns/net.\n";
+
+struct cg_args {
+	const char *cmd;
+	const char *dev;
+	const char *netns;
+	enum cg_choice backend;
+	bool log_drops;
+	bool json;
+};
+
+/* What "tap0 in netns vm" reads like in messages. */
+static const char *cg_where(const struct cg_args *a, char *buf, size_t n)
+{
+	if (a->netns)
+		snprintf(buf, n, "%s in netns %s", a->dev, a->netns);
+	else
+		snprintf(buf, n, "%s", a->dev);
+	return buf;
+}
+
+static int cg_usage_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("csum-guard: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputs(" (see csum-guard help)\n", stderr);
+	va_end(ap);
+	return EXIT_USAGE;
+}
+
+static int cg_parse(int argc, char **argv, struct cg_args *a)
+{
+	static const struct option opts[] = {
+		{ "netns", required_argument, NULL, 'n' },
+		{ "log-drops", no_argument, NULL, 'l' },
+		{ "backend", required_argument, NULL, 'b' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool attach = !strcmp(a->cmd, "attach");
+	bool with_dev = attach || !strcmp(a->cmd, "detach") || !strcmp(a->cmd, "status");
+	int c;
+
+	opterr = 0;
+	optind = 2;
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			if (!with_dev)
+				return cg_usage_err("%s takes no --netns", a->cmd);
+			if (!*optarg)
+				return cg_usage_err("--netns needs a name or a path");
+			a->netns = optarg;
+			break;
+		case 'l':
+			if (!attach)
+				return cg_usage_err("--log-drops goes with attach");
+			a->log_drops = true;
+			break;
+		case 'b':
+			if (!attach)
+				return cg_usage_err("--backend goes with attach");
+			if (cg_parse_backend(optarg, &a->backend))
+				return cg_usage_err("unknown backend '%s' (auto, bpf or kmod)", optarg);
+			break;
+		case 'm':
+			if (!attach)
+				return cg_usage_err("--mode goes with attach");
+			if (!strcmp(optarg, "tcx"))
+				cg_bpf_mode_request = 1;
+			else if (!strcmp(optarg, "clsact"))
+				cg_bpf_mode_request = 2;
+			else
+				return cg_usage_err("unknown mode '%s' (tcx or clsact)", optarg);
+			break;
+		case 'j':
+			if (strcmp(a->cmd, "status") && strcmp(a->cmd, "probe"))
+				return cg_usage_err("--json goes with status and probe");
+			a->json = true;
+			break;
+		case 'q':
+			cg_quiet = true;
+			break;
+		case ':':
+			return cg_usage_err("%s needs an argument", argv[optind - 1]);
+		default:
+			return cg_usage_err("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc) {
+		if (!with_dev)
+			return cg_usage_err("%s takes no device", a->cmd);
+		a->dev = argv[optind++];
+	}
+	if (optind < argc)
+		return cg_usage_err("unexpected argument '%s'", argv[optind]);
+	if (!a->dev && with_dev && strcmp(a->cmd, "status"))
+		return cg_usage_err("%s needs a device", a->cmd);
+	if (a->dev && (!*a->dev || strlen(a->dev) >= IFNAMSIZ || strchr(a->dev, '/')))
+		return cg_usage_err("'%s' is not a valid device name", a->dev);
+	if (cg_bpf_mode_request && a->backend == CG_CHOICE_KMOD)
+		return cg_usage_err("--mode is for the bpf backend");
+	return 0;
+}
+
+/* Serialise attach/detach of concurrent loaders on this host. */
+static int cg_lock(void)
+{
+	int fd = open(CG_LOCK_PATH, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+	if (fd < 0 || flock(fd, LOCK_EX))
+		return -errno;
+	return fd;	/* held until exit */
+}
+
+/* Enter the namespace and find the device; fills t. */
+static int cg_resolve(const struct cg_args *a, struct cg_target *t, const char *verb)
+{
+	char where[128];
+	int fd, err;
+
+	memset(t, 0, sizeof(*t));
+	t->dev = a->dev;
+	t->netns = a->netns;
+	if (a->netns) {
+		fd = cg_netns_open(a->netns);
+		if (fd < 0) {
+			cg_err("cannot %s: netns %s: %s", verb, a->netns,
+			       fd == -EINVAL ? "not a network namespace" :
+			       fd == -ENOENT ? "no such network namespace" : strerror(-fd));
+			return fd;
+		}
+		err = cg_netns_enter(fd);
+		close(fd);
+		if (err) {
+			cg_err("cannot %s: cannot enter netns %s: %s", verb, a->netns, strerror(-err));
+			return err;
+		}
+	}
+	err = cg_netns_ino(&t->netns_ino);
+	if (err) {
+		cg_err("cannot %s: %s", verb, strerror(-err));
+		return err;
+	}
+	if (!a->dev)
+		return 0;
+	t->ifindex = if_nametoindex(a->dev);
+	if (!t->ifindex) {
+		err = -errno;
+		cg_err("cannot %s %s: %s", verb, cg_where(a, where, sizeof(where)),
+		       err == -ENODEV ? "No such device" : strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+/* Which backend guards t now, if any. */
+static enum cg_choice cg_guarded_by(const struct cg_target *t, struct cg_status *st)
+{
+	enum cg_choice c;
+
+	for (c = CG_CHOICE_BPF; c <= CG_CHOICE_KMOD; c++) {
+		if (!cg_backends[c]->status(t, st) && st->attached)
+			return c;
+	}
+	memset(st, 0, sizeof(*st));
+	return CG_CHOICE_NONE;
+}
+
+static void cg_probe_all(struct cg_probe *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->root = geteuid() == 0;
+	cg_backend_bpf.probe(p);
+	cg_backend_kmod.probe(p);
+}
+
+static int cg_need_root(const char *verb)
+{
+	if (geteuid() == 0)
+		return 0;
+	cg_err("cannot %s: must be run as root", verb);
+	return -EPERM;
+}
+
+static int do_attach(const struct cg_args *a)
+{
+	struct cg_attach_opts o = { .log_drops = a->log_drops };
+	enum cg_choice now, use;
+	struct cg_status st;
+	struct cg_target t;
+	struct cg_probe p;
+	char where[128], why[256];
+	int err;
+
+	cg_where(a, where, sizeof(where));
+	if (cg_need_root("attach") || cg_lock() < 0)
+		return 1;
+	if (cg_resolve(a, &t, "attach to"))
+		return 1;
+
+	now = cg_guarded_by(&t, &st);
+	if (now != CG_CHOICE_NONE && a->backend != CG_CHOICE_NONE && a->backend != now) {
+		cg_err("cannot attach to %s: already guarded by the %s backend; detach it first",
+		       where, cg_choice_name(now));
+		return 1;
+	}
+	use = now;
+	if (use == CG_CHOICE_NONE) {
+		cg_probe_all(&p);
+		use = cg_select(&p, a->backend, why, sizeof(why));
+		if (use == CG_CHOICE_NONE) {
+			cg_err("cannot attach to %s: %s", where, why);
+			return 1;
+		}
+	}
+	err = cg_backends[use]->attach(&t, &o);
+	if (err) {
+		if (!cg_reported)
+			cg_err("cannot attach to %s: %s", where, strerror(-err));
+		return 1;
+	}
+	if (cg_backends[use]->status(&t, &st) || !st.attached) {
+		cg_err("cannot attach to %s: the %s backend reports it unguarded after attach",
+		       where, cg_choice_name(use));
+		return 1;
+	}
+	cg_info("%s %s (%s, %s)", now == CG_CHOICE_NONE ? "guarding" : "already guarding",
+		where, cg_choice_name(use), st.mode);
+	return 0;
+}
+
+static int do_detach(const struct cg_args *a)
+{
+	enum cg_choice c;
+	struct cg_target t;
+	bool any = false;
+	char where[128];
+	int err;
+
+	cg_where(a, where, sizeof(where));
+	if (cg_need_root("detach") || cg_lock() < 0)
+		return 1;
+	if (cg_resolve(a, &t, "detach from"))
+		return 1;
+	for (c = CG_CHOICE_BPF; c <= CG_CHOICE_KMOD; c++) {
+		err = cg_backends[c]->detach(&t);
+		if (!err) {
+			any = true;
+			cg_info("detached from %s (%s)", where, cg_choice_name(c));
+		} else if (err != -ENOENT) {
+			if (!cg_reported)
+				cg_err("cannot detach from %s (%s): %s", where,
+				       cg_choice_name(c), strerror(-err));
+			return 1;
+		}
+	}
+	if (!any)
+		cg_info("%s is not guarded", where);
+	return 0;
+}
+
+static void cg_print_status(const struct cg_args *a, const char *dev, int ifindex,
+			    enum cg_choice c, const struct cg_status *st)
+{
+	bool first = true;
+
+	if (!a->json) {
+		printf("%s%s%s: ", dev, a->netns ? " netns " : "", a->netns ?: "");
+		if (!st->attached)
+			printf("not guarded\n");
+		else
+			printf("guarded by %s (%s%s), dropped %llu, dropped_unreadable %llu\n",
+			       cg_choice_name(c), st->mode, st->log_drops ? ", log-drops" : "",
+			       (unsigned long long)st->dropped,
+			       (unsigned long long)st->dropped_unreadable);
+		return;
+	}
+	putchar('{');
+	cg_json_kv_str(&first, "device", dev);
+	cg_json_kv_str(&first, "netns", a->netns);
+	cg_json_kv_u64(&first, "ifindex", ifindex);
+	cg_json_kv_str(&first, "backend", cg_choice_name(c));
+	cg_json_kv_bool(&first, "attached", st->attached);
+	cg_json_kv_str(&first, "mode", st->attached ? st->mode : NULL);
+	cg_json_kv_bool(&first, "log_drops", st->log_drops);
+	cg_json_kv_u64(&first, "dropped", st->dropped);
+	cg_json_kv_u64(&first, "dropped_unreadable", st->dropped_unreadable);
+	putchar('}');
+}
+
+static int do_status(const struct cg_args *a)
+{
+	static int ifindexes[CG_MAX_LIST];
+	struct cg_status st;
+	struct cg_target t;
+	enum cg_choice c;
+	bool first = true;
+	int i, n;
+
+	if (cg_need_root("read status"))
+		return 1;
+	if (cg_resolve(a, &t, "read status of"))
+		return 1;
+	if (a->dev) {
+		c = cg_guarded_by(&t, &st);
+		cg_print_status(a, a->dev, t.ifindex, c, &st);
+		if (a->json)
+			putchar('\n');
+		return 0;
+	}
+	if (a->json)
+		putchar('[');
+	for (c = CG_CHOICE_BPF; c <= CG_CHOICE_KMOD; c++) {
+		n = cg_backends[c]->list(ifindexes, CG_MAX_LIST);
+		for (i = 0; i < n; i++) {
+			char name[IF_NAMESIZE] = "?";
+
+			t.ifindex = ifindexes[i];
+			t.dev = if_indextoname(t.ifindex, name) ? name : "?";
+			if (cg_backends[c]->status(&t, &st) || !st.attached)
+				continue;
+			if (a->json && !first)
+				putchar(',');
+			first = false;
+			cg_print_status(a, t.dev, t.ifindex, c, &st);
+		}
+	}
+	if (a->json)
+		puts("]");
+	else if (first)
+		printf("no guarded devices%s%s\n", a->netns ? " in netns " : "", a->netns ?: "");
+	return 0;
+}
+
+static int do_probe(const struct cg_args *a)
+{
+	enum cg_choice c;
+	struct cg_probe p;
+	char why[256];
+	bool first = true;
+
+	cg_probe_all(&p);
+	c = cg_select(&p, CG_CHOICE_NONE, why, sizeof(why));
+	if (!a->json) {
+		printf("root: %s\nbtf: %s\nbpf_cast_to_kern_ctx: %s\ntc program loads: %s\n"
+		       "tcx: %s\nkmod loaded: %s\nkmod loadable: %s\nbackend: %s\nreason: %s\n",
+		       p.root ? "yes" : "no", p.btf ? "yes" : "no", p.kfunc ? "yes" : "no",
+		       p.prog_loads ? "yes" : "no", p.tcx ? "yes" : "no",
+		       p.kmod_loaded ? "yes" : "no", p.kmod_loadable ? "yes" : "no",
+		       cg_choice_name(c) ?: "none", why);
+		return c == CG_CHOICE_NONE;
+	}
+	putchar('{');
+	cg_json_kv_bool(&first, "root", p.root);
+	cg_json_kv_bool(&first, "btf", p.btf);
+	cg_json_kv_bool(&first, "kfunc", p.kfunc);
+	cg_json_kv_bool(&first, "prog_loads", p.prog_loads);
+	cg_json_kv_bool(&first, "tcx", p.tcx);
+	cg_json_kv_bool(&first, "kmod_loaded", p.kmod_loaded);
+	cg_json_kv_bool(&first, "kmod_loadable", p.kmod_loadable);
+	cg_json_kv_str(&first, "bpf_unavailable", *p.bpf_err ? p.bpf_err : NULL);
+	cg_json_kv_str(&first, "kmod_unavailable", *p.kmod_err ? p.kmod_err : NULL);
+	cg_json_kv_str(&first, "backend", cg_choice_name(c));
+	cg_json_kv_str(&first, "reason", why);
+	puts("}");
+	return c == CG_CHOICE_NONE;
+}
+
+int main(int argc, char **argv)
+{
+	struct cg_args a = {};
+	int ret;
+
+	if (argc < 2)
+		return cg_usage_err("no command");
+	a.cmd = argv[1];
+	if (!strcmp(a.cmd, "help") || !strcmp(a.cmd, "--help") || !strcmp(a.cmd, "-h")) {
+		fputs(usage_text, stdout);
+		return 0;
+	}
+	if (!strcmp(a.cmd, "version") || !strcmp(a.cmd, "--version")) {
+		printf("csum-guard %s (abi %d)\n", CG_VERSION, CG_ABI_VERSION);
+		return 0;
+	}
+	if (strcmp(a.cmd, "attach") && strcmp(a.cmd, "detach") &&
+	    strcmp(a.cmd, "status") && strcmp(a.cmd, "probe"))
+		return cg_usage_err("unknown command '%s'", a.cmd);
+	ret = cg_parse(argc, argv, &a);
+	if (ret)
+		return ret;
+
+	libbpf_set_print(cg_silent_libbpf);
+	if (!strcmp(a.cmd, "attach"))
+		return do_attach(&a);
+	if (!strcmp(a.cmd, "detach"))
+		return do_detach(&a);
+	if (!strcmp(a.cmd, "status"))
+		return do_status(&a);
+	return do_probe(&a);
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+#ifndef CG_SELECT_H
+#define CG_SELECT_H
+
+#include <stddef.h>
+#include "backend.h"
+
+enum cg_choice {
+	CG_CHOICE_NONE = 0,
+	CG_CHOICE_BPF,
+	CG_CHOICE_KMOD,
+};
+
+/* --backend: auto, bpf or kmod; -EINVAL for anything else */
+int cg_parse_backend(const char *s, enum cg_choice *req);
+const char *cg_choice_name(enum cg_choice c);
+
+/*
+ * Which backend serves this host, from what probe found and what the user
+ * asked for (CG_CHOICE_NONE: auto). A pure function: why gets one line
+ * saying why, whether a backend was chosen or not.
+ */
+enum cg_choice cg_select(const struct cg_probe *p, enum cg_choice req,
+			 char *why, size_t n);
+
+#endif /* CG_SELECT_H */

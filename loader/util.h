@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+#ifndef CG_UTIL_H
+#define CG_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* One line on stderr, prefixed "csum-guard: ". */
+void cg_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Progress for humans, on stderr, unless --quiet. */
+void cg_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern bool cg_quiet;
+
+/* netns.c: the target namespace, entered for the duration of a command. */
+int cg_netns_open(const char *ns);		/* fd or -errno */
+int cg_netns_enter(int fd);			/* 0 or -errno */
+int cg_netns_restore(void);			/* back to where we started */
+int cg_netns_ino(__u64 *ino);			/* of the current namespace */
+int cg_netns_cookie(__u64 *cookie);		/* SO_NETNS_COOKIE */
+
+/* json.c: a small streaming writer for stdout. */
+void cg_json_str(const char *s);		/* a quoted, escaped string */
+void cg_json_kv_str(bool *first, const char *k, const char *v);	/* v NULL: null */
+void cg_json_kv_u64(bool *first, const char *k, __u64 v);
+void cg_json_kv_bool(bool *first, const char *k, bool v);
+
+#endif /* CG_UTIL_H */
