@@ -1,0 +1,195 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# loader.sh - the command's contract: idempotence, clean detach, errors.
+
+# What is installed that csum-guard could have made: a snapshot to compare.
+state_snapshot() {
+	{
+		ls -R /sys/fs/bpf/csum_guard 2>/dev/null
+		bpftool prog show 2>/dev/null | grep -c 'name csum_guard'
+		[ -d /sys/module/csum_guard ] && "$CG" status --netns "$VM" --json 2>/dev/null
+		tc qdisc show dev tap0 2>/dev/null
+		ip netns exec "$VM" tc qdisc show dev tap0 2>/dev/null
+	} | md5sum
+}
+
+prog_count() { bpftool prog show 2>/dev/null | grep -c 'name csum_guard'; }
+
+case_idempotent() {
+	local t="attach-idempotent [$BACKEND]" p0 p1 n
+
+	topo_up --mtu 1500 || { fail "$t: set-up"; return; }
+	p0=$(prog_count)
+	guard_on && guard_on && guard_on --log-drops
+	n=$("$CG" status --netns "$VM" --json | jq length)
+	p1=$(prog_count)
+	set -- $("$CG" status tap0 --netns "$VM" --json | jq -r '"\(.attached) \(.log_drops) \(.backend)"')
+	if [ "$1" = true ] && [ "$2" = true ] && [ "$3" = "$BACKEND" ] && [ "$n" = 1 ] &&
+	   { [ "$BACKEND" != bpf ] || [ $((p1 - p0)) = 1 ]; }; then
+		pass "$t: three attaches, one guard, options converged"
+	else
+		fail "$t: attached=$1 log_drops=$2 backend=$3 listed=$n programs +$((p1 - p0))"
+	fi
+	guard_off
+	topo_down
+}
+
+case_detach_clean() {
+	local t="detach-clean [$BACKEND]" before after
+
+	topo_up --mtu 1500 || { fail "$t: set-up"; return; }
+	before=$(state_snapshot)
+	guard_on && guard_off
+	after=$(state_snapshot)
+	if [ "$before" = "$after" ] && guard_off; then
+		pass "$t: nothing left after detach; a second detach is a no-op"
+	else
+		fail "$t: state differs after attach+detach"
+	fi
+	topo_down
+}
+
+# A clsact that was there before stays, with the filter someone else added.
+case_clsact_foreign() {
+	local t="clsact-coexists [$BACKEND]"
+
+	[ "$BACKEND" = bpf ] || { skip "$t: clsact is the bpf backend's"; return; }
+	topo_up --mtu 1500 || { fail "$t: set-up"; return; }
+	# tc's object loader makes its own directories on bpffs: ours to tidy
+	local tcdirs d
+	tcdirs=$(for d in ip tc xdp; do [ -e /sys/fs/bpf/$d ] || echo /sys/fs/bpf/$d; done)
+	ip netns exec "$VM" tc qdisc add dev tap0 clsact
+	ip netns exec "$VM" tc filter add dev tap0 ingress prio 100 handle 7 protocol all \
+		bpf da obj "$TOP/build/csum_guard.bpf.o" sec tc 2>/dev/null
+	guard_on --mode clsact
+	local during
+	during=$(ip netns exec "$VM" tc filter show dev tap0 ingress | grep -c 'handle 0x')
+	guard_off
+	if [ "$during" = 2 ] && ip netns exec "$VM" tc qdisc show dev tap0 | grep -q clsact &&
+	   ip netns exec "$VM" tc filter show dev tap0 ingress | grep -q 'handle 0x7 '; then
+		pass "$t: our filter beside theirs, theirs and their clsact kept on detach"
+	else
+		fail "$t: filters during=$during; after: $(ip netns exec "$VM" tc filter show dev tap0 ingress | tr '\n' ' ')"
+	fi
+	# the clsact we create is ours to remove
+	ip netns exec "$VM" tc qdisc del dev tap0 clsact
+	guard_on --mode clsact && guard_off
+	if ip netns exec "$VM" tc qdisc show dev tap0 | grep -q clsact; then
+		fail "$t: a clsact attach created was left behind"
+	else
+		pass "$t: the clsact attach created is gone after detach"
+	fi
+	topo_down
+	for d in $tcdirs; do rm -rf "$d/globals"; rmdir "$d" 2>/dev/null; done
+}
+
+# A namespace nobody named, a tap someone else made: /proc/PID/ns/net.
+case_unnamed_netns() {
+	local t="unnamed-netns [$BACKEND]" pid ns
+
+	unshare -n sleep 60 &
+	pid=$!
+	sleep 0.2
+	ns=/proc/$pid/ns/net
+	nsenter -t $pid -n ip tuntap add dev vnet7 mode tap vnet_hdr
+	nsenter -t $pid -n ip link set vnet7 up
+	if "$CG" attach vnet7 --netns $ns --backend "$BACKEND" --quiet &&
+	   [ "$("$CG" status vnet7 --netns $ns --json | jq -r .attached)" = true ] &&
+	   "$CG" detach vnet7 --netns $ns --quiet &&
+	   [ "$("$CG" status vnet7 --netns $ns --json | jq -r .attached)" = false ]; then
+		pass "$t: attach, status, detach by /proc/PID/ns/net"
+	else
+		fail "$t: by /proc/PID/ns/net"
+	fi
+	kill $pid
+	wait $pid 2>/dev/null
+}
+
+# The device, then the namespace, vanish under the guard: nothing is left.
+case_vanish() {
+	local t="device-and-netns-vanish [$BACKEND]" p0
+
+	p0=$(prog_count)
+	topo_up --mtu 1500 && guard_on || { fail "$t: set-up"; topo_down; return; }
+	ip -n "$VM" link del tap0
+	"$CG" status --netns "$VM" --json >/dev/null
+	if [ "$("$CG" status --netns "$VM" --json)" = "[]" ]; then
+		pass "$t: device deleted while guarded: no longer listed"
+	else
+		fail "$t: device deleted while guarded: still listed"
+	fi
+	ip -n "$VM" tuntap add dev tap0 mode tap vnet_hdr
+	guard_on || fail "$t: attach to a new tap0"
+	ip netns del "$VM"
+	sleep 0.3
+	"$CG" status --json >/dev/null
+	if [ "$(prog_count)" = "$p0" ] && [ ! -e /sys/fs/bpf/csum_guard ]; then
+		pass "$t: netns deleted while guarded: no program, no pin left"
+	else
+		fail "$t: netns deleted while guarded: programs $(prog_count) (was $p0), pins: $(ls -R /sys/fs/bpf/csum_guard 2>&1 | tr '\n' ' ')"
+	fi
+	topo_down
+}
+
+# Bad input: one line, a non-zero exit, nothing changed.
+case_bad_input() {
+	local t="bad-input [$BACKEND]" before after rc lines line want args bad=0 n=0
+
+	topo_up --mtu 1500 || { fail "$t: set-up"; return; }
+	before=$(state_snapshot)
+	while IFS='|' read -r want args; do
+		[ -n "$want" ] || continue
+		n=$((n + 1))
+		eval "set -- $args"
+		"$CG" "$@" >"$TMPD/out" 2>"$TMPD/err"
+		rc=$?
+		lines=$(wc -l <"$TMPD/err")
+		line=$(head -1 "$TMPD/err")
+		if [ "$rc" != "$want" ] || [ "$lines" != 1 ] || [ -s "$TMPD/out" ] ||
+		   [ "${line#csum-guard: }" = "$line" ]; then
+			bad=$((bad + 1))
+			note "csum-guard $args: rc=$rc (want $want), $lines stderr lines: $line"
+		fi
+	done <<-EOT
+	2|
+	2|frobnicate
+	2|attach
+	2|detach
+	2|attach tap0 --bogus
+	2|attach tap0 --netns
+	2|attach tap0 --netns ''
+	2|attach tap0 --backend magic --netns $VM
+	2|attach tap0 --mode xdp --netns $VM
+	2|attach tap0 tap1 --netns $VM
+	2|attach this-name-is-too-long --netns $VM
+	2|attach a/b --netns $VM
+	2|status tap0 --log-drops --netns $VM
+	2|probe tap0
+	2|detach tap0 --json --netns $VM
+	1|attach nosuch0 --netns $VM
+	1|detach nosuch0 --netns $VM
+	1|status nosuch0 --netns $VM
+	1|attach tap0 --netns $CG_PFX-nosuchns
+	1|attach tap0 --netns /etc/passwd
+	1|attach tap0 --netns /nonexistent/ns
+	EOT
+	if [ "$BACKEND" = bpf ] && [ "$KMOD_OK" != 1 ]; then
+		n=$((n + 1))
+		"$CG" attach tap0 --netns "$VM" --backend kmod 2>"$TMPD/err" && bad=$((bad + 1))
+		[ "$(wc -l <"$TMPD/err")" = 1 ] || bad=$((bad + 1))
+	fi
+	if command -v setpriv >/dev/null; then
+		n=$((n + 1))
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$CG" attach tap0 --netns "$VM" 2>"$TMPD/err"
+		rc=$?
+		grep -q 'must be run as root' "$TMPD/err" && [ $rc = 1 ] ||
+			{ bad=$((bad + 1)); note "not root: rc=$rc $(cat "$TMPD/err")"; }
+	fi
+	after=$(state_snapshot)
+	[ "$before" = "$after" ] || { bad=$((bad + 1)); note "state changed"; }
+	if [ $bad = 0 ]; then
+		pass "$t: $n bad invocations, each one line and the right exit, nothing changed"
+	else
+		fail "$t: $bad of $n bad invocations misbehaved"
+	fi
+	topo_down
+}

@@ -1,0 +1,201 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# repro.sh - the reproduction: bad and good frames, guard off and on.
+
+# The four rows, through one completion site.
+#   repro frag: IP fragmentation on forward (veth MTU 576)
+#   repro tx:   the transmit path of a device without TX checksum offload
+case_repro() {
+	local path=$1 n=3 args src got kernel row
+	local bad="--csum-start 20 --csum-offset 6 --count $n --payload 1000"
+	local good="--count $n --payload 1000"
+	local t="repro/$path [$BACKEND]"
+
+	if [ "$path" = tx ]; then
+		args="--mtu 1500 --tx-csum-off"
+	else
+		args="--mtu 576"
+	fi
+	if ! topo_up $args; then
+		[ "$path" = tx ] && ! command -v ethtool >/dev/null &&
+			{ skip "$t: ethtool missing"; return; }
+		fail "$t: cannot build the topology"
+		return
+	fi
+
+	# bad frame, no guard: what does this kernel do with it?
+	local ff0 ff1
+	ff0=$(frag_fails)
+	inject_sniff "$TMPD/bad-off" $bad
+	ff1=$(frag_fails)
+	got=$(sniff_datagrams "$TMPD/bad-off")
+	src=$(sniff_sources "$TMPD/bad-off")
+	if [ "$inject_rc" != 0 ]; then
+		fail "$t bad/off: the tap refused the frame: $(cat "$TMPD/bad-off.inject")"
+		kernel=unknown
+	elif [ "${got:-0}" -gt 0 ] && [ "$src" != $GUEST_IP ]; then
+		kernel=vulnerable
+		pass "$t bad/off: source corrupted to $src (kernel vulnerable)"
+	elif [ "${got:-0}" = 0 ] && [ "$path" = frag ] && [ "$ff1" -gt "$ff0" ]; then
+		kernel=fixed
+		pass "$t bad/off: kernel already fixed (dropped it, IpFragFails +$((ff1 - ff0)))"
+	else
+		kernel=unknown
+		fail "$t bad/off: expected corruption or a kernel drop, got $got datagrams from $src"
+	fi
+	ROWS+=("$path bad off ${got:-0} ${src:--} - $kernel")
+
+	# bad frame, guard on: nothing arrives, every frame counted
+	if guard_on; then
+		inject_sniff "$TMPD/bad-on" $bad
+		got=$(sniff_datagrams "$TMPD/bad-on")
+		set -- $(guard_counters)
+		if [ "$inject_rc" = 0 ] && [ "${got:-x}" = 0 ] && [ "$1" = $n ] && [ "$2" = 0 ]; then
+			pass "$t bad/on: nothing arrived, dropped=$1"
+		else
+			fail "$t bad/on: arrived=$got counters=[$1,$2] (want 0 arrived, [$n,0])"
+		fi
+		ROWS+=("$path bad on ${got:-0} $(sniff_sources "$TMPD/bad-on") [$1,$2] -")
+		guard_off
+	else
+		fail "$t bad/on: attach failed"
+	fi
+
+	# good frame, guard on and off: intact, counters untouched
+	for row in on off; do
+		if [ $row = on ] && ! guard_on; then
+			fail "$t good/on: attach failed"
+			continue
+		fi
+		inject_sniff "$TMPD/good-$row" $good
+		got=$(sniff_datagrams "$TMPD/good-$row")
+		src=$(sniff_sources "$TMPD/good-$row")
+		local cnt=- ok=1
+		if [ $row = on ]; then
+			set -- $(guard_counters)
+			cnt="[$1,$2]"
+			[ "$1" = 0 ] && [ "$2" = 0 ] || ok=0
+			guard_off
+		fi
+		grep -q 'csum_ok=0' "$TMPD/good-$row" && ok=0
+		if [ $ok = 1 ] && [ "$got" = $n ] && [ "$src" = $GUEST_IP ]; then
+			pass "$t good/$row: $got intact from $src, counters $cnt"
+		else
+			fail "$t good/$row: arrived=$got from $src counters $cnt (want $n intact from $GUEST_IP, [0,0])"
+		fi
+		ROWS+=("$path good $row ${got:-0} ${src:--} $cnt -")
+	done
+	topo_down
+}
+
+print_table() {
+	local r
+	printf '\n%-5s %-5s %-6s %-8s %-16s %-9s %s\n' path frame guard arrived source counters kernel
+	for r in "${ROWS[@]}"; do
+		set -- $r
+		# distinct corrupted sources (they depend on the IP ID): first, +more
+		local more=$(($(tr ',' '\n' <<<"$5" | wc -l) - 1))
+		[ $more -gt 0 ] && set -- "$1" "$2" "$3" "$4" "${5%%,*}(+$more)" "$6" "$7"
+		printf '%-5s %-5s %-6s %-8s %-16s %-9s %s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7"
+	done
+	echo
+}
+
+# Every IHL 5..15: the last csum_start that drops and the first that passes.
+case_boundaries() {
+	local t="boundaries/ihl-5..15 [$BACKEND]" ihl end want=0 bad=0 ready=$TMPD/ready.b
+	local c
+
+	topo_up --mtu 1500 && guard_on || { fail "$t: set-up"; topo_down; return; }
+	rm -f "$ready"
+	ip netns exec "$FAR" "$SNIFF" --dev veth1 --dst $FAR_IP --timeout 3000 \
+		--max-time 30000 --count 11 --ready-file "$ready" >"$TMPD/bound" 2>&1 &
+	local pid=$!
+	for c in $(seq 200); do [ -e "$ready" ] && break; sleep 0.01; done
+	for ihl in $(seq 5 15); do
+		end=$((14 + ihl * 4))
+		ip netns exec "$VM" "$INJECT" --dev tap0 --ihl $ihl --payload 64 \
+			--csum-start $((end - 1)) --csum-offset 6 || bad=1
+		want=$((want + 1))
+		set -- $(guard_counters)
+		[ "$1" = $want ] || { bad=1; note "ihl $ihl csum_start $((end - 1)): dropped=$1, want $want"; }
+		ip netns exec "$VM" "$INJECT" --dev tap0 --ihl $ihl --payload 64 \
+			--csum-start $end --csum-offset 6 || bad=1
+		set -- $(guard_counters)
+		[ "$1" = $want ] || { bad=1; note "ihl $ihl csum_start $end: dropped=$1, want $want"; }
+	done
+	wait $pid
+	c=$(sniff_datagrams "$TMPD/bound")
+	[ "$c" = 11 ] && [ "$(sniff_sources "$TMPD/bound")" = $GUEST_IP ] || bad=1
+	if [ $bad = 0 ]; then
+		pass "$t: 11 dropped at end-1, 11 passed intact at end"
+	else
+		fail "$t: arrived=$c (want 11), see notes"
+	fi
+	guard_off
+	topo_down
+}
+
+# IHL below 5 fails closed, into the second counter.
+case_unreadable() {
+	local t="unreadable/ihl-4 [$BACKEND]"
+
+	topo_up --mtu 1500 && guard_on || { fail "$t: set-up"; topo_down; return; }
+	ip netns exec "$VM" "$INJECT" --dev tap0 --ihl 4 --csum-start 34 --csum-offset 6 --count 2
+	local rc=$?
+	set -- $(guard_counters)
+	if [ $rc = 3 ]; then
+		skip "$t: this kernel's tap refuses the frame"
+	elif [ "$1" = 0 ] && [ "$2" = 2 ]; then
+		pass "$t: counters [0,2]"
+	else
+		fail "$t: counters [$1,$2], want [0,2]"
+	fi
+	guard_off
+	topo_down
+}
+
+# What the guard must never judge: not CHECKSUM_PARTIAL, not IPv4.
+case_not_judged() {
+	local t="not-judged [$BACKEND]" got
+
+	topo_up --mtu 1500 && guard_on || { fail "$t: set-up"; topo_down; return; }
+	inject_sniff "$TMPD/nocsum" --no-csum --count 3
+	got=$(sniff_datagrams "$TMPD/nocsum")
+	ip netns exec "$VM" "$INJECT" --dev tap0 --ethertype 88b5 --csum-start 20 --csum-offset 6 --count 2
+	set -- $(guard_counters)
+	if [ "$got" = 3 ] && [ "$1" = 0 ] && [ "$2" = 0 ] && ! grep -q csum_ok=0 "$TMPD/nocsum"; then
+		pass "$t: 3 not-partial frames intact, other ethertype untouched, counters [0,0]"
+	else
+		fail "$t: arrived=$got counters=[$1,$2]"
+	fi
+	guard_off
+	topo_down
+}
+
+# The optional drop log writes one line per drop.
+case_log_drops() {
+	local t="log-drops [$BACKEND]" trace=/sys/kernel/tracing
+
+	topo_up --mtu 1500 && guard_on --log-drops || { fail "$t: set-up"; topo_down; return; }
+	if [ "$BACKEND" = bpf ]; then
+		[ -e $trace/trace ] || mount -t tracefs tracefs $trace 2>/dev/null
+		echo > $trace/trace
+		ip netns exec "$VM" "$INJECT" --dev tap0 --csum-start 20 --csum-offset 6 --count 2
+		if [ "$(grep -c 'csum_guard: drop' $trace/trace)" = 2 ]; then
+			pass "$t: 2 trace_pipe lines for 2 drops"
+		else
+			fail "$t: $(grep -c 'csum_guard: drop' $trace/trace) trace lines for 2 drops"
+		fi
+		echo > $trace/trace
+	else
+		dmesg -C
+		ip netns exec "$VM" "$INJECT" --dev tap0 --csum-start 20 --csum-offset 6 --count 2
+		if dmesg | grep -q 'csum_guard.*tap0'; then
+			pass "$t: kernel log line for the drop"
+		else
+			fail "$t: no kernel log line"
+		fi
+	fi
+	guard_off
+	topo_down
+}

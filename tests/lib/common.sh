@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# common.sh - what every test file shares: results, topology, injection.
+#
+# The reproduction topology (one pair of namespaces per test):
+#
+#   netns $VM                                       netns $FAR
+#   +--------------------------------+              +---------------------+
+#   | tap0  10.0.0.1/24  (vnet_hdr)  |              |                     |
+#   |   cg-inject writes as the      |              |                     |
+#   |   guest 10.0.0.2               |  veth pair   |                     |
+#   | ip_forward=1    veth0 ---------+--------------+--- veth1            |
+#   |                 10.1.0.1/24    |  MTU 576     |    10.1.0.2/24      |
+#   |                                |              |    cg-sniff         |
+#   +--------------------------------+              +---------------------+
+#
+# A frame the guest writes to tap0 is forwarded out of veth0. With MTU 576
+# IP fragmentation completes its checksum; with TX checksum offload off on
+# veth0 the transmit path does. Either writes the folded sum at csum_start.
+
+CG=${CG:-$TOP/build/csum-guard}
+INJECT=$TOP/build/tests/cg-inject
+SNIFF=$TOP/build/tests/cg-sniff
+GUEST_IP=10.0.0.2
+FAR_IP=10.1.0.2
+
+# One prefix per run, so that nothing here meets what others created.
+CG_PFX=${CG_PFX:-cgt$$}
+VM=$CG_PFX-vm
+FAR=$CG_PFX-far
+TMPD=${TMPD:-$(mktemp -d /tmp/cg-test.XXXXXX)}
+
+n_pass=0 n_fail=0 n_skip=0
+
+pass() { n_pass=$((n_pass + 1)); echo "PASS $*"; }
+fail() { n_fail=$((n_fail + 1)); echo "FAIL $*"; }
+skip() { n_skip=$((n_skip + 1)); echo "SKIP $*"; }
+note() { echo "# $*"; }
+
+# --- topology ---------------------------------------------------------
+
+# topo_up [--tx-csum-off] [--mtu N]
+topo_up() {
+	local mtu=576 txoff=0
+
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--tx-csum-off) txoff=1 ;;
+		--mtu) mtu=$2; shift ;;
+		esac
+		shift
+	done
+	topo_down
+	ip netns add "$VM" && ip netns add "$FAR" || return 1
+	ip -n "$VM" link set lo up
+	ip -n "$FAR" link set lo up
+	ip -n "$VM" tuntap add dev tap0 mode tap vnet_hdr || return 1
+	ip -n "$VM" addr add 10.0.0.1/24 dev tap0
+	ip -n "$VM" link set tap0 up
+	ip -n "$VM" link add veth0 mtu "$mtu" type veth peer name veth1 mtu "$mtu" netns "$FAR" || return 1
+	ip -n "$VM" addr add 10.1.0.1/24 dev veth0
+	ip -n "$FAR" addr add $FAR_IP/24 dev veth1
+	ip -n "$VM" link set veth0 up
+	ip -n "$FAR" link set veth1 up
+	ip netns exec "$VM" sysctl -qw net.ipv4.ip_forward=1 \
+		net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
+		net.ipv4.conf.tap0.rp_filter=0
+	ip -n "$VM" neigh replace $FAR_IP dev veth0 nud permanent \
+		lladdr "$(ip -n "$FAR" -o link show veth1 | sed -n 's/.*link\/ether \([^ ]*\).*/\1/p')"
+	if [ $txoff = 1 ]; then
+		ip netns exec "$VM" ethtool -K veth0 tx off >/dev/null 2>&1 || return 1
+	fi
+}
+
+topo_down() {
+	ip netns del "$VM" 2>/dev/null
+	ip netns del "$FAR" 2>/dev/null
+	true
+}
+
+# --- traffic ----------------------------------------------------------
+
+# inject_sniff OUT [cg-inject args...]: capture on veth1 while the guest
+# writes; OUT gets the sniffer's lines, $inject_rc the injector's status.
+inject_sniff() {
+	local out=$1 ready=$TMPD/ready.$$ pid i
+	shift
+	rm -f "$ready"
+	ip netns exec "$FAR" "$SNIFF" --dev veth1 --dst $FAR_IP --timeout 400 \
+		--max-time 5000 --ready-file "$ready" >"$out" 2>&1 &
+	pid=$!
+	for i in $(seq 200); do
+		[ -e "$ready" ] && break
+		sleep 0.01
+	done
+	ip netns exec "$VM" "$INJECT" --dev tap0 "$@" 2>"$out.inject"
+	inject_rc=$?
+	wait $pid
+	rm -f "$ready"
+}
+
+# Fields of the sniffer's summary line.
+sniff_datagrams() { sed -n 's/^summary .*datagrams=\([0-9]*\).*/\1/p' "$1"; }
+sniff_sources() { sed -n 's/^summary .*sources=\([^ ]*\).*/\1/p' "$1"; }
+
+# --- the guard --------------------------------------------------------
+
+guard_on() { "$CG" attach tap0 --netns "$VM" --backend "$BACKEND" --quiet "$@"; }
+guard_off() { "$CG" detach tap0 --netns "$VM" --quiet; }
+
+# "dropped dropped_unreadable attached"
+guard_counters() {
+	"$CG" status tap0 --netns "$VM" --json |
+		jq -r '"\(.dropped) \(.dropped_unreadable) \(.attached)"'
+}
+
+# IpFragFails of the VM namespace: the kernel's own drop of a bad frame.
+frag_fails() {
+	ip netns exec "$VM" awk '/^Ip:/ { if (!h) { for (i = 1; i <= NF; i++) if ($i == "FragFails") c = i; h = 1 } else print $c }' /proc/net/snmp
+}

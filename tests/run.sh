@@ -1,0 +1,141 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# run.sh - the csum-guard suite: one runner, every case for every backend
+# this kernel can run, the reproduction at its centre.
+#
+#   tests/run.sh               this kernel, then the guest kernels (make test)
+#   tests/run.sh --here        this kernel only (what each guest runs)
+#   tests/run.sh --demo        the reproduction table, guard off and on
+#   options: --backend bpf|kmod   only that backend
+#            --case NAME          only cases whose name contains NAME
+#
+# Prints PASS/FAIL/SKIP per case and ends with "N passed, N failed, N skipped".
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+cd "$TOP" || exit 1
+
+mode=all only_backend= only_case=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--here) mode=here ;;
+	--demo) mode=demo ;;
+	--backend) only_backend=$2; shift ;;
+	--case) only_case=$2; shift ;;
+	*) echo "usage: tests/run.sh [--here|--demo] [--backend bpf|kmod] [--case NAME]" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+. tests/lib/common.sh
+for f in tests/cases/*.sh; do . "$f"; done
+
+ROWS=()
+cleanup() {
+	topo_down
+	rm -rf "$TMPD"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+if [ "$(id -u)" != 0 ]; then
+	echo "tests/run.sh: must be run as root (it creates namespaces and taps)" >&2
+	exit 1
+fi
+for b in "$CG" "$INJECT" "$SNIFF" "$TOP/build/tests/unit"; do
+	[ -x "$b" ] || { echo "tests/run.sh: $b is missing: run make first" >&2; exit 1; }
+done
+[ -d /sys/fs/bpf ] && ! mountpoint -q /sys/fs/bpf && mount -t bpf bpf /sys/fs/bpf
+
+# The cases, in order; each runs once per backend.
+CASES=(
+	"repro frag" "repro tx" boundaries unreadable not_judged log_drops
+	idempotent detach_clean clsact_foreign unnamed_netns vanish bad_input
+)
+
+# Which backends this kernel runs, from the loader's own probe.
+PROBE=$("$CG" probe --json)
+BPF_OK=$(jq -r 'if .bpf_unavailable == null then 1 else 0 end' <<<"$PROBE")
+KMOD_OK=$(jq -r 'if .kmod_unavailable == null then 1 else 0 end' <<<"$PROBE")
+
+run_backend() {
+	local c
+	BACKEND=$1
+	for c in "${CASES[@]}"; do
+		[ -z "$only_case" ] || [[ "$c" == *"$only_case"* ]] || continue
+		case_${c% *} $([ "${c#* }" != "$c" ] && echo "${c#* }")
+	done
+}
+
+# What the suite made, it removed: namespaces, pins, programs, the module's hooks.
+leak_check() {
+	local left=""
+
+	ip netns list | grep -q "^$CG_PFX-" && left="$left netns"
+	[ -e /sys/fs/bpf/csum_guard ] && left="$left pins"
+	[ "$(prog_count)" != "$PROGS0" ] && left="$left programs"
+	if [ -d /sys/module/csum_guard ]; then
+		[ "$("$CG" status --json 2>/dev/null)" = "[]" ] || left="$left guarded-devices"
+		[ "$(cat /sys/module/csum_guard/refcnt 2>/dev/null || echo 0)" = 0 ] || left="$left module-refs"
+	fi
+	if [ -z "$left" ]; then
+		pass "leak-check: no namespace, pin, program or guarded device left"
+	else
+		fail "leak-check: left behind:$left"
+	fi
+}
+
+backend_ok() {
+	case $1 in
+	bpf) [ "$BPF_OK" = 1 ] ;;
+	kmod) [ "$KMOD_OK" = 1 ] ;;
+	esac
+}
+
+backend_why() {
+	jq -r ".${1}_unavailable" <<<"$PROBE"
+}
+
+PROGS0=$(prog_count)
+note "kernel $(uname -r); probe picks $(jq -r '.backend // "none"' <<<"$PROBE"): $(jq -r .reason <<<"$PROBE")"
+
+if [ $mode = demo ]; then
+	for BACKEND in bpf kmod; do backend_ok $BACKEND && break; done
+	backend_ok $BACKEND || { echo "csum-guard demo: no backend runs here: $(jq -r .reason <<<"$PROBE")" >&2; exit 1; }
+	note "backend $BACKEND"
+	case_repro frag
+	case_repro tx
+	print_table
+	echo "frag: IP fragmentation on forward (veth MTU 576); tx: transmit without checksum offload"
+	echo "$n_pass passed, $n_fail failed"
+	[ $n_fail = 0 ]
+	exit
+fi
+
+"$TOP/build/tests/unit" >"$TMPD/unit"
+while read -r r rest; do
+	case $r in
+	PASS) pass "$rest" ;;
+	FAIL) fail "$rest" ;;
+	*) echo "$r $rest" ;;
+	esac
+done <"$TMPD/unit"
+
+for b in bpf kmod; do
+	[ -z "$only_backend" ] || [ "$b" = "$only_backend" ] || continue
+	if backend_ok $b; then
+		note "backend $b"
+		run_backend $b
+	else
+		skip "backend $b on $(uname -r): $(backend_why $b)"
+	fi
+done
+[ ${#ROWS[@]} -gt 0 ] && print_table
+leak_check
+
+if [ $mode = all ] && [ -z "${CG_GUEST:-}" ] && [ -x tests/guests.sh ]; then
+	. tests/guests.sh
+fi
+
+echo "$n_pass passed, $n_fail failed, $n_skip skipped"
+[ $n_fail = 0 ]

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * unit.c - the drop decision and the backend choice, without a kernel.
+ *
+ * Prints one "PASS name" / "FAIL name: why" line per test, as the suite
+ * runner expects, and exits 1 if anything failed.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "csum_guard.h"
+#include "csum_guard_abi.h"
+#include "select.h"
+
+static int failures;
+
+static void report(const char *name, int bad, const char *why)
+{
+	if (bad) {
+		printf("FAIL unit/%s: %s\n", name, why);
+		failures++;
+	} else {
+		printf("PASS unit/%s\n", name);
+	}
+}
+
+#define NH 14	/* network header of an untagged Ethernet frame */
+
+static struct cg_fields v4(__u32 csum_start, __u8 ihl)
+{
+	struct cg_fields f = {
+		.csum_start = csum_start,
+		.network_header = NH,
+		.protocol = CG_ETH_P_IP,
+		.ip_summed = CG_CHECKSUM_PARTIAL,
+		.l3_readable = 1,
+		.ip_vhl = 0x40 | ihl,
+	};
+	return f;
+}
+
+/* A table of hand-picked vectors: the reference's cases and the edges. */
+static void test_vectors(void)
+{
+	static const struct {
+		const char *what;
+		__u32 csum_start;
+		__u8 ihl;
+		enum cg_verdict want;
+	} vec[] = {
+		{ "reference bad frame: 6 bytes into the header", 20, 5, CG_DROP },
+		{ "start of the IP header", 14, 5, CG_DROP },
+		{ "before the IP header", 0, 5, CG_DROP },
+		{ "last byte of a 20-byte header", 33, 5, CG_DROP },
+		{ "UDP header after 20 bytes", 34, 5, CG_PASS },
+		{ "past the transport header", 60, 5, CG_PASS },
+		{ "inside options, IHL 15", 73, 15, CG_DROP },
+		{ "after options, IHL 15", 74, 15, CG_PASS },
+		{ "IHL 6, start at 20-byte mark", 34, 6, CG_DROP },
+		{ "IHL 6, after options", 38, 6, CG_PASS },
+		{ "IHL 4 fails closed", 34, 4, CG_DROP_UNREADABLE },
+		{ "IHL 0 fails closed", 100, 0, CG_DROP_UNREADABLE },
+		{ "csum_start far beyond", 0xffff, 5, CG_PASS },
+	};
+	char why[160];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(vec) / sizeof(vec[0]); i++) {
+		struct cg_fields f = v4(vec[i].csum_start, vec[i].ihl);
+		enum cg_verdict got = cg_verdict(&f);
+
+		snprintf(why, sizeof(why), "%s: csum_start=%u ihl=%u: verdict %d, want %d",
+			 vec[i].what, vec[i].csum_start, vec[i].ihl, got, vec[i].want);
+		report("vector", got != vec[i].want, why);
+	}
+}
+
+/*
+ * Every csum_start 0..200 for every IHL 0..15: dropped exactly below
+ * network_header + ihl * 4, IHL below 5 always fails closed, and the first
+ * passing offset is the end of the header.
+ */
+static void test_sweep(void)
+{
+	char why[160] = "";
+	unsigned int ihl, cs, n = 0, bad = 0;
+
+	for (ihl = 0; ihl < 16; ihl++) {
+		for (cs = 0; cs <= 200; cs++, n++) {
+			struct cg_fields f = v4(cs, ihl);
+			enum cg_verdict want, got = cg_verdict(&f);
+
+			if (ihl < 5)
+				want = CG_DROP_UNREADABLE;
+			else
+				want = cs < NH + ihl * 4 ? CG_DROP : CG_PASS;
+			if (got != want && !bad++)
+				snprintf(why, sizeof(why), "ihl=%u csum_start=%u: verdict %d, want %d",
+					 ihl, cs, got, want);
+		}
+	}
+	report("sweep-ihl-csum_start", bad, why);
+	printf("# unit: %u (ihl, csum_start) vectors swept\n", n);
+}
+
+/* The network header need not be at 14: L3 devices, tags left in place. */
+static void test_network_header_moves(void)
+{
+	struct cg_fields f = v4(0, 5);
+	int bad = 0;
+
+	f.network_header = 0;	/* no MAC header (tun, wireguard) */
+	f.csum_start = 19;
+	bad |= cg_verdict(&f) != CG_DROP;
+	f.csum_start = 20;
+	bad |= cg_verdict(&f) != CG_PASS;
+	f.network_header = 18;	/* one 802.1Q tag still in front */
+	f.csum_start = 37;
+	bad |= cg_verdict(&f) != CG_DROP;
+	f.csum_start = 38;
+	bad |= cg_verdict(&f) != CG_PASS;
+	report("network-header-offsets", bad, "csum_start compared to the wrong header end");
+}
+
+/* Nothing but CHECKSUM_PARTIAL IPv4 is judged, whatever its header says. */
+static void test_not_judged(void)
+{
+	static const __u8 summed[] = { 0, 1, 2 };	/* NONE, UNNECESSARY, COMPLETE */
+	static const __u16 protos[] = { 0x86dd, 0x0806, 0x8100, 0x88a8, 0x0000 };
+	unsigned int i;
+	int bad = 0;
+
+	for (i = 0; i < sizeof(summed); i++) {
+		struct cg_fields f = v4(0, 0);
+
+		f.ip_summed = summed[i];
+		f.l3_readable = 0;
+		bad |= cg_wants_l3(&f) || cg_verdict(&f) != CG_PASS;
+	}
+	for (i = 0; i < sizeof(protos) / sizeof(protos[0]); i++) {
+		struct cg_fields f = v4(0, 0);
+
+		f.protocol = protos[i];
+		f.l3_readable = 0;
+		bad |= cg_wants_l3(&f) || cg_verdict(&f) != CG_PASS;
+	}
+	report("only-partial-ipv4-judged", bad, "a packet that is not CHECKSUM_PARTIAL IPv4 was judged");
+}
+
+static void test_unreadable(void)
+{
+	struct cg_fields f = v4(100, 5);
+	int bad;
+
+	f.l3_readable = 0;
+	bad = cg_verdict(&f) != CG_DROP_UNREADABLE;
+	bad |= CG_VERDICT_COUNTER(CG_DROP) != CG_CNT_DROPPED;
+	bad |= CG_VERDICT_COUNTER(CG_DROP_UNREADABLE) != CG_CNT_DROPPED_UNREADABLE;
+	report("unreadable-fails-closed", bad, "unreadable header not dropped into counter 1");
+}
+
+static void test_select(void)
+{
+	static const struct {
+		const char *what;
+		struct cg_probe p;
+		enum cg_choice req, want;
+	} cases[] = {
+		{ "modern host picks bpf",
+		  { .root = 1, .btf = 1, .kfunc = 1, .prog_loads = 1, .kmod_loadable = 1 },
+		  CG_CHOICE_NONE, CG_CHOICE_BPF },
+		{ "no kfunc picks kmod",
+		  { .root = 1, .btf = 1, .kmod_loadable = 1 }, CG_CHOICE_NONE, CG_CHOICE_KMOD },
+		{ "no BTF picks a loaded module",
+		  { .root = 1, .kmod_loaded = 1 }, CG_CHOICE_NONE, CG_CHOICE_KMOD },
+		{ "program that fails to load falls back to kmod",
+		  { .root = 1, .btf = 1, .kfunc = 1, .kmod_loadable = 1 },
+		  CG_CHOICE_NONE, CG_CHOICE_KMOD },
+		{ "nothing usable",
+		  { .root = 1, .btf = 1 }, CG_CHOICE_NONE, CG_CHOICE_NONE },
+		{ "not root",
+		  { .btf = 1, .kfunc = 1, .prog_loads = 1, .kmod_loaded = 1 },
+		  CG_CHOICE_NONE, CG_CHOICE_NONE },
+		{ "kmod forced on a bpf host",
+		  { .root = 1, .btf = 1, .kfunc = 1, .prog_loads = 1, .kmod_loadable = 1 },
+		  CG_CHOICE_KMOD, CG_CHOICE_KMOD },
+		{ "kmod forced without a module",
+		  { .root = 1, .btf = 1, .kfunc = 1, .prog_loads = 1 },
+		  CG_CHOICE_KMOD, CG_CHOICE_NONE },
+		{ "bpf forced without the kfunc",
+		  { .root = 1, .btf = 1, .kmod_loaded = 1 }, CG_CHOICE_BPF, CG_CHOICE_NONE },
+	};
+	unsigned int i;
+	char why[256], msg[400];
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		enum cg_choice got = cg_select(&cases[i].p, cases[i].req, why, sizeof(why));
+
+		snprintf(msg, sizeof(msg), "%s: got %s, want %s (%s)", cases[i].what,
+			 cg_choice_name(got) ?: "none", cg_choice_name(cases[i].want) ?: "none", why);
+		report("select", got != cases[i].want || !*why, msg);
+	}
+}
+
+int main(void)
+{
+	test_vectors();
+	test_sweep();
+	test_network_header_moves();
+	test_not_judged();
+	test_unreadable();
+	test_select();
+	return failures ? 1 : 0;
+}
