@@ -1,0 +1,815 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * cg-inject.c - play a guest that controls its virtio_net_hdr.
+ *
+ * Attaches to an existing tap (IFF_TAP | IFF_NO_PI | IFF_VNET_HDR) and writes
+ * COUNT frames: virtio_net_hdr + Ethernet + [VLAN tags] + IPv4 or IPv6 +
+ * UDP (or TCP for TCP GSO) + a fixed payload pattern. Every field the guard
+ * cares about (csum_start, csum_offset, IHL, total length, GSO) can be set
+ * from the command line, so the tests can send both legitimate offloaded
+ * packets and the bad ones.
+ *
+ * The tap must exist already (ip tuntap add dev tap0 mode tap vnet_hdr) and
+ * the tool must run in its network namespace. TUNSETIFF on a name that does
+ * not exist would create a transient tap, so the name is looked up first.
+ *
+ * Exit codes: 0 all frames written, 1 set-up failed (no such tap, tap down,
+ * ioctl error), 2 bad arguments, 3 write() failed (the kernel refused the
+ * frame).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <linux/if_tun.h>
+#include <linux/virtio_net.h>
+
+#ifndef VIRTIO_NET_HDR_GSO_UDP_L4
+#define VIRTIO_NET_HDR_GSO_UDP_L4	5
+#endif
+
+#define PROG		"cg-inject"
+
+#define ETH_HDR_LEN	14
+#define VLAN_TAG_LEN	4
+#define IPV4_HDR_LEN	20
+#define IPV6_HDR_LEN	40
+#define UDP_HDR_LEN	8
+#define TCP_HDR_LEN	20
+#define MAX_VLANS	8
+#define MAX_VNET_SZ	64
+#define MAX_FRAME	(ETH_HDR_LEN + MAX_VLANS * VLAN_TAG_LEN + 70000)
+
+#define ETHERTYPE_IPV4	0x0800
+#define ETHERTYPE_IPV6	0x86dd
+#define TPID_8021Q	0x8100
+#define TPID_8021AD	0x88a8
+
+enum {
+	EXIT_SETUP = 1,
+	EXIT_USAGE = 2,
+	EXIT_WRITE = 3,
+};
+
+/* What the command line asked for */
+struct config {
+	const char *dev;
+	unsigned long count;
+	unsigned long payload;
+	const char *src;
+	const char *dst;
+	uint8_t dmac[6];
+	bool have_dmac;
+	uint8_t smac[6];
+	long csum_start;	/* -1: start of the L4 header */
+	long csum_offset;	/* -1: the L4 checksum field */
+	bool no_csum;
+	unsigned int ihl;
+	long tot_len;		/* -1: computed */
+	long ihl_field;		/* -1: ihl; else the IHL nibble as sent */
+	long truncate;		/* -1: whole frame */
+	long ethertype;		/* -1: IPv4 or IPv6 */
+	uint16_t vlans[MAX_VLANS];
+	unsigned int nvlans;
+	uint16_t vlan_proto;
+	bool ipv6;
+	uint8_t gso_type;
+	unsigned long gso_size;
+	long hdr_len;		/* -1: computed */
+	uint16_t sport;
+	uint16_t dport;
+	unsigned int vnet_sz;
+	bool verbose;
+};
+
+/* Where the headers of the frame being built start and end */
+struct layout {
+	size_t l2_len;		/* Ethernet header and VLAN tags */
+	size_t l3_len;		/* IP header, with options */
+	size_t l4_len;		/* UDP or TCP header */
+	size_t len;		/* whole frame, from the Ethernet header */
+	uint8_t l4_proto;	/* IPPROTO_UDP, IPPROTO_TCP or 0 (raw) */
+	uint8_t saddr[16];
+	uint8_t daddr[16];
+};
+
+static uint8_t pkt[MAX_VNET_SZ + MAX_FRAME];
+
+static void usage(void)
+{
+	printf("usage: " PROG " --dev TAP [options]\n"
+	       "  --count N            frames to write (1)\n"
+	       "  --payload N          UDP/TCP payload bytes (1000)\n"
+	       "  --src ADDR --dst ADDR  (10.0.0.2 -> 10.1.0.2, IPv6 fd00::2 -> fd01::2)\n"
+	       "  --smac MAC --dmac MAC  (52:54:00:12:34:56 -> the tap's own MAC)\n"
+	       "  --csum-start N       NEEDS_CSUM at N bytes from the Ethernet header\n"
+	       "  --csum-offset N      csum_offset (6 for UDP, 16 for TCP)\n"
+	       "  --no-csum            flags=0, L4 checksum computed in software\n"
+	       "  --ihl N              IPv4 header length in words, 5..15 (5)\n"
+	       "  --ihl-field N        write IHL N (0..15) but lay the header out as --ihl\n"
+	       "  --tot-len N          IPv4 total length (IPv6: payload length)\n"
+	       "  --truncate N         cut the frame after N bytes\n"
+	       "  --ethertype HEX      send the payload under a non-IP ethertype\n"
+	       "  --vlan ID            add a VLAN tag, outermost first (repeatable)\n"
+	       "  --vlan-proto 8100|88a8  TPID of the outer tag (8100)\n"
+	       "  --ipv6               IPv6 instead of IPv4\n"
+	       "  --gso none|tcpv4|udp_l4|tcpv6  virtio_net_hdr gso_type (none)\n"
+	       "  --gso-size N         gso_size (500 when --gso is set)\n"
+	       "  --hdr-len N          override virtio_net_hdr hdr_len\n"
+	       "  --sport N --dport N  L4 ports (4000 -> 5000)\n"
+	       "  --vnet-hdr-sz N      10 (virtio_net_hdr), 12 (mrg_rxbuf layout), up to 64\n"
+	       "  --verbose            describe what is written\n");
+}
+
+static void __attribute__((noreturn)) bad_arg(const char *opt, const char *val)
+{
+	fprintf(stderr, PROG ": bad value for %s: '%s'\n", opt, val);
+	exit(EXIT_USAGE);
+}
+
+/* getopt_long found an unknown option, or one without its value */
+static void __attribute__((noreturn)) bad_option(int opt, const char *word)
+{
+	if (opt == ':')
+		fprintf(stderr, PROG ": option %s needs a value\n", word);
+	else
+		fprintf(stderr, PROG ": unknown option %s\n", word);
+	exit(EXIT_USAGE);
+}
+
+/* A decimal (or 0x hex) number in [min, max], or exit 2 */
+static unsigned long parse_num(const char *opt, const char *s,
+			       unsigned long min, unsigned long max, int base)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, base);
+	if (errno || end == s || *end || *s == '-' || v < min || v > max)
+		bad_arg(opt, s);
+	return v;
+}
+
+static void parse_mac(const char *opt, const char *s, uint8_t mac[6])
+{
+	unsigned int b[6];
+	int n = 0, i;
+
+	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%n",
+		   &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &n) != 6 ||
+	    s[n] != '\0')
+		bad_arg(opt, s);
+	for (i = 0; i < 6; i++)
+		mac[i] = b[i];
+}
+
+static uint8_t parse_gso(const char *s)
+{
+	if (!strcmp(s, "none"))
+		return VIRTIO_NET_HDR_GSO_NONE;
+	if (!strcmp(s, "tcpv4"))
+		return VIRTIO_NET_HDR_GSO_TCPV4;
+	if (!strcmp(s, "udp_l4"))
+		return VIRTIO_NET_HDR_GSO_UDP_L4;
+	if (!strcmp(s, "tcpv6"))
+		return VIRTIO_NET_HDR_GSO_TCPV6;
+	bad_arg("--gso", s);
+}
+
+enum {
+	OPT_DEV = 256, OPT_COUNT, OPT_PAYLOAD, OPT_SRC, OPT_DST, OPT_DMAC,
+	OPT_SMAC, OPT_CSUM_START, OPT_CSUM_OFFSET, OPT_NO_CSUM, OPT_IHL, OPT_IHL_FIELD,
+	OPT_TOT_LEN, OPT_TRUNCATE, OPT_ETHERTYPE, OPT_VLAN, OPT_VLAN_PROTO,
+	OPT_IPV6, OPT_GSO, OPT_GSO_SIZE, OPT_HDR_LEN, OPT_SPORT, OPT_DPORT,
+	OPT_VNET_SZ, OPT_VERBOSE, OPT_HELP,
+};
+
+static const struct option long_opts[] = {
+	{ "dev",		required_argument, NULL, OPT_DEV },
+	{ "count",		required_argument, NULL, OPT_COUNT },
+	{ "payload",		required_argument, NULL, OPT_PAYLOAD },
+	{ "src",		required_argument, NULL, OPT_SRC },
+	{ "dst",		required_argument, NULL, OPT_DST },
+	{ "dmac",		required_argument, NULL, OPT_DMAC },
+	{ "smac",		required_argument, NULL, OPT_SMAC },
+	{ "csum-start",		required_argument, NULL, OPT_CSUM_START },
+	{ "csum-offset",	required_argument, NULL, OPT_CSUM_OFFSET },
+	{ "no-csum",		no_argument,	   NULL, OPT_NO_CSUM },
+	{ "ihl",		required_argument, NULL, OPT_IHL },
+	{ "ihl-field",		required_argument, NULL, OPT_IHL_FIELD },
+	{ "tot-len",		required_argument, NULL, OPT_TOT_LEN },
+	{ "truncate",		required_argument, NULL, OPT_TRUNCATE },
+	{ "ethertype",		required_argument, NULL, OPT_ETHERTYPE },
+	{ "vlan",		required_argument, NULL, OPT_VLAN },
+	{ "vlan-proto",		required_argument, NULL, OPT_VLAN_PROTO },
+	{ "ipv6",		no_argument,	   NULL, OPT_IPV6 },
+	{ "gso",		required_argument, NULL, OPT_GSO },
+	{ "gso-size",		required_argument, NULL, OPT_GSO_SIZE },
+	{ "hdr-len",		required_argument, NULL, OPT_HDR_LEN },
+	{ "sport",		required_argument, NULL, OPT_SPORT },
+	{ "dport",		required_argument, NULL, OPT_DPORT },
+	{ "vnet-hdr-sz",	required_argument, NULL, OPT_VNET_SZ },
+	{ "verbose",		no_argument,	   NULL, OPT_VERBOSE },
+	{ "help",		no_argument,	   NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void set_defaults(struct config *c)
+{
+	static const uint8_t smac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
+
+	memset(c, 0, sizeof(*c));
+	c->count = 1;
+	c->payload = 1000;
+	memcpy(c->smac, smac, sizeof(smac));
+	c->csum_start = -1;
+	c->csum_offset = -1;
+	c->ihl = 5;
+	c->tot_len = -1;
+	c->ihl_field = -1;
+	c->truncate = -1;
+	c->ethertype = -1;
+	c->vlan_proto = TPID_8021Q;
+	c->gso_size = 500;
+	c->hdr_len = -1;
+	c->sport = 4000;
+	c->dport = 5000;
+	c->vnet_sz = sizeof(struct virtio_net_hdr);
+}
+
+/* One option into the config; 0 when it was not ours */
+static int apply_opt(struct config *c, int opt, const char *arg)
+{
+	char flag[32];
+
+	if (opt < OPT_DEV || opt >= OPT_HELP)
+		return 0;
+	/* long_opts lists the options in the order of their OPT_ values */
+	snprintf(flag, sizeof(flag), "--%s", long_opts[opt - OPT_DEV].name);
+	switch (opt) {
+	case OPT_DEV:
+		if (!*arg || strlen(arg) >= IFNAMSIZ)
+			bad_arg(flag, arg);
+		c->dev = arg;
+		break;
+	case OPT_COUNT:
+		c->count = parse_num(flag, arg, 0, 100000000, 0);
+		break;
+	case OPT_PAYLOAD:
+		c->payload = parse_num(flag, arg, 0, 65535, 0);
+		break;
+	case OPT_SRC:
+		c->src = arg;
+		break;
+	case OPT_DST:
+		c->dst = arg;
+		break;
+	case OPT_DMAC:
+		parse_mac(flag, arg, c->dmac);
+		c->have_dmac = true;
+		break;
+	case OPT_SMAC:
+		parse_mac(flag, arg, c->smac);
+		break;
+	case OPT_CSUM_START:
+		c->csum_start = parse_num(flag, arg, 0, 65535, 0);
+		break;
+	case OPT_CSUM_OFFSET:
+		c->csum_offset = parse_num(flag, arg, 0, 65535, 0);
+		break;
+	case OPT_NO_CSUM:
+		c->no_csum = true;
+		break;
+	case OPT_IHL_FIELD:
+		c->ihl_field = parse_num(flag, arg, 0, 15, 0);
+		break;
+	case OPT_IHL:
+		c->ihl = parse_num(flag, arg, 5, 15, 0);
+		break;
+	case OPT_TOT_LEN:
+		c->tot_len = parse_num(flag, arg, 0, 65535, 0);
+		break;
+	case OPT_TRUNCATE:
+		c->truncate = parse_num(flag, arg, 0, MAX_FRAME, 0);
+		break;
+	case OPT_ETHERTYPE:
+		c->ethertype = parse_num(flag, arg, 0, 0xffff, 16);
+		break;
+	case OPT_VLAN:
+		if (c->nvlans == MAX_VLANS)
+			bad_arg(flag, arg);
+		c->vlans[c->nvlans++] = parse_num(flag, arg, 0, 4095, 0);
+		break;
+	case OPT_VLAN_PROTO:
+		c->vlan_proto = parse_num(flag, arg, 0, 0xffff, 16);
+		if (c->vlan_proto != TPID_8021Q && c->vlan_proto != TPID_8021AD)
+			bad_arg(flag, arg);
+		break;
+	case OPT_IPV6:
+		c->ipv6 = true;
+		break;
+	case OPT_GSO:
+		c->gso_type = parse_gso(arg);
+		break;
+	case OPT_GSO_SIZE:
+		c->gso_size = parse_num(flag, arg, 0, 65535, 0);
+		break;
+	case OPT_HDR_LEN:
+		c->hdr_len = parse_num(flag, arg, 0, 65535, 0);
+		break;
+	case OPT_SPORT:
+		c->sport = parse_num(flag, arg, 0, 65535, 0);
+		break;
+	case OPT_DPORT:
+		c->dport = parse_num(flag, arg, 0, 65535, 0);
+		break;
+	case OPT_VNET_SZ:
+		c->vnet_sz = parse_num(flag, arg, sizeof(struct virtio_net_hdr),
+				       MAX_VNET_SZ, 0);
+		break;
+	case OPT_VERBOSE:
+		c->verbose = true;
+		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* Options that only make sense together, checked once all are read */
+static void check_config(struct config *c)
+{
+	if (!c->dev) {
+		fprintf(stderr, PROG ": --dev is required\n");
+		exit(EXIT_USAGE);
+	}
+	if (c->no_csum && (c->csum_start >= 0 || c->csum_offset >= 0)) {
+		fprintf(stderr, PROG ": --no-csum conflicts with --csum-start/--csum-offset\n");
+		exit(EXIT_USAGE);
+	}
+	if (c->ipv6 && c->ihl != 5) {
+		fprintf(stderr, PROG ": --ihl is for IPv4 only\n");
+		exit(EXIT_USAGE);
+	}
+	if (c->ethertype >= 0 && c->csum_offset >= 0 && c->csum_start < 0) {
+		fprintf(stderr, PROG ": --ethertype needs --csum-start for a partial checksum\n");
+		exit(EXIT_USAGE);
+	}
+	if (!c->src)
+		c->src = c->ipv6 ? "fd00::2" : "10.0.0.2";
+	if (!c->dst)
+		c->dst = c->ipv6 ? "fd01::2" : "10.1.0.2";
+}
+
+static void parse_args(struct config *c, int argc, char **argv)
+{
+	int opt;
+
+	set_defaults(c);
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":", long_opts, NULL)) != -1) {
+		if (opt == OPT_HELP) {
+			usage();
+			exit(0);
+		}
+		if (!apply_opt(c, opt, optarg))
+			bad_option(opt, argv[optind - 1]);
+	}
+	if (optind < argc) {
+		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
+		exit(EXIT_USAGE);
+	}
+	check_config(c);
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = v >> 8;
+	p[1] = v;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	put16(p, v >> 16);
+	put16(p + 2, v);
+}
+
+/* Ones' complement sum of big-endian 16-bit words, not folded */
+static uint64_t csum_add(uint64_t sum, const uint8_t *p, size_t len)
+{
+	while (len > 1) {
+		sum += (uint32_t)p[0] << 8 | p[1];
+		p += 2;
+		len -= 2;
+	}
+	if (len)
+		sum += (uint32_t)p[0] << 8;
+	return sum;
+}
+
+static uint16_t csum_fold(uint64_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return sum;
+}
+
+/* Sum of the IPv4 or IPv6 pseudo header for an L4 segment of len bytes */
+static uint64_t pseudo_sum(const struct layout *l, bool ipv6, size_t len)
+{
+	size_t alen = ipv6 ? 16 : 4;
+	uint64_t sum;
+
+	sum = csum_add(0, l->saddr, alen);
+	sum = csum_add(sum, l->daddr, alen);
+	return sum + l->l4_proto + (len & 0xffff) + (len >> 16);
+}
+
+/* Ethernet header and VLAN tags; returns their length */
+static size_t build_eth(const struct config *c, uint8_t *p, uint16_t type)
+{
+	size_t off = 12;
+	unsigned int i;
+
+	memcpy(p, c->dmac, 6);
+	memcpy(p + 6, c->smac, 6);
+	for (i = 0; i < c->nvlans; i++) {
+		put16(p + off, i == 0 ? c->vlan_proto : TPID_8021Q);
+		put16(p + off + 2, c->vlans[i]);
+		off += VLAN_TAG_LEN;
+	}
+	put16(p + off, type);
+	return off + 2;
+}
+
+/*
+ * IPv4 header with ihl words. The options area is NOPs closed by an EOL, a
+ * valid option list. The id and the header checksum are set per frame.
+ */
+static void build_ipv4(const struct config *c, const struct layout *l,
+		       uint8_t *p, size_t l4_total)
+{
+	size_t hl = c->ihl * 4;
+
+	memset(p, 0, hl);
+	p[0] = 0x40 | c->ihl;
+	put16(p + 2, hl + l4_total);
+	p[8] = 64;
+	p[9] = l->l4_proto;
+	memcpy(p + 12, l->saddr, 4);
+	memcpy(p + 16, l->daddr, 4);
+	if (hl > IPV4_HDR_LEN) {
+		memset(p + IPV4_HDR_LEN, 1, hl - IPV4_HDR_LEN - 1);
+		p[hl - 1] = 0;
+	}
+	if (c->tot_len >= 0)
+		put16(p + 2, c->tot_len);
+	if (c->ihl_field >= 0)
+		p[0] = 0x40 | c->ihl_field;
+}
+
+static void build_ipv6(const struct config *c, const struct layout *l,
+		       uint8_t *p, size_t l4_total)
+{
+	memset(p, 0, IPV6_HDR_LEN);
+	p[0] = 0x60;
+	put16(p + 4, l4_total);
+	p[6] = l->l4_proto;
+	p[7] = 64;
+	memcpy(p + 8, l->saddr, 16);
+	memcpy(p + 24, l->daddr, 16);
+	if (c->tot_len >= 0)
+		put16(p + 4, c->tot_len);
+}
+
+static void build_l4(const struct config *c, const struct layout *l,
+		     uint8_t *p, size_t l4_total)
+{
+	memset(p, 0, l->l4_len);
+	put16(p, c->sport);
+	put16(p + 2, c->dport);
+	if (l->l4_proto == IPPROTO_UDP) {
+		put16(p + 4, l4_total);
+		return;
+	}
+	/* TCP: ACK|PSH segment with a fixed sequence number */
+	put32(p + 4, 1);
+	put32(p + 8, 1);
+	p[12] = (TCP_HDR_LEN / 4) << 4;
+	p[13] = 0x18;
+	put16(p + 14, 65535);
+}
+
+/* The payload is a fixed pattern so that runs are reproducible */
+static void fill_payload(uint8_t *p, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = i & 0xff;
+}
+
+/*
+ * The L4 checksum field. For a partial (offloaded) packet a guest puts the
+ * folded, not complemented sum of the pseudo header there, and the kernel
+ * adds the rest when it completes the checksum; otherwise the whole
+ * checksum is computed here.
+ */
+static void set_l4_csum(const struct config *c, const struct layout *l,
+			uint8_t *p, size_t l4_total, bool partial)
+{
+	uint8_t *field = p + (l->l4_proto == IPPROTO_UDP ? 6 : 16);
+	uint64_t sum = pseudo_sum(l, c->ipv6, l4_total);
+	uint16_t csum;
+
+	put16(field, 0);
+	if (partial) {
+		put16(field, csum_fold(sum));
+		return;
+	}
+	csum = ~csum_fold(csum_add(sum, p, l4_total));
+	if (l->l4_proto == IPPROTO_UDP && csum == 0)
+		csum = 0xffff;
+	put16(field, csum);
+}
+
+static void parse_addrs(const struct config *c, struct layout *l)
+{
+	int af = c->ipv6 ? AF_INET6 : AF_INET;
+
+	if (inet_pton(af, c->src, l->saddr) != 1)
+		bad_arg("--src", c->src);
+	if (inet_pton(af, c->dst, l->daddr) != 1)
+		bad_arg("--dst", c->dst);
+}
+
+/*
+ * Build the frame once into frame (the Ethernet header onwards); only the
+ * IPv4 id and header checksum change from frame to frame.
+ */
+static void build_frame(const struct config *c, struct layout *l,
+			uint8_t *frame, bool partial)
+{
+	bool tcp = c->gso_type == VIRTIO_NET_HDR_GSO_TCPV4 ||
+		   c->gso_type == VIRTIO_NET_HDR_GSO_TCPV6;
+	size_t l4_total, max;
+	uint8_t *l4;
+
+	memset(l, 0, sizeof(*l));
+	if (c->ethertype >= 0) {
+		l->l2_len = build_eth(c, frame, c->ethertype);
+		fill_payload(frame + l->l2_len, c->payload);
+		l->len = l->l2_len + c->payload;
+		return;
+	}
+	parse_addrs(c, l);
+	l->l4_proto = tcp ? IPPROTO_TCP : IPPROTO_UDP;
+	l->l4_len = tcp ? TCP_HDR_LEN : UDP_HDR_LEN;
+	l->l3_len = c->ipv6 ? IPV6_HDR_LEN : c->ihl * 4;
+	l4_total = l->l4_len + c->payload;
+	max = c->ipv6 ? 65535 : 65535 - l->l3_len;
+	if (l4_total > max) {
+		fprintf(stderr, PROG ": --payload %lu does not fit in one IP packet\n",
+			c->payload);
+		exit(EXIT_USAGE);
+	}
+	l->l2_len = build_eth(c, frame, c->ipv6 ? ETHERTYPE_IPV6 : ETHERTYPE_IPV4);
+	l->len = l->l2_len + l->l3_len + l4_total;
+	l4 = frame + l->l2_len + l->l3_len;
+	build_l4(c, l, l4, l4_total);
+	fill_payload(l4 + l->l4_len, c->payload);
+	set_l4_csum(c, l, l4, l4_total, partial);
+	if (c->ipv6)
+		build_ipv6(c, l, frame + l->l2_len, l4_total);
+	else
+		build_ipv4(c, l, frame + l->l2_len, l4_total);
+}
+
+/* Per frame: a new IPv4 id, and the header checksum over the header as sent */
+static void stamp_ipv4(const struct layout *l, uint8_t *frame, uint16_t id)
+{
+	uint8_t *ip = frame + l->l2_len;
+
+	put16(ip + 4, id);
+	put16(ip + 10, 0);
+	put16(ip + 10, ~csum_fold(csum_add(0, ip, l->l3_len)));
+}
+
+/*
+ * The virtio_net_hdr in front of the frame. The tap reads it in the legacy
+ * virtio byte order, which is the host's own unless TUNSETVNETLE/BE changed
+ * it. Bytes past the 10-byte header (num_buffers) stay zero.
+ */
+static void build_vnet_hdr(const struct config *c, const struct layout *l,
+			   uint8_t *p, bool partial)
+{
+	struct virtio_net_hdr vh;
+	size_t hdr_len = 0;
+
+	memset(&vh, 0, sizeof(vh));
+	if (partial) {
+		vh.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+		vh.csum_start = c->csum_start >= 0 ? (size_t)c->csum_start :
+						    l->l2_len + l->l3_len;
+		vh.csum_offset = c->csum_offset >= 0 ? (size_t)c->csum_offset :
+				 l->l4_proto == IPPROTO_TCP ? 16 : 6;
+	}
+	if (c->gso_type != VIRTIO_NET_HDR_GSO_NONE) {
+		vh.gso_type = c->gso_type;
+		vh.gso_size = c->gso_size;
+		hdr_len = l->l2_len + l->l3_len + l->l4_len;
+	}
+	vh.hdr_len = c->hdr_len >= 0 ? (size_t)c->hdr_len : hdr_len;
+	memset(p, 0, c->vnet_sz);
+	memcpy(p, &vh, sizeof(vh));
+}
+
+/* A socket to ask about the tap; any family will do for these ioctls */
+static int query_tap(const char *dev, unsigned long req, struct ifreq *ifr)
+{
+	int fd, err = 0;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	memset(ifr, 0, sizeof(*ifr));
+	snprintf(ifr->ifr_name, IFNAMSIZ, "%s", dev);
+	if (ioctl(fd, req, ifr) < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+static void __attribute__((noreturn)) setup_fail(const char *what,
+						 const char *dev, int err)
+{
+	fprintf(stderr, PROG ": %s %s: %s\n", what, dev, strerror(-err));
+	exit(EXIT_SETUP);
+}
+
+/*
+ * TUNSETIFF refuses with EINVAL a queue whose IFF_MULTI_QUEUE differs from
+ * the tap's, so a multiqueue tap (as QEMU creates them) takes a second try.
+ */
+static int attach_tap(int fd, const char *dev)
+{
+	short flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR;
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", dev);
+	ifr.ifr_flags = flags;
+	if (!ioctl(fd, TUNSETIFF, &ifr))
+		return 0;
+	if (errno != EINVAL)
+		return -errno;
+	ifr.ifr_flags = flags | IFF_MULTI_QUEUE;
+	return ioctl(fd, TUNSETIFF, &ifr) ? -errno : 0;
+}
+
+/*
+ * Attach to the existing tap with a virtio_net_hdr of vnet_sz bytes. The
+ * tap must be up: the kernel refuses writes to a down tap, and that must not
+ * look like a refused frame.
+ */
+static int open_tap(const struct config *c)
+{
+	unsigned int ifindex;
+	struct ifreq ifr;
+	int fd, sz = c->vnet_sz, err;
+
+	ifindex = if_nametoindex(c->dev);
+	if (!ifindex)
+		setup_fail("cannot find", c->dev, -ENODEV);
+	err = query_tap(c->dev, SIOCGIFFLAGS, &ifr);
+	if (err)
+		setup_fail("cannot read the flags of", c->dev, err);
+	if (!(ifr.ifr_flags & IFF_UP)) {
+		fprintf(stderr, PROG ": %s is down\n", c->dev);
+		exit(EXIT_SETUP);
+	}
+	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		setup_fail("cannot open /dev/net/tun for", c->dev, -errno);
+	err = attach_tap(fd, c->dev);
+	if (err == -EINVAL) {
+		fprintf(stderr, PROG ": cannot attach to %s: %s (not a tap?)\n",
+			c->dev, strerror(EINVAL));
+		exit(EXIT_SETUP);
+	}
+	if (err)
+		setup_fail("cannot attach to", c->dev, err);
+	/* If it vanished in between, TUNSETIFF made a new transient tap */
+	if (if_nametoindex(c->dev) != ifindex) {
+		fprintf(stderr, PROG ": %s went away while attaching\n", c->dev);
+		exit(EXIT_SETUP);
+	}
+	/* The size is a property of the tap that outlives us: always set it */
+	if (ioctl(fd, TUNSETVNETHDRSZ, &sz) < 0)
+		setup_fail("cannot set the vnet header size of", c->dev, -errno);
+	return fd;
+}
+
+/* Default destination MAC: the tap's own, so the host takes the frame */
+static void read_tap_mac(struct config *c, int fd)
+{
+	struct ifreq ifr;
+
+	if (c->have_dmac)
+		return;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", c->dev);
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr) < 0)
+		setup_fail("cannot read the MAC address of", c->dev, -errno);
+	memcpy(c->dmac, ifr.ifr_hwaddr.sa_data, 6);
+}
+
+static void describe(const struct config *c, const struct layout *l,
+		     const uint8_t *vnet, size_t wire_len)
+{
+	const struct virtio_net_hdr *vh = (const void *)vnet;
+
+	printf(PROG ": %s: %lu frame(s) of %u + %zu bytes: flags=%u gso_type=%u "
+	       "gso_size=%u hdr_len=%u csum_start=%u csum_offset=%u "
+	       "l2=%zu l3=%zu l4=%zu\n",
+	       c->dev, c->count, c->vnet_sz, wire_len, vh->flags, vh->gso_type,
+	       vh->gso_size, vh->hdr_len, vh->csum_start, vh->csum_offset,
+	       l->l2_len, l->l3_len, l->l4_len);
+}
+
+/*
+ * Write count frames, each the vnet header right in front of the frame;
+ * the IPv4 id counts up from 1.
+ */
+static int send_frames(const struct config *c, const struct layout *l, int fd,
+		       uint8_t *frame, size_t wire_len)
+{
+	size_t total = c->vnet_sz + wire_len;
+	uint8_t *vnet = frame - c->vnet_sz;
+	unsigned long i;
+	ssize_t n;
+
+	for (i = 0; i < c->count; i++) {
+		if (c->ethertype < 0 && !c->ipv6)
+			stamp_ipv4(l, frame, (i + 1) & 0xffff);
+		n = write(fd, vnet, total);
+		if (n < 0) {
+			fprintf(stderr, PROG ": write to %s: %s\n", c->dev,
+				strerror(errno));
+			return EXIT_WRITE;
+		}
+		if ((size_t)n != total) {
+			fprintf(stderr, PROG ": short write to %s: %zd of %zu bytes\n",
+				c->dev, n, total);
+			return EXIT_WRITE;
+		}
+	}
+	if (c->verbose)
+		printf(PROG ": %s: wrote %lu frame(s)\n", c->dev, c->count);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	uint8_t *frame = pkt + MAX_VNET_SZ;
+	struct config cfg;
+	struct layout l;
+	size_t wire_len;
+	bool partial;
+	int fd, ret;
+
+	parse_args(&cfg, argc, argv);
+	partial = !cfg.no_csum &&
+		  (cfg.ethertype < 0 || cfg.csum_start >= 0);
+	/* Check the frame before touching the tap, so bad sizes exit 2 */
+	build_frame(&cfg, &l, frame, partial);
+	wire_len = l.len;
+	if (cfg.truncate >= 0) {
+		if ((size_t)cfg.truncate > l.len) {
+			fprintf(stderr, PROG ": --truncate %ld is longer than the %zu-byte frame\n",
+				cfg.truncate, l.len);
+			return EXIT_USAGE;
+		}
+		wire_len = cfg.truncate;
+	}
+	fd = open_tap(&cfg);
+	read_tap_mac(&cfg, fd);
+	/* Rebuild with the tap's MAC in place; the vnet header goes first */
+	build_frame(&cfg, &l, frame, partial);
+	build_vnet_hdr(&cfg, &l, frame - cfg.vnet_sz, partial);
+	if (cfg.verbose)
+		describe(&cfg, &l, frame - cfg.vnet_sz, wire_len);
+	ret = send_frames(&cfg, &l, fd, frame, wire_len);
+	close(fd);
+	return ret;
+}
