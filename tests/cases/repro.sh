@@ -5,7 +5,7 @@
 #   repro frag: IP fragmentation on forward (veth MTU 576)
 #   repro tx:   the transmit path of a device without TX checksum offload
 case_repro() {
-	local path=$1 n=3 args src got kernel row
+	local path=$1 n=3 args src got kernel row res
 	local bad="--csum-start 20 --csum-offset 6 --count $n --payload 1000"
 	local good="--count $n --payload 1000"
 	local t="repro/$path [$BACKEND]"
@@ -42,6 +42,10 @@ case_repro() {
 		kernel=unknown
 		fail "$t bad/off: expected corruption or a kernel drop, got $got datagrams from $src"
 	fi
+	case $kernel in
+	vulnerable) kernel=corrupted ;;
+	fixed) kernel=dropped-by-kernel ;;
+	esac
 	ROWS+=("$path bad off ${got:-0} ${src:--} - $kernel")
 
 	# bad frame, guard on: nothing arrives, every frame counted
@@ -51,10 +55,12 @@ case_repro() {
 		set -- $(guard_counters)
 		if [ "$inject_rc" = 0 ] && [ "${got:-x}" = 0 ] && [ "$1" = $n ] && [ "$2" = 0 ]; then
 			pass "$t bad/on: nothing arrived, dropped=$1"
+			row=dropped-by-guard
 		else
 			fail "$t bad/on: arrived=$got counters=[$1,$2] (want 0 arrived, [$n,0])"
+			row=NOT-DROPPED
 		fi
-		ROWS+=("$path bad on ${got:-0} $(sniff_sources "$TMPD/bad-on") [$1,$2] -")
+		ROWS+=("$path bad on ${got:-0} $(sniff_sources "$TMPD/bad-on") [$1,$2] $row")
 		guard_off
 	else
 		fail "$t bad/on: attach failed"
@@ -79,17 +85,19 @@ case_repro() {
 		grep -q 'csum_ok=0' "$TMPD/good-$row" && ok=0
 		if [ $ok = 1 ] && [ "$got" = $n ] && [ "$src" = $GUEST_IP ]; then
 			pass "$t good/$row: $got intact from $src, counters $cnt"
+			res=intact
 		else
 			fail "$t good/$row: arrived=$got from $src counters $cnt (want $n intact from $GUEST_IP, [0,0])"
+			res=NOT-INTACT
 		fi
-		ROWS+=("$path good $row ${got:-0} ${src:--} $cnt -")
+		ROWS+=("$path good $row ${got:-0} ${src:--} $cnt $res")
 	done
 	topo_down
 }
 
 print_table() {
 	local r
-	printf '\n%-5s %-5s %-6s %-8s %-16s %-9s %s\n' path frame guard arrived source counters kernel
+	printf '\n%-5s %-5s %-6s %-8s %-16s %-9s %s\n' path frame guard arrived source counters result
 	for r in "${ROWS[@]}"; do
 		set -- $r
 		# distinct corrupted sources (they depend on the IP ID): first, +more
@@ -140,7 +148,7 @@ case_unreadable() {
 	local t="unreadable/ihl-4 [$BACKEND]"
 
 	topo_up --mtu 1500 && guard_on || { fail "$t: set-up"; topo_down; return; }
-	ip netns exec "$VM" "$INJECT" --dev tap0 --ihl 4 --csum-start 34 --csum-offset 6 --count 2
+	ip netns exec "$VM" "$INJECT" --dev tap0 --ihl-field 4 --csum-start 34 --csum-offset 6 --count 2
 	local rc=$?
 	set -- $(guard_counters)
 	if [ $rc = 3 ]; then
