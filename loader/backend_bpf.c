@@ -691,6 +691,7 @@ static int cg_bpf_list(int *ifindexes, int max)
 
 	if (cg_netns_ino(&ino) || cg_netns_cookie(&cookie))
 		return 0;
+	cg_prune();
 	snprintf(nsdir, sizeof(nsdir), "%s/%llu", CG_PIN_ROOT, (unsigned long long)ino);
 	d = opendir(nsdir);
 	if (!d)

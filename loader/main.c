@@ -389,7 +389,8 @@ static int do_status(const struct cg_args *a)
 	bool first = true;
 	int i, n;
 
-	if (cg_need_root("read status"))
+	/* locked: listing drops the state of vanished devices */
+	if (cg_need_root("read status") || cg_lock() < 0)
 		return 1;
 	if (cg_resolve(a, &t, "read status of"))
 		return 1;

@@ -56,7 +56,7 @@ case_clsact_foreign() {
 	topo_up --mtu 1500 || { fail "$t: set-up"; return; }
 	# tc's object loader makes its own directories on bpffs: ours to tidy
 	local tcdirs d
-	tcdirs=$(for d in ip tc xdp; do [ -e /sys/fs/bpf/$d ] || echo /sys/fs/bpf/$d; done)
+	tcdirs=$(for d in ip xdp tc; do [ -e /sys/fs/bpf/$d ] || echo /sys/fs/bpf/$d; done)
 	ip netns exec "$VM" tc qdisc add dev tap0 clsact
 	ip netns exec "$VM" tc filter add dev tap0 ingress prio 100 handle 7 protocol all \
 		bpf da obj "$TOP/build/csum_guard.bpf.o" sec tc 2>/dev/null
@@ -79,7 +79,10 @@ case_clsact_foreign() {
 		pass "$t: the clsact attach created is gone after detach"
 	fi
 	topo_down
-	for d in $tcdirs; do rm -rf "$d/globals"; rmdir "$d" 2>/dev/null; done
+	# tc made tc/globals and the ip and xdp links to it
+	for d in $tcdirs; do
+		if [ -L "$d" ]; then rm -f "$d"; else rmdir "$d/globals" "$d" 2>/dev/null; fi
+	done
 }
 
 # A namespace nobody named, a tap someone else made: /proc/PID/ns/net.
