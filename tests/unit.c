@@ -62,16 +62,17 @@ static void test_vectors(void)
 		{ "IHL 0 fails closed", 100, 0, CG_DROP_UNREADABLE },
 		{ "csum_start far beyond", 0xffff, 5, CG_PASS },
 	};
-	char why[160];
+	char why[160], name[32];
 	unsigned int i;
 
 	for (i = 0; i < sizeof(vec) / sizeof(vec[0]); i++) {
 		struct cg_fields f = v4(vec[i].csum_start, vec[i].ihl);
 		enum cg_verdict got = cg_verdict(&f);
 
+		snprintf(name, sizeof(name), "vector-%02u", i);
 		snprintf(why, sizeof(why), "%s: csum_start=%u ihl=%u: verdict %d, want %d",
 			 vec[i].what, vec[i].csum_start, vec[i].ihl, got, vec[i].want);
-		report("vector", got != vec[i].want, why);
+		report(name, got != vec[i].want, why);
 	}
 }
 
@@ -191,14 +192,15 @@ static void test_select(void)
 		  { .root = 1, .btf = 1, .kmod_loaded = 1 }, CG_CHOICE_BPF, CG_CHOICE_NONE },
 	};
 	unsigned int i;
-	char why[256], msg[400];
+	char why[256], msg[400], name[32];
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		enum cg_choice got = cg_select(&cases[i].p, cases[i].req, why, sizeof(why));
 
 		snprintf(msg, sizeof(msg), "%s: got %s, want %s (%s)", cases[i].what,
 			 cg_choice_name(got) ?: "none", cg_choice_name(cases[i].want) ?: "none", why);
-		report("select", got != cases[i].want || !*why, msg);
+		snprintf(name, sizeof(name), "select-%02u", i);
+		report(name, got != cases[i].want || !*why, msg);
 	}
 }
 

@@ -109,9 +109,10 @@ case_unnamed_netns() {
 
 # The device, then the namespace, vanish under the guard: nothing is left.
 case_vanish() {
-	local t="device-and-netns-vanish [$BACKEND]" p0
+	local t="device-and-netns-vanish [$BACKEND]" p0 pins0
 
 	p0=$(prog_count)
+	pins0=$(pin_list)
 	topo_up --mtu 1500 && guard_on || { fail "$t: set-up"; topo_down; return; }
 	ip -n "$VM" link del tap0
 	"$CG" status --netns "$VM" --json >/dev/null
@@ -125,10 +126,11 @@ case_vanish() {
 	ip netns del "$VM"
 	sleep 0.3
 	"$CG" status --json >/dev/null
-	if [ "$(prog_count)" = "$p0" ] && [ ! -e /sys/fs/bpf/csum_guard ]; then
-		pass "$t: netns deleted while guarded: no program, no pin left"
+	if [ "$(prog_count)" = "$p0" ] && [ "$(pin_list)" = "$pins0" ] &&
+	   ! dmesg | grep -q 'unregister_netdevice: waiting'; then
+		pass "$t: netns deleted while guarded: no program, pin or device reference left"
 	else
-		fail "$t: netns deleted while guarded: programs $(prog_count) (was $p0), pins: $(ls -R /sys/fs/bpf/csum_guard 2>&1 | tr '\n' ' ')"
+		fail "$t: netns deleted while guarded: programs $(prog_count) (was $p0), pins: $(pin_list | tr '\n' ' ')"
 	fi
 	topo_down
 }

@@ -115,10 +115,10 @@ case_boundaries() {
 
 	topo_up --mtu 1500 && guard_on || { fail "$t: set-up"; topo_down; return; }
 	rm -f "$ready"
-	ip netns exec "$FAR" "$SNIFF" --dev veth1 --dst $FAR_IP --timeout 3000 \
-		--max-time 30000 --count 11 --ready-file "$ready" >"$TMPD/bound" 2>&1 &
+	ip netns exec "$FAR" "$SNIFF" --dev veth1 --dst $FAR_IP --timeout $((SNIFF_IDLE * 6)) \
+		--max-time $((SNIFF_IDLE * 120)) --count 11 --ready-file "$ready" >"$TMPD/bound" 2>&1 &
 	local pid=$!
-	for c in $(seq 200); do [ -e "$ready" ] && break; sleep 0.01; done
+	wait_ready "$ready"
 	for ihl in $(seq 5 15); do
 		end=$((14 + ihl * 4))
 		ip netns exec "$VM" "$INJECT" --dev tap0 --ihl $ihl --payload 64 \

@@ -29,6 +29,14 @@ VM=$CG_PFX-vm
 FAR=$CG_PFX-far
 TMPD=${TMPD:-$(mktemp -d /tmp/cg-test.XXXXXX)}
 
+# How long a capture waits for the next packet. Guests run under TCG, where
+# starting a process takes a good part of a second.
+if [ -n "${CG_GUEST:-}" ]; then
+	SNIFF_IDLE=${SNIFF_IDLE:-4000}
+else
+	SNIFF_IDLE=${SNIFF_IDLE:-500}
+fi
+
 n_pass=0 n_fail=0 n_skip=0
 
 pass() { n_pass=$((n_pass + 1)); echo "PASS $*"; }
@@ -50,6 +58,8 @@ topo_up() {
 		shift
 	done
 	topo_down
+	# without udev nobody made /dev/net/tun: loading tun does
+	[ -e /dev/net/tun ] || modprobe tun 2>/dev/null
 	ip netns add "$VM" && ip netns add "$FAR" || return 1
 	ip -n "$VM" link set lo up
 	ip -n "$FAR" link set lo up
@@ -85,17 +95,24 @@ inject_sniff() {
 	local out=$1 ready=$TMPD/ready.$$ pid i
 	shift
 	rm -f "$ready"
-	ip netns exec "$FAR" "$SNIFF" --dev veth1 --dst $FAR_IP --timeout 400 \
-		--max-time 5000 --ready-file "$ready" >"$out" 2>&1 &
+	ip netns exec "$FAR" "$SNIFF" --dev veth1 --dst $FAR_IP --timeout $SNIFF_IDLE \
+		--max-time $((SNIFF_IDLE * 20)) --ready-file "$ready" >"$out" 2>&1 &
 	pid=$!
-	for i in $(seq 200); do
-		[ -e "$ready" ] && break
-		sleep 0.01
-	done
+	wait_ready "$ready"
 	ip netns exec "$VM" "$INJECT" --dev tap0 "$@" 2>"$out.inject"
 	inject_rc=$?
 	wait $pid
 	rm -f "$ready"
+}
+
+# wait_ready FILE: until the sniffer says it listens (10 s at most).
+wait_ready() {
+	local i
+	for i in $(seq 1000); do
+		[ -e "$1" ] && return 0
+		sleep 0.01
+	done
+	return 1
 }
 
 # Fields of the sniffer's summary line.

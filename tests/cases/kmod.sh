@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# kmod.sh - what only the kernel-module backend has: the module itself.
+
+# The guest loads the very file DKMS built on the host.
+case_module_identity() {
+	local t="module-identity [$BACKEND]" got
+
+	[ "$BACKEND" = kmod ] || return 0
+	[ -n "${CG_MODULE_SRCVERSION:-}" ] || { skip "$t: no DKMS build to compare with"; return; }
+	topo_up --mtu 1500 && guard_on || { fail "$t: set-up"; topo_down; return; }
+	got=$(cat /sys/module/csum_guard/srcversion 2>/dev/null)
+	if [ "$got" = "$CG_MODULE_SRCVERSION" ]; then
+		pass "$t: the loaded module is the DKMS build (srcversion $got)"
+	else
+		fail "$t: loaded srcversion $got, DKMS built $CG_MODULE_SRCVERSION"
+	fi
+	guard_off
+	topo_down
+}
+
+# rmmod with devices still guarded, then attach again: no oops, no hang.
+case_rmmod_guarded() {
+	local t="rmmod-while-guarded [$BACKEND]"
+
+	[ "$BACKEND" = kmod ] || return 0
+	topo_up --mtu 1500 && guard_on || { fail "$t: set-up"; topo_down; return; }
+	"$CG" attach veth0 --netns "$VM" --backend kmod --quiet
+	if ! timeout 30 rmmod csum_guard; then
+		fail "$t: rmmod failed with guarded devices"
+		topo_down
+		return
+	fi
+	if [ "$(guard_counters)" != "0 0 false" ]; then
+		fail "$t: still reported guarded after rmmod"
+	elif guard_on && inject_sniff "$TMPD/rm" --csum-start 20 --csum-offset 6 --count 2 &&
+	     [ "$(guard_counters)" = "2 0 true" ] && [ "$(sniff_datagrams "$TMPD/rm")" = 0 ]; then
+		pass "$t: rmmod with 2 guarded devices, then attach reloads and drops again"
+	else
+		fail "$t: after reload: counters $(guard_counters)"
+	fi
+	guard_off
+	topo_down
+}

@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# guests.sh - sourced by tests/run.sh: the same suite inside guest kernels.
+#
+# For each kernel of $CG_GUESTS (names from tests/guest/kernels.list):
+# fetch its image and headers into build/kernels, build and install the
+# module with DKMS against those headers (private DKMS trees under
+# build/dkms: nothing system-wide), boot the kernel under QEMU with that
+# module available to modprobe, run `tests/run.sh --here` inside, and fold
+# its PASS/FAIL/SKIP lines into this run's, tagged with the kernel.
+
+: "${CG_GUESTS:=deb6.1-vuln deb6.1-fixed deb6.12}"
+DKMS_B=$TOP/build/dkms
+
+# dkms_module NAME: build + install csum_guard.ko for kernel NAME; prints
+# the directory that holds it.
+dkms_module() {
+	local src=$DKMS_B/src/csum-guard-$CG_VER
+	local dk="dkms --sourcetree $DKMS_B/src --dkmstree $DKMS_B/tree --installtree $DKMS_B/install"
+
+	# the source tree DKMS gets is what a package ships: dkms.conf, VERSION, kmod/, include/
+	rm -rf "$src" "$DKMS_B/tree/csum-guard"
+	mkdir -p "$src/kmod" "$DKMS_B/tree" "$DKMS_B/install/$KVER" || return 1
+	cp "$TOP/dkms.conf" "$TOP/VERSION" "$src/" && cp -r "$TOP/include" "$src/" &&
+		cp "$TOP"/kmod/*.[ch] "$TOP/kmod/Kbuild" "$TOP/kmod/Makefile" "$src/kmod/" &&
+		rm -f "$src"/kmod/*.mod.c || return 1
+	rm -rf "$DKMS_B/install/$KVER/updates"
+	{
+		$dk add -m csum-guard -v "$CG_VER" &&
+		$dk build -m csum-guard -v "$CG_VER" -k "$KVER" --kernelsourcedir "$HEADERS" &&
+		$dk install -m csum-guard -v "$CG_VER" -k "$KVER" --kernelsourcedir "$HEADERS" --no-depmod
+	} >"$TMPD/dkms-$1.log" 2>&1 || return 1
+	dirname "$(find "$DKMS_B/install/$KVER" -name 'csum_guard.ko*' | head -1)"
+}
+
+guest_suite() {
+	local k=$1 moddir log=$TMPD/guest-$1.log rc r rest verdict srcv
+
+	if ! eval "$("$TOP/tests/guest/fetch.sh" "$k" 2>"$TMPD/fetch-$k.log")" || [ -z "${KVER:-}" ]; then
+		fail "[$k] fetch the kernel: $(tail -1 "$TMPD/fetch-$k.log")"
+		return
+	fi
+	if ! moddir=$(dkms_module "$k") || [ -z "$moddir" ]; then
+		fail "[$k] dkms build/install for $KVER: $(grep -m1 -i 'error' "$TMPD/dkms-$k.log")"
+		return
+	fi
+	pass "[$k] dkms add/build/install csum_guard for $KVER"
+	srcv=$(modinfo -F srcversion "$moddir"/csum_guard.ko*)
+	note "[$k] booting $KVER under QEMU (TCG)"
+	"$TOP/tests/guest/run.sh" --kernel "$k" --timeout 1200 --modules-dir "$moddir" -- \
+		env CG_MODULE_SRCVERSION="$srcv" CG_PFX=cgg "$TOP/tests/run.sh" --here >"$log" 2>&1
+	rc=$?
+	verdict=
+	while read -r r rest; do
+		case $r in
+		PASS) pass "[$k] $rest" ;;
+		FAIL) fail "[$k] $rest" ;;
+		SKIP) skip "[$k] $rest" ;;
+		'#') note "[$k] $rest" ;;
+		*) [[ "$r $rest" =~ ^[0-9]+\ passed ]] && verdict="$r $rest" ;;
+		esac
+	done <"$log"
+	if [ -z "$verdict" ]; then
+		fail "[$k] the guest gave no verdict (run.sh exit $rc: panic, oops, WARN or timeout); last lines:"
+		tail -15 "$log" | sed 's/^/#   /'
+	fi
+}
+
+CG_VER=$(cat "$TOP/VERSION")
+for k in $CG_GUESTS; do
+	guest_suite "$k"
+done
