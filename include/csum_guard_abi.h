@@ -40,13 +40,15 @@ enum cg_counter {
 /*
  * Every command acts on the network namespace of the requesting socket:
  * the loader enters the target namespace before it opens the socket.
- * ATTACH, DETACH need CAP_NET_ADMIN over that namespace.
+ * ATTACH, DETACH need CAP_NET_ADMIN over that namespace. A device is
+ * described by flat attributes: IFINDEX, IFNAME, FLAGS, DROPPED,
+ * DROPPED_UNREADABLE.
  */
 enum cg_genl_cmd {
 	CG_CMD_UNSPEC,
-	CG_CMD_ATTACH,		/* IFINDEX, [FLAGS] -> reply: DEVICE nest */
+	CG_CMD_ATTACH,		/* IFINDEX, [FLAGS] -> reply as GET */
 	CG_CMD_DETACH,		/* IFINDEX */
-	CG_CMD_GET,		/* IFINDEX -> DEVICE; or dump: one DEVICE each */
+	CG_CMD_GET,		/* IFINDEX -> one device; dump: one message each */
 	CG_CMD_INFO,		/* -> ABI_VERSION, VERSION */
 	__CG_CMD_MAX,
 };

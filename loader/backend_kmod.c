@@ -1,34 +1,401 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/* backend_kmod.c - placeholder until the kernel-module backend lands. */
+/*
+ * backend_kmod.c - the kernel-module backend.
+ *
+ * csum_guard.ko guards a device with a netfilter NETDEV ingress hook and is
+ * driven over its generic netlink family CG_GENL_NAME, with plain netlink
+ * sockets (no libnl/libmnl). Every operation opens its own socket in the
+ * current network namespace, which main.c has already made the target's:
+ * the module acts on the namespace of the requesting socket.
+ *
+ * Only attach loads the module (modprobe, once, when the family is
+ * missing). probe, status, detach and list first look at
+ * /sys/module/csum_guard, so they never load it as a side effect: resolving
+ * the family would, through the module's genl family alias.
+ */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
 
 #include "backend.h"
+#include "csum_guard_abi.h"
+
+#define CG_SYS_MODULE	"/sys/module/" CG_KMOD_NAME
+#define CG_NL_MAXATTR	31	/* above CTRL_ATTR_MAX and CG_A_MAX */
+
+struct cg_nl {
+	int fd;
+	__u16 family;
+	__u32 seq;
+};
+
+struct cg_nl_req {
+	struct nlmsghdr nlh;
+	struct genlmsghdr gh;
+	char attrs[128];
+};
+
+/* Called for every data message of a reply, tb indexed by attribute type. */
+typedef int (*cg_nl_cb)(const struct nlattr *const *tb, void *arg);
+
+static void cg_nl_req_init(struct cg_nl_req *r, __u16 type, __u8 cmd, __u16 flags)
+{
+	memset(r, 0, sizeof(*r));
+	r->nlh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
+	r->nlh.nlmsg_type = type;
+	r->nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
+	r->gh.cmd = cmd;
+	r->gh.version = type == GENL_ID_CTRL ? 1 : CG_GENL_VERSION;
+}
+
+static void cg_nl_put(struct cg_nl_req *r, __u16 type, const void *data, __u16 len)
+{
+	struct nlattr *a = (struct nlattr *)((char *)r + NLMSG_ALIGN(r->nlh.nlmsg_len));
+
+	/* requests are built from constants here: they always fit */
+	a->nla_type = type;
+	a->nla_len = NLA_HDRLEN + len;
+	memcpy((char *)a + NLA_HDRLEN, data, len);
+	r->nlh.nlmsg_len = NLMSG_ALIGN(r->nlh.nlmsg_len) + NLA_ALIGN(a->nla_len);
+}
+
+static void cg_nl_parse(const struct nlmsghdr *nlh, const struct nlattr **tb)
+{
+	const struct nlattr *a = (const void *)((const char *)NLMSG_DATA(nlh) + GENL_HDRLEN);
+	long len = (long)nlh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
+
+	memset(tb, 0, (CG_NL_MAXATTR + 1) * sizeof(*tb));
+	while (len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= len) {
+		if ((a->nla_type & NLA_TYPE_MASK) <= CG_NL_MAXATTR)
+			tb[a->nla_type & NLA_TYPE_MASK] = a;
+		len -= NLA_ALIGN(a->nla_len);
+		a = (const void *)((const char *)a + NLA_ALIGN(a->nla_len));
+	}
+}
+
+/* An integer attribute of 1, 2, 4 or 8 bytes; 0 when absent. */
+static __u64 cg_nla_uint(const struct nlattr *a)
+{
+	union { __u8 u8; __u16 u16; __u32 u32; __u64 u64; } v = { 0 };
+	int len = a ? a->nla_len - NLA_HDRLEN : 0;
+
+	if (len != 1 && len != 2 && len != 4 && len != 8)
+		return 0;
+	memcpy(&v, (const char *)a + NLA_HDRLEN, len);
+	return len == 1 ? v.u8 : len == 2 ? v.u16 : len == 4 ? v.u32 : v.u64;
+}
+
+/*
+ * Send one request and read its answer up to the ack (or NLMSG_DONE for a
+ * dump), handing each data message to cb. Returns the kernel's error.
+ */
+static int cg_nl_talk(struct cg_nl *nl, struct cg_nl_req *r, cg_nl_cb cb, void *arg)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	const struct nlattr *tb[CG_NL_MAXATTR + 1];
+	char buf[16384] __attribute__((aligned(NLMSG_ALIGNTO)));
+	const struct nlmsghdr *nlh;
+	int ret = 0;
+	ssize_t n;
+
+	r->nlh.nlmsg_seq = ++nl->seq;
+	if (sendto(nl->fd, r, r->nlh.nlmsg_len, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return -errno;
+	for (;;) {
+		n = recv(nl->fd, buf, sizeof(buf), 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EPROTO;
+		for (nlh = (const void *)buf; NLMSG_OK(nlh, n); nlh = NLMSG_NEXT(nlh, n)) {
+			if (nlh->nlmsg_seq != nl->seq)
+				continue;
+			if (nlh->nlmsg_type == NLMSG_ERROR) {
+				const struct nlmsgerr *e = NLMSG_DATA(nlh);
+
+				if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
+					return -EPROTO;
+				return e->error ? e->error : ret;
+			}
+			if (nlh->nlmsg_type == NLMSG_DONE)
+				return ret;
+			if (cb && !ret && nlh->nlmsg_len >= NLMSG_LENGTH(GENL_HDRLEN)) {
+				cg_nl_parse(nlh, tb);
+				ret = cb(tb, arg);
+			}
+		}
+	}
+}
+
+static int cg_nl_family_cb(const struct nlattr *const *tb, void *arg)
+{
+	*(__u16 *)arg = cg_nla_uint(tb[CTRL_ATTR_FAMILY_ID]);
+	return 0;
+}
+
+static int cg_nl_info_cb(const struct nlattr *const *tb, void *arg)
+{
+	*(__u32 *)arg = cg_nla_uint(tb[CG_A_ABI_VERSION]);
+	return 0;
+}
+
+static void cg_nl_close(struct cg_nl *nl)
+{
+	if (nl->fd >= 0)
+		close(nl->fd);
+	nl->fd = -1;
+}
+
+/*
+ * Open a socket, resolve the family and check the module's ABI version.
+ * -ENOENT: the family does not exist (module not loaded); -EPROTO: the
+ * module speaks another ABI than this loader.
+ */
+static int cg_nl_open(struct cg_nl *nl)
+{
+	struct cg_nl_req r;
+	__u32 abi = 0;
+	int ret;
+
+	nl->seq = 0;
+	nl->family = 0;
+	nl->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (nl->fd < 0)
+		return -errno;
+
+	cg_nl_req_init(&r, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 0);
+	cg_nl_put(&r, CTRL_ATTR_FAMILY_NAME, CG_GENL_NAME, sizeof(CG_GENL_NAME));
+	ret = cg_nl_talk(nl, &r, cg_nl_family_cb, &nl->family);
+	if (!ret && !nl->family)
+		ret = -EPROTO;
+	if (!ret) {
+		cg_nl_req_init(&r, nl->family, CG_CMD_INFO, 0);
+		ret = cg_nl_talk(nl, &r, cg_nl_info_cb, &abi);
+	}
+	if (!ret && abi != CG_ABI_VERSION)
+		ret = -EPROTO;
+	if (ret)
+		cg_nl_close(nl);
+	return ret;
+}
+
+/* A command about one device; flags only when non-NULL. */
+static int cg_nl_dev_cmd(struct cg_nl *nl, __u8 cmd, int ifindex, const __u32 *flags,
+			 cg_nl_cb cb, void *arg)
+{
+	struct cg_nl_req r;
+	__u32 idx = ifindex;
+
+	cg_nl_req_init(&r, nl->family, cmd, 0);
+	cg_nl_put(&r, CG_A_IFINDEX, &idx, sizeof(idx));
+	if (flags)
+		cg_nl_put(&r, CG_A_FLAGS, flags, sizeof(*flags));
+	return cg_nl_talk(nl, &r, cb, arg);
+}
+
+/*
+ * Nothing is guarded unless the module is loaded. Without a sysfs to ask,
+ * say maybe: the caller then asks the family, which may load the module.
+ */
+static bool cg_kmod_maybe_loaded(void)
+{
+	return !access(CG_SYS_MODULE, F_OK) || access("/sys/module", F_OK);
+}
+
+/* modprobe [-n] -q csum_guard, no shell; 0 when it succeeded. */
+static int cg_modprobe(bool dry_run)
+{
+	static const char *const paths[] = { "/sbin/modprobe", "/usr/sbin/modprobe", "/bin/modprobe" };
+	char *argv[5];
+	int status, fd, n = 0;
+	unsigned int i;
+	pid_t pid;
+
+	argv[n++] = "modprobe";
+	argv[n++] = "-q";
+	if (dry_run)
+		argv[n++] = "-n";
+	argv[n++] = CG_KMOD_NAME;
+	argv[n] = NULL;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		fd = open("/dev/null", O_RDWR);
+		if (fd >= 0) {
+			dup2(fd, 0);
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+			execv(paths[i], argv);
+		execvp("modprobe", argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (!WIFEXITED(status))
+		return -ECHILD;
+	return WEXITSTATUS(status) == 127 ? -ENOEXEC : WEXITSTATUS(status) ? -ENOENT : 0;
+}
 
 static void cg_kmod_probe(struct cg_probe *p)
 {
-	snprintf(p->kmod_err, sizeof(p->kmod_err), "kernel-module backend not built");
+	struct utsname u;
+	const char *kver = uname(&u) ? "?" : u.release;
+	struct cg_nl nl;
+	int ret;
+
+	p->kmod_err[0] = '\0';
+	p->kmod_loaded = !access(CG_SYS_MODULE, F_OK);
+	if (p->kmod_loaded) {
+		p->kmod_loadable = true;
+		ret = cg_nl_open(&nl);
+		cg_nl_close(&nl);
+		if (ret == -EPROTO)
+			snprintf(p->kmod_err, sizeof(p->kmod_err),
+				 "module %s is loaded but does not speak ABI %d (reload it from the matching csum-guard package)",
+				 CG_KMOD_NAME, CG_ABI_VERSION);
+		else if (ret)
+			snprintf(p->kmod_err, sizeof(p->kmod_err),
+				 "module %s is loaded but its netlink family does not answer: %s",
+				 CG_KMOD_NAME, strerror(-ret));
+		return;
+	}
+	ret = cg_modprobe(true);
+	p->kmod_loadable = !ret;
+	if (!ret)
+		return;
+	if (access("/proc/modules", F_OK))
+		snprintf(p->kmod_err, sizeof(p->kmod_err),
+			 "kernel %.40s has no loadable module support", kver);
+	else if (ret == -ENOEXEC)
+		snprintf(p->kmod_err, sizeof(p->kmod_err),
+			 "modprobe not found, cannot load module %s", CG_KMOD_NAME);
+	else
+		snprintf(p->kmod_err, sizeof(p->kmod_err),
+			 "module %s not found for kernel %.40s (install the csum-guard DKMS package)",
+			 CG_KMOD_NAME, kver);
 }
 
+/*
+ * Load the module when its family is missing, then attach. -ENOPKG: the
+ * module could not be loaded; -EPROTO: it speaks another ABI.
+ */
 static int cg_kmod_attach(const struct cg_target *t, const struct cg_attach_opts *o)
 {
-	return -EOPNOTSUPP;
+	__u32 flags = o && o->log_drops ? CG_F_LOG_DROPS : 0;
+	struct cg_nl nl;
+	int ret;
+
+	ret = cg_nl_open(&nl);
+	if (ret == -ENOENT) {
+		if (cg_modprobe(false))
+			return -ENOPKG;
+		ret = cg_nl_open(&nl);
+		if (ret == -ENOENT)
+			return -ENOPKG;
+	}
+	if (ret)
+		return ret;
+	ret = cg_nl_dev_cmd(&nl, CG_CMD_ATTACH, t->ifindex, &flags, NULL, NULL);
+	cg_nl_close(&nl);
+	return ret;
 }
 
 static int cg_kmod_detach(const struct cg_target *t)
 {
-	return -ENOENT;
+	struct cg_nl nl;
+	int ret;
+
+	if (!cg_kmod_maybe_loaded())
+		return -ENOENT;
+	ret = cg_nl_open(&nl);
+	if (ret)
+		return ret;
+	ret = cg_nl_dev_cmd(&nl, CG_CMD_DETACH, t->ifindex, NULL, NULL, NULL);
+	cg_nl_close(&nl);
+	return ret;
+}
+
+static int cg_kmod_status_cb(const struct nlattr *const *tb, void *arg)
+{
+	struct cg_status *st = arg;
+
+	st->attached = true;
+	st->log_drops = cg_nla_uint(tb[CG_A_FLAGS]) & CG_F_LOG_DROPS;
+	st->dropped = cg_nla_uint(tb[CG_A_DROPPED]);
+	st->dropped_unreadable = cg_nla_uint(tb[CG_A_DROPPED_UNREADABLE]);
+	return 0;
 }
 
 static int cg_kmod_status(const struct cg_target *t, struct cg_status *st)
 {
-	st->attached = false;
+	struct cg_nl nl;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	snprintf(st->mode, sizeof(st->mode), "netfilter");
+	if (!cg_kmod_maybe_loaded())
+		return 0;
+	ret = cg_nl_open(&nl);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret)
+		return ret;
+	ret = cg_nl_dev_cmd(&nl, CG_CMD_GET, t->ifindex, NULL, cg_kmod_status_cb, st);
+	cg_nl_close(&nl);
+	if (ret == -ENOENT) {
+		st->attached = false;
+		return 0;
+	}
+	return ret;
+}
+
+struct cg_kmod_list {
+	int *ifindexes;
+	int max;
+	int n;
+};
+
+static int cg_kmod_list_cb(const struct nlattr *const *tb, void *arg)
+{
+	struct cg_kmod_list *l = arg;
+
+	if (tb[CG_A_IFINDEX] && l->n < l->max)
+		l->ifindexes[l->n++] = cg_nla_uint(tb[CG_A_IFINDEX]);
 	return 0;
 }
 
+/* Up to max guarded ifindexes of the current namespace, or -errno. */
 static int cg_kmod_list(int *ifindexes, int max)
 {
-	return 0;
+	struct cg_kmod_list l = { .ifindexes = ifindexes, .max = max };
+	struct cg_nl_req r;
+	struct cg_nl nl;
+	int ret;
+
+	if (!cg_kmod_maybe_loaded())
+		return 0;
+	ret = cg_nl_open(&nl);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret)
+		return ret;
+	cg_nl_req_init(&r, nl.family, CG_CMD_GET, NLM_F_DUMP);
+	ret = cg_nl_talk(&nl, &r, cg_kmod_list_cb, &l);
+	cg_nl_close(&nl);
+	return ret ? ret : l.n;
 }
 
 const struct cg_backend cg_backend_kmod = {

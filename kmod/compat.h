@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * compat.h - everything that differs between the kernels csum_guard builds
+ * for (4.19 and later with the netfilter netdev ingress hook), in one place.
+ *
+ * A shim is chosen by what the target kernel has, not by its version
+ * number, so that distribution kernels with backports get the right one:
+ *   - macros are tested with #ifdef here;
+ *   - functions and types cannot be, so Kbuild test-compiles the snippets
+ *     of compat-probe.c against the target kernel's headers, with the
+ *     flags kbuild uses for this module, and passes -DCG_HAVE_<feature>
+ *     for each snippet that compiles. A probe that fails for any reason
+ *     selects the oldest, always available fallback.
+ */
+#ifndef CG_COMPAT_H
+#define CG_COMPAT_H
+
+#include <linux/netdevice.h>
+#include <net/genetlink.h>
+
+#if !IS_ENABLED(CONFIG_NETFILTER_INGRESS)
+#error "csum_guard needs a kernel built with CONFIG_NETFILTER_INGRESS"
+#endif
+
+/*
+ * GENL_UNS_ADMIN_PERM checks CAP_NET_ADMIN over the user namespace that
+ * owns the socket's network namespace. Without it only the initial user
+ * namespace can be asked, which is stricter, never looser.
+ */
+#ifndef GENL_UNS_ADMIN_PERM
+#define GENL_UNS_ADMIN_PERM GENL_ADMIN_PERM
+#endif
+
+/*
+ * Netdevice reference tracking: netdev_hold()/netdev_put(), called
+ * dev_hold_track()/dev_put_track() when it first appeared, plain untracked
+ * dev_hold()/dev_put() before that.
+ */
+#if defined(CG_HAVE_NETDEV_HOLD)
+typedef netdevice_tracker cg_netdev_tracker;
+
+static inline void cg_netdev_hold(struct net_device *dev, cg_netdev_tracker *t)
+{
+	netdev_hold(dev, t, GFP_KERNEL);
+}
+
+static inline void cg_netdev_put(struct net_device *dev, cg_netdev_tracker *t)
+{
+	netdev_put(dev, t);
+}
+#elif defined(CG_HAVE_DEV_HOLD_TRACK)
+typedef netdevice_tracker cg_netdev_tracker;
+
+static inline void cg_netdev_hold(struct net_device *dev, cg_netdev_tracker *t)
+{
+	dev_hold_track(dev, t, GFP_KERNEL);
+}
+
+static inline void cg_netdev_put(struct net_device *dev, cg_netdev_tracker *t)
+{
+	dev_put_track(dev, t);
+}
+#else
+typedef struct {} cg_netdev_tracker;
+
+static inline void cg_netdev_hold(struct net_device *dev, cg_netdev_tracker *t)
+{
+	dev_hold(dev);
+}
+
+static inline void cg_netdev_put(struct net_device *dev, cg_netdev_tracker *t)
+{
+	dev_put(dev);
+}
+#endif
+
+#endif /* CG_COMPAT_H */

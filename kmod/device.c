@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * device.c - attach and detach the per-device ingress hook, follow the
+ * life of guarded devices.
+ *
+ * Locking: cg_devices and every entry's non-packet-path fields are
+ * protected by cg_devices_lock. Anything that adds or removes a hook also
+ * holds RTNL first, so that a device found by ifindex cannot pass
+ * NETDEV_UNREGISTER (which runs under RTNL) before its entry is listed.
+ * Readers (GET, dump) take only cg_devices_lock. Lock order: RTNL, then
+ * cg_devices_lock. The packet path sees an entry only through the priv
+ * pointer of its hook, under RCU, hence call_rcu() for freeing.
+ */
+#include "device.h"
+#include "hook.h"
+
+#include <linux/limits.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/rtnetlink.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+/*
+ * Run before every other netdev ingress hook, nftables netdev chains
+ * included: one of those could dup or fwd the skb to a transmit path that
+ * completes its checksum before we get to drop it.
+ */
+#define CG_HOOK_PRIORITY INT_MIN
+
+static LIST_HEAD(cg_devices);
+static DEFINE_MUTEX(cg_devices_lock);
+
+static struct cg_device *cg_device_find_dev(const struct net_device *dev)
+{
+	struct cg_device *cd;
+
+	lockdep_assert_held(&cg_devices_lock);
+	list_for_each_entry(cd, &cg_devices, list)
+		if (cd->dev == dev)
+			return cd;
+	return NULL;
+}
+
+/*
+ * While an entry is listed its device has not passed NETDEV_UNREGISTER,
+ * so dev_net() of it cannot change under cg_devices_lock.
+ */
+static struct cg_device *cg_device_find(struct net *net, int ifindex)
+{
+	struct cg_device *cd;
+
+	lockdep_assert_held(&cg_devices_lock);
+	list_for_each_entry(cd, &cg_devices, list)
+		if (cd->ifindex == ifindex && net_eq(dev_net(cd->dev), net))
+			return cd;
+	return NULL;
+}
+
+static void cg_device_info_fill(const struct cg_device *cd,
+				struct cg_device_info *info)
+{
+	int cpu, i;
+
+	memset(info, 0, sizeof(*info));
+	info->ifindex = cd->ifindex;
+	info->flags = cd->flags;
+	strscpy(info->ifname, cd->ifname, sizeof(info->ifname));
+	for_each_possible_cpu(cpu) {
+		const struct cg_counters *c = per_cpu_ptr(cd->counters, cpu);
+
+		for (i = 0; i < CG_CNT_MAX; i++)
+			info->cnt[i] += READ_ONCE(c->cnt[i]);
+	}
+}
+
+static struct cg_device *cg_device_create(struct net_device *dev, u32 flags)
+{
+	struct cg_device *cd;
+	int ret;
+
+	ASSERT_RTNL();
+	lockdep_assert_held(&cg_devices_lock);
+
+	cd = kzalloc(sizeof(*cd), GFP_KERNEL);
+	if (!cd)
+		return ERR_PTR(-ENOMEM);
+	cd->counters = alloc_percpu(struct cg_counters);
+	if (!cd->counters) {
+		ret = -ENOMEM;
+		goto err_counters;
+	}
+	cd->dev = dev;
+	cd->flags = flags;
+	cd->ifindex = dev->ifindex;
+	strscpy(cd->ifname, dev->name, sizeof(cd->ifname));
+
+	cd->ops.hook = cg_hook;
+	cd->ops.pf = NFPROTO_NETDEV;
+	cd->ops.hooknum = NF_NETDEV_INGRESS;
+	cd->ops.priority = CG_HOOK_PRIORITY;
+	cd->ops.dev = dev;
+	cd->ops.priv = cd;
+
+	cg_netdev_hold(dev, &cd->dev_tracker);
+	ret = nf_register_net_hook(dev_net(dev), &cd->ops);
+	if (ret)
+		goto err_hook;
+
+	list_add_tail(&cd->list, &cg_devices);
+	return cd;
+
+err_hook:
+	cg_netdev_put(dev, &cd->dev_tracker);
+	free_percpu(cd->counters);
+err_counters:
+	kfree(cd);
+	return ERR_PTR(ret);
+}
+
+static void cg_device_free_rcu(struct rcu_head *rcu)
+{
+	struct cg_device *cd = container_of(rcu, struct cg_device, rcu);
+
+	free_percpu(cd->counters);
+	kfree(cd);
+}
+
+/*
+ * Unhook and unlist. The hook may still be running on another CPU until
+ * the next grace period; module exit waits for the frees with rcu_barrier().
+ */
+static void cg_device_destroy(struct cg_device *cd)
+{
+	ASSERT_RTNL();
+	lockdep_assert_held(&cg_devices_lock);
+
+	list_del(&cd->list);
+	nf_unregister_net_hook(dev_net(cd->dev), &cd->ops);
+	cg_netdev_put(cd->dev, &cd->dev_tracker);
+	call_rcu(&cd->rcu, cg_device_free_rcu);
+}
+
+/* Guard a device, or update the flags of a guarded one. */
+int cg_device_attach(struct net *net, int ifindex, u32 flags,
+		     struct cg_device_info *info,
+		     struct netlink_ext_ack *extack)
+{
+	struct net_device *dev;
+	struct cg_device *cd;
+	int ret = 0;
+
+	rtnl_lock();
+	mutex_lock(&cg_devices_lock);
+	dev = __dev_get_by_index(net, ifindex);
+	if (!dev) {
+		NL_SET_ERR_MSG(extack, "No such device in this network namespace");
+		ret = -ENODEV;
+		goto out;
+	}
+	cd = cg_device_find_dev(dev);
+	if (cd) {
+		WRITE_ONCE(cd->flags, flags);
+	} else {
+		cd = cg_device_create(dev, flags);
+		if (IS_ERR(cd)) {
+			NL_SET_ERR_MSG(extack, "Cannot register the ingress hook");
+			ret = PTR_ERR(cd);
+			goto out;
+		}
+	}
+	cg_device_info_fill(cd, info);
+out:
+	mutex_unlock(&cg_devices_lock);
+	rtnl_unlock();
+	return ret;
+}
+
+int cg_device_detach(struct net *net, int ifindex)
+{
+	struct cg_device *cd;
+	int ret = 0;
+
+	rtnl_lock();
+	mutex_lock(&cg_devices_lock);
+	cd = cg_device_find(net, ifindex);
+	if (cd)
+		cg_device_destroy(cd);
+	else
+		ret = -ENOENT;
+	mutex_unlock(&cg_devices_lock);
+	rtnl_unlock();
+	return ret;
+}
+
+int cg_device_get(struct net *net, int ifindex, struct cg_device_info *info)
+{
+	struct cg_device *cd;
+	int ret = 0;
+
+	mutex_lock(&cg_devices_lock);
+	cd = cg_device_find(net, ifindex);
+	if (cd)
+		cg_device_info_fill(cd, info);
+	else
+		ret = -ENOENT;
+	mutex_unlock(&cg_devices_lock);
+	return ret;
+}
+
+/*
+ * Call fn for every guarded device of net from position *pos on, counting
+ * only that namespace's devices; stop at the first non-zero return and
+ * leave *pos at the device that was not taken, for the next dump round.
+ */
+int cg_device_dump(struct net *net, unsigned long *pos,
+		   cg_device_dump_fn fn, void *arg)
+{
+	struct cg_device_info info;
+	struct cg_device *cd;
+	unsigned long i = 0;
+	int ret = 0;
+
+	mutex_lock(&cg_devices_lock);
+	list_for_each_entry(cd, &cg_devices, list) {
+		if (!net_eq(dev_net(cd->dev), net))
+			continue;
+		if (i++ < *pos)
+			continue;
+		cg_device_info_fill(cd, &info);
+		ret = fn(&info, arg);
+		if (ret)
+			break;
+		(*pos)++;
+	}
+	mutex_unlock(&cg_devices_lock);
+	return ret;
+}
+
+/*
+ * A netdev hook is not removed with its device: unless we unregister it
+ * here, unregistering the device waits forever for our reference. This
+ * also runs for every device of a namespace that goes away, and when a
+ * device moves to another namespace (the guard does not follow it).
+ */
+static int cg_device_netdev_event(struct notifier_block *nb,
+				  unsigned long action, void *data)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(data);
+	struct cg_device *cd;
+
+	if (action != NETDEV_UNREGISTER && action != NETDEV_CHANGENAME)
+		return NOTIFY_DONE;
+
+	mutex_lock(&cg_devices_lock);
+	cd = cg_device_find_dev(dev);
+	if (cd && action == NETDEV_UNREGISTER)
+		cg_device_destroy(cd);
+	else if (cd)
+		strscpy(cd->ifname, dev->name, sizeof(cd->ifname));
+	mutex_unlock(&cg_devices_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block cg_device_notifier = {
+	.notifier_call = cg_device_netdev_event,
+};
+
+int cg_device_init(void)
+{
+	return register_netdevice_notifier(&cg_device_notifier);
+}
+
+/* Unhook every device in every namespace; called once netlink is gone. */
+void cg_device_uninit(void)
+{
+	struct cg_device *cd, *tmp;
+
+	rtnl_lock();
+	mutex_lock(&cg_devices_lock);
+	list_for_each_entry_safe(cd, tmp, &cg_devices, list)
+		cg_device_destroy(cd);
+	mutex_unlock(&cg_devices_lock);
+	rtnl_unlock();
+
+	unregister_netdevice_notifier(&cg_device_notifier);
+	rcu_barrier();
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * device.h - the guarded devices.
+ */
+#ifndef CG_DEVICE_H
+#define CG_DEVICE_H
+
+#include "compat.h"
+
+#include <linux/list.h>
+#include <linux/netdevice.h>
+#include <linux/netfilter.h>
+#include <linux/rcupdate.h>
+#include <net/netlink.h>
+
+#include <csum_guard_abi.h>
+
+#define CG_F_ALL CG_F_LOG_DROPS
+
+/*
+ * Drop counters, one set per CPU; only the packet path of that CPU writes
+ * them. Readers sum every possible CPU. (A 64-bit read is a single load on
+ * the 64-bit architectures this targets; a 32-bit one could see a torn
+ * value while a counter carries, which a later read corrects.)
+ */
+struct cg_counters {
+	u64 cnt[CG_CNT_MAX];
+};
+
+/*
+ * One guarded device: a netfilter NETDEV ingress hook whose priv is this
+ * struct. It is created by cg_device_attach() and destroyed by
+ * cg_device_detach(), by NETDEV_UNREGISTER (device deleted, moved to
+ * another namespace, or its namespace dismantled) or at module exit; it is
+ * freed one RCU grace period after its hook is gone.
+ */
+struct cg_device {
+	struct list_head list;		/* cg_devices, under cg_devices_lock */
+	struct net_device *dev;		/* held while the entry exists */
+	cg_netdev_tracker dev_tracker;
+	struct nf_hook_ops ops;
+	struct cg_counters __percpu *counters;
+	u32 flags;			/* CG_F_*; READ_ONCE on the packet path */
+	int ifindex;
+	char ifname[IFNAMSIZ];		/* follows NETDEV_CHANGENAME */
+	struct rcu_head rcu;
+};
+
+/* What netlink reports about one device: a snapshot */
+struct cg_device_info {
+	int ifindex;
+	u32 flags;
+	char ifname[IFNAMSIZ];
+	u64 cnt[CG_CNT_MAX];
+};
+
+typedef int (*cg_device_dump_fn)(const struct cg_device_info *info, void *arg);
+
+int cg_device_attach(struct net *net, int ifindex, u32 flags,
+		     struct cg_device_info *info,
+		     struct netlink_ext_ack *extack);
+int cg_device_detach(struct net *net, int ifindex);
+int cg_device_get(struct net *net, int ifindex, struct cg_device_info *info);
+int cg_device_dump(struct net *net, unsigned long *pos,
+		   cg_device_dump_fn fn, void *arg);
+
+int cg_device_init(void);
+void cg_device_uninit(void);
+
+#endif /* CG_DEVICE_H */

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * hook.c - the packet path: a netfilter NETDEV ingress hook that reads the
+ * fields cg_verdict() needs from the skb and drops what it condemns.
+ *
+ * This file only parses; the decision itself is cg_verdict() from
+ * include/csum_guard.h, shared with the BPF program and the unit tests.
+ */
+#include "device.h"
+#include "hook.h"
+
+#include <linux/if_ether.h>
+#include <linux/net.h>
+#include <linux/netdevice.h>
+#include <linux/percpu.h>
+
+#include <csum_guard.h>
+
+static void cg_hook_log(const struct sk_buff *skb,
+			const struct nf_hook_state *state,
+			const struct cg_fields *f, enum cg_verdict v)
+{
+	unsigned int ihl = f->l3_readable ? f->ip_vhl & 0x0f : 0;
+
+	net_info_ratelimited("%s: dropped IPv4 packet, %s: csum_start %u, network_header %u, ihl %u\n",
+			     state->in ? state->in->name : "?",
+			     v == CG_DROP ? "checksum start inside the IP header" :
+					    "IP header unreadable",
+			     f->csum_start, f->network_header, ihl);
+}
+
+unsigned int cg_hook(void *priv, struct sk_buff *skb,
+		     const struct nf_hook_state *state)
+{
+	struct cg_device *cd = priv;
+	struct cg_fields f = {
+		.csum_start = skb->csum_start,
+		.network_header = skb->network_header,
+		.protocol = ntohs(skb->protocol),
+		.ip_summed = skb->ip_summed,
+	};
+	enum cg_verdict v;
+
+	if (cg_wants_l3(&f)) {
+		const u8 *vhl;
+		u8 buf;
+
+		vhl = skb_header_pointer(skb, skb_network_offset(skb),
+					 sizeof(buf), &buf);
+		if (vhl) {
+			f.l3_readable = 1;
+			f.ip_vhl = *vhl;
+		}
+	}
+
+	v = cg_verdict(&f);
+	if (likely(v == CG_PASS))
+		return NF_ACCEPT;
+
+	if (WARN_ON_ONCE(CG_VERDICT_COUNTER(v) >= CG_CNT_MAX))
+		return NF_DROP;
+	this_cpu_inc(cd->counters->cnt[CG_VERDICT_COUNTER(v)]);
+	if (READ_ONCE(cd->flags) & CG_F_LOG_DROPS)
+		cg_hook_log(skb, state, &f, v);
+	return NF_DROP;
+}

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * netlink.c - the generic netlink family CG_GENL_NAME.
+ *
+ * Every command acts on the network namespace of the requesting socket,
+ * so the loader enters the target namespace before it opens its socket.
+ * ATTACH and DETACH need CAP_NET_ADMIN over that namespace; GET and INFO
+ * only read. Device replies (ATTACH, GET, each message of a GET dump) are
+ * CG_CMD_GET messages with flat attributes: IFINDEX, IFNAME, FLAGS,
+ * DROPPED and DROPPED_UNREADABLE.
+ */
+#include "device.h"
+#include "netlink.h"
+
+#include <net/genetlink.h>
+#include <net/netlink.h>
+#include <net/sock.h>
+
+#include <csum_guard_abi.h>
+
+static struct genl_family cg_genl_family;
+
+/* Requests carry only these; the others are reply-only and rejected. */
+static const struct nla_policy cg_nl_policy[CG_A_MAX + 1] = {
+	[CG_A_IFINDEX]	= { .type = NLA_U32 },
+	[CG_A_FLAGS]	= { .type = NLA_U32 },
+};
+
+static int cg_nl_put_device(struct sk_buff *skb,
+			    const struct cg_device_info *info)
+{
+	if (nla_put_u32(skb, CG_A_IFINDEX, info->ifindex) ||
+	    nla_put_string(skb, CG_A_IFNAME, info->ifname) ||
+	    nla_put_u32(skb, CG_A_FLAGS, info->flags) ||
+	    nla_put_u64_64bit(skb, CG_A_DROPPED,
+			      info->cnt[CG_CNT_DROPPED], CG_A_PAD) ||
+	    nla_put_u64_64bit(skb, CG_A_DROPPED_UNREADABLE,
+			      info->cnt[CG_CNT_DROPPED_UNREADABLE], CG_A_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int cg_nl_reply_device(struct genl_info *info,
+			      const struct cg_device_info *dinfo)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	skb = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!skb)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(skb, info, &cg_genl_family, 0, CG_CMD_GET);
+	if (!hdr || cg_nl_put_device(skb, dinfo)) {
+		nlmsg_free(skb);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return genlmsg_reply(skb, info);
+}
+
+static int cg_nl_ifindex(struct genl_info *info, int *ifindex)
+{
+	if (!info->attrs[CG_A_IFINDEX]) {
+		GENL_SET_ERR_MSG(info, "Missing interface index");
+		return -EINVAL;
+	}
+	*ifindex = nla_get_u32(info->attrs[CG_A_IFINDEX]);
+	if (*ifindex <= 0) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[CG_A_IFINDEX],
+				    "Invalid interface index");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Absent FLAGS means none: attaching converges to exactly what was asked. */
+static int cg_nl_attach(struct sk_buff *skb, struct genl_info *info)
+{
+	struct cg_device_info dinfo;
+	int ifindex, ret;
+	u32 flags = 0;
+
+	ret = cg_nl_ifindex(info, &ifindex);
+	if (ret)
+		return ret;
+	if (info->attrs[CG_A_FLAGS])
+		flags = nla_get_u32(info->attrs[CG_A_FLAGS]);
+	if (flags & ~CG_F_ALL) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[CG_A_FLAGS],
+				    "Unknown flags");
+		return -EINVAL;
+	}
+	ret = cg_device_attach(genl_info_net(info), ifindex, flags, &dinfo,
+			       info->extack);
+	if (ret)
+		return ret;
+	return cg_nl_reply_device(info, &dinfo);
+}
+
+static int cg_nl_detach(struct sk_buff *skb, struct genl_info *info)
+{
+	int ifindex, ret;
+
+	ret = cg_nl_ifindex(info, &ifindex);
+	if (ret)
+		return ret;
+	ret = cg_device_detach(genl_info_net(info), ifindex);
+	if (ret == -ENOENT)
+		GENL_SET_ERR_MSG(info, "Device is not guarded");
+	return ret;
+}
+
+static int cg_nl_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct cg_device_info dinfo;
+	int ifindex, ret;
+
+	ret = cg_nl_ifindex(info, &ifindex);
+	if (ret)
+		return ret;
+	ret = cg_device_get(genl_info_net(info), ifindex, &dinfo);
+	if (ret == -ENOENT)
+		GENL_SET_ERR_MSG(info, "Device is not guarded");
+	if (ret)
+		return ret;
+	return cg_nl_reply_device(info, &dinfo);
+}
+
+struct cg_nl_dump_ctx {
+	struct sk_buff *skb;		/* the message being filled */
+	struct netlink_callback *cb;
+};
+
+static int cg_nl_dump_one(const struct cg_device_info *dinfo, void *arg)
+{
+	struct cg_nl_dump_ctx *ctx = arg;
+	struct sk_buff *skb = ctx->skb;
+	void *hdr;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(ctx->cb->skb).portid,
+			  ctx->cb->nlh->nlmsg_seq, &cg_genl_family,
+			  NLM_F_MULTI, CG_CMD_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (cg_nl_put_device(skb, dinfo)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+/*
+ * cb->args[0]: how many devices of this namespace earlier rounds sent.
+ * A full message ends this round; the core calls again for the rest.
+ */
+static int cg_nl_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct cg_nl_dump_ctx ctx = { .skb = skb, .cb = cb };
+	int ret;
+
+	ret = cg_device_dump(sock_net(skb->sk), (unsigned long *)&cb->args[0],
+			     cg_nl_dump_one, &ctx);
+	if (ret && ret != -EMSGSIZE)
+		return ret;
+	return skb->len;
+}
+
+static int cg_nl_info(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &cg_genl_family, 0, CG_CMD_INFO);
+	if (!hdr ||
+	    nla_put_u32(msg, CG_A_ABI_VERSION, CG_ABI_VERSION) ||
+	    nla_put_string(msg, CG_A_VERSION, CG_VERSION)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static const struct genl_ops cg_nl_ops[] = {
+	{
+		.cmd = CG_CMD_ATTACH,
+		.doit = cg_nl_attach,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = CG_CMD_DETACH,
+		.doit = cg_nl_detach,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = CG_CMD_GET,
+		.doit = cg_nl_get,
+		.dumpit = cg_nl_dump,
+	},
+	{
+		.cmd = CG_CMD_INFO,
+		.doit = cg_nl_info,
+	},
+};
+
+/*
+ * The family-wide policy is what every kernel from 4.19 on understands;
+ * kernels with strict validation (5.2 and later) also reject unknown
+ * attributes and non-zero reserved header fields.
+ */
+static struct genl_family cg_genl_family __ro_after_init = {
+	.name = CG_GENL_NAME,
+	.version = CG_GENL_VERSION,
+	.maxattr = CG_A_MAX,
+	.policy = cg_nl_policy,
+	.netnsok = true,
+	.module = THIS_MODULE,
+	.ops = cg_nl_ops,
+	.n_ops = ARRAY_SIZE(cg_nl_ops),
+};
+
+int __init cg_netlink_init(void)
+{
+	return genl_register_family(&cg_genl_family);
+}
+
+void cg_netlink_uninit(void)
+{
+	genl_unregister_family(&cg_genl_family);
+}
