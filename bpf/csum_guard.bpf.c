@@ -38,29 +38,29 @@ struct {
 } counters SEC(".maps");
 
 /*
- * Read the IPv4 version/IHL byte at offset nh_off of the packet. Direct
+ * The IPv4 version/IHL byte at offset nh_off of the packet, or -1. Direct
  * packet access serves every frame from a tap (virtio_net_hdr_to_skb()
  * leaves csum_start + csum_offset + 2 in the linear area, and csum_start is
  * at least 6 bytes past the Ethernet header); the helper call covers the
  * rare skb whose IP header is not in the linear part, so such a packet is
- * judged rather than dropped as unreadable.
+ * judged rather than dropped as unreadable. Returned by value, not through
+ * a pointer, so that the fields stay in registers.
  */
-static __always_inline int read_vhl(struct __sk_buff *ctx, __u32 nh_off,
-				    __u8 *vhl)
+static __always_inline int read_vhl(struct __sk_buff *ctx, __u32 nh_off)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
-	__u8 *p;
+	__u8 *p, vhl;
 
 	/* A bound the verifier can see; beyond it, the helper judges. */
-	if (nh_off > CG_MAX_DIRECT_OFF)
-		return bpf_skb_load_bytes(ctx, nh_off, vhl, 1);
-	p = data + nh_off;
-	if ((void *)(p + 1) <= data_end) {
-		*vhl = *p;
-		return 0;
+	if (nh_off <= CG_MAX_DIRECT_OFF) {
+		p = data + nh_off;
+		if ((void *)(p + 1) <= data_end)
+			return *p;
 	}
-	return bpf_skb_load_bytes(ctx, nh_off, vhl, 1);
+	if (bpf_skb_load_bytes(ctx, nh_off, &vhl, 1))
+		return -1;
+	return vhl;
 }
 
 static __always_inline void count(__u32 idx)
@@ -76,10 +76,11 @@ int csum_guard(struct __sk_buff *ctx)
 {
 	struct sk_buff *skb = bpf_cast_to_kern_ctx(ctx);
 	struct cg_fields f = {
-		.protocol = bpf_ntohs(ctx->protocol),
 		.ip_summed = BPF_CORE_READ_BITFIELD(skb, ip_summed),
+		.protocol = bpf_ntohs(ctx->protocol),
 	};
 	enum cg_verdict v;
+	int vhl = -1;
 	__u16 mac;
 
 	/* The common case: not CHECKSUM_PARTIAL IPv4, nothing else to read. */
@@ -91,7 +92,9 @@ int csum_guard(struct __sk_buff *ctx)
 	/* At the tc hook skb->data is at the MAC header (cls_bpf and tcx push it). */
 	mac = skb->mac_header;
 	if (mac != CG_MAC_UNSET && f.network_header >= mac)
-		f.l3_readable = !read_vhl(ctx, f.network_header - mac, &f.ip_vhl);
+		vhl = read_vhl(ctx, f.network_header - mac);
+	f.l3_readable = vhl >= 0;
+	f.ip_vhl = vhl;
 
 	v = cg_verdict(&f);
 	if (v == CG_PASS)
