@@ -3,6 +3,8 @@
 # make            the BPF object and the loader (build/csum-guard)
 # make test       install what is needed, build, run the whole suite
 # make demo       install what is needed, build, show the reproduction
+# make test-matrix  the suite on every kernel of tests/guest/kernels.list
+# make bench      the benchmarks (never part of make test)
 # make dist       build/dist: the object and its SHA-256
 # make install    the loader, the object and the DKMS source
 # make clean
@@ -28,7 +30,7 @@ TOOLS := $(BUILD)/tests/cg-inject $(BUILD)/tests/cg-sniff $(BUILD)/tests/unit
 
 # Debian packages each target needs on a fresh Debian 12 machine.
 BUILD_DEPS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
-TEST_DEPS := iproute2 kmod jq
+TEST_DEPS := iproute2 kmod jq ethtool dkms util-linux
 
 ifeq ($(V),1)
 Q :=
@@ -38,7 +40,7 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all clean test demo dist install deps tools unit
+.PHONY: all clean test test-matrix demo dist install deps tools unit
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/csum_guard.bpf.o $(BUILD)/csum-guard tools
@@ -79,17 +81,27 @@ $(BUILD)/tests/unit: tests/unit.c include/csum_guard.h loader/select.c loader/se
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(WARN) $(INCLUDES) -Iloader -o $@ tests/unit.c loader/select.c
 
-deps:
-	@missing=$$(for p in $(BUILD_DEPS) $(TEST_DEPS); do \
+# $(call apt-need,PACKAGES): install from Debian those not installed yet
+define apt-need
+	@missing=$$(for p in $(1); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "  APT      $$missing"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
+endef
+
+deps:
+	$(call apt-need,$(BUILD_DEPS) $(TEST_DEPS))
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)tests/run.sh
+
+# every kernel line of tests/guest/kernels.list
+test-matrix: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)CG_GUESTS="$$(awk '!/^#/ && NF { print $$1 }' tests/guest/kernels.list)" tests/run.sh
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
@@ -107,3 +119,46 @@ install: all
 clean:
 	$(call msg,CLEAN,$(BUILD))
 	$(Q)rm -rf $(BUILD)/vmlinux.h $(BUILD)/*.o $(BUILD)/*.skel.h $(BUILD)/loader $(BUILD)/tests $(BUILD)/dist $(BUILD)/csum-guard
+
+# --- bench ---------------------------------------------------------------
+# make bench      install what the benchmarks need, build, run bench/run.sh;
+#                 never part of make test. Tables go to bench/results/.
+#                 RUNS=N PACKETS=N ONLY="prog-cost tap-path ..." for short runs.
+
+BENCH_DEPS := gnuplot-nox ethtool jq bpftool iproute2
+BENCH_TOOLS := $(BUILD)/bench/empty.bpf.o $(BUILD)/bench/tapwrite \
+	$(BUILD)/bench/attach-empty $(BUILD)/bench/testrun $(BUILD)/bench/tcpbulk
+
+.PHONY: bench bench-deps bench-tools bench-clean
+
+bench-tools: $(BENCH_TOOLS)
+
+clean: bench-clean
+bench-clean:
+	$(Q)rm -rf $(BUILD)/bench
+
+$(BUILD)/bench:
+	$(Q)mkdir -p $@
+
+$(BUILD)/bench/empty.bpf.o: bench/empty.bpf.c $(BUILD)/vmlinux.h | $(BUILD)/bench
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) -g -O2 -target bpf $(INCLUDES) -c $< -o $@
+
+$(BUILD)/bench/tapwrite $(BUILD)/bench/tcpbulk: $(BUILD)/bench/%: bench/%.c bench/util.c bench/util.h | $(BUILD)/bench
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $< bench/util.c
+
+$(BUILD)/bench/attach-empty $(BUILD)/bench/testrun: $(BUILD)/bench/%: bench/%.c bench/util.c bench/util.h | $(BUILD)/bench
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -Iloader -o $@ $< bench/util.c $(LIBS)
+
+# the tcx attach type and flags that libbpf 1.1's headers lack
+$(BUILD)/bench/attach-empty: loader/compat.h
+
+bench-deps:
+	$(call apt-need,$(BENCH_DEPS))
+
+bench: deps bench-deps
+	$(Q)$(MAKE) --no-print-directory all bench-tools
+	$(Q)RUNS="$(RUNS)" PACKETS="$(PACKETS)" ONLY="$(ONLY)" BUILD="$(abspath $(BUILD))" bench/run.sh
+# --- end bench ----------------------------------------------------------

@@ -1,0 +1,208 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# lib.sh - what the benchmarks share: paths, parameters, the machine line,
+# statistics, the tap topology and the hooks measured on it.
+#
+# The tap topology (prog-cost.sh, tap-path.sh): one namespace, no peer.
+#
+#   netns $VM
+#   +------------------------------------------------------------+
+#   | tap0 10.0.0.1/24 (vnet_hdr)     ip_forward=1               |
+#   |   tapwrite writes as the        route: blackhole 10.1.0.0/24|
+#   |   guest 10.0.0.2 -> 10.1.0.2    (dropped right after the   |
+#   |   [hook under test: tc ingress]  route lookup)              |
+#   +------------------------------------------------------------+
+#
+# Every frame is written, received, run through the hook and routed into
+# the blackhole in the writer's own context, so the writer's time per frame
+# is the path's cost, and little follows the hook to dilute it.
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(cd "$BENCH_DIR/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+BB=$BUILD/bench
+CG=$BUILD/csum-guard
+# shellcheck disable=SC2034  # used by the scripts that source this
+GUARD_OBJ=$BUILD/csum_guard.bpf.o
+EMPTY_OBJ=$BB/empty.bpf.o
+RESULTS=${RESULTS:-$BENCH_DIR/results}
+
+# Parameters; empty values (as make passes them) mean the default.
+RUNS=${RUNS:-9}
+# The CPU the writer runs on: the last one, away from CPU 0's housekeeping.
+BENCH_CPU=${BENCH_CPU:-$(($(nproc) - 1))}
+
+PFX=${CGB_PFX:-cgb$$}
+VM=$PFX-vm
+PINDIR=/sys/fs/bpf/$PFX
+TMPD=$(mktemp -d /tmp/cg-bench.XXXXXX)
+
+die() { echo "bench: $*" >&2; exit 1; }
+note() { echo "# $*" >&2; }
+
+# "AMD EPYC, 2 cores, kernel 6.18.44"
+machine_line() {
+	local model
+
+	model=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo | head -n 1)
+	echo "Machine: ${model:-unknown CPU}, $(nproc) cores, kernel $(uname -r)," \
+		"$(date -u +%Y-%m-%d) UTC"
+}
+
+# --- statistics ---------------------------------------------------------
+
+# median, min, max of the numbers on stdin, one per line: "med min max"
+stats3() {
+	sort -g | awk '{ v[NR] = $1 }
+		END {
+			if (!NR) { print "nan nan nan"; exit }
+			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			print m, v[1], v[NR]
+		}'
+}
+
+# Raw files hold one line per measurement: "ROUND CONFIG VALUE...".
+# col FILE CONFIG [N]: the Nth value (default 1) of CONFIG's lines
+col() {
+	awk -v c="$2" -v n="${3:-1}" '$2 == c { print $(2 + n) }' "$1"
+}
+
+# pairdiff FILE A B [N]: per round, A's Nth value minus B's
+pairdiff() {
+	awk -v a="$2" -v b="$3" -v n="${4:-1}" '
+		$2 == a { va[$1] = $(2 + n) }
+		$2 == b { vb[$1] = $(2 + n) }
+		END { for (r in va) if (r in vb) printf "%.3f\n", va[r] - vb[r] }' "$1"
+}
+
+# printf a float with N decimals: fmt N VALUE
+fmt() { LC_ALL=C printf "%.${1}f" "$2"; }
+
+# a - b, a / b
+sub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a - b }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b ? a / b : 0 }'; }
+
+# --- topology -----------------------------------------------------------
+
+tap_topo_up() {
+	ip netns add "$VM" || return 1
+	ip -n "$VM" link set lo up
+	ip netns exec "$VM" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+		net.ipv6.conf.default.disable_ipv6=1
+	ip -n "$VM" tuntap add dev tap0 mode tap vnet_hdr || return 1
+	ip -n "$VM" addr add 10.0.0.1/24 dev tap0
+	ip -n "$VM" link set tap0 up
+	ip -n "$VM" route add blackhole 10.1.0.0/24 || return 1
+	ip netns exec "$VM" sysctl -qw net.ipv4.ip_forward=1 \
+		net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
+		net.ipv4.conf.tap0.rp_filter=0
+}
+
+# Delete a namespace; what was attached in it goes with its devices.
+netns_del() {
+	ip netns del "$1" 2>/dev/null
+	true
+}
+
+# tapwrite KIND COUNT: "batch_ns wall_ns cpu_ns" per packet (see tapwrite.c)
+tapwrite() {
+	local out
+
+	out=$("$BB/tapwrite" --netns "$VM" --dev tap0 --kind "$1" --count "$2" \
+		--payload 64 --cpu "$BENCH_CPU") || return 1
+	sed -n 's/.* wall_ns=\([0-9.]*\) cpu_ns=\([0-9.]*\) batch_ns=\([0-9.]*\)$/\3 \1 \2/p' <<<"$out"
+}
+
+# --- hooks --------------------------------------------------------------
+#
+# A configuration is "none" or PROGRAM-MODE, PROGRAM empty or guard, MODE
+# tcx or clsact. hook_on sets HOOK_PROG to the id of the program it
+# attached (for kernel.bpf_stats_enabled); hook_off removes it and checks
+# that tap0 is left with no clsact qdisc: "none" must mean no hook.
+
+HOOK_PROG=
+
+# The guard's program id, from the loader's pins for tap0 in $VM.
+guard_prog_id() {
+	local ino ifindex dir
+
+	ino=$(stat -L -c %i "/run/netns/$VM") || return 1
+	ifindex=$(ip -n "$VM" -o link show dev tap0 | cut -d: -f1)
+	dir=/sys/fs/bpf/csum_guard/$ino/$ifindex
+	if [ -e "$dir/link" ]; then
+		bpftool -j link show pinned "$dir/link" | jq -r .prog_id
+	else
+		bpftool -j prog show pinned "$dir/prog" | jq -r .id
+	fi
+}
+
+hook_on() {
+	local mode=${1#*-} out
+
+	HOOK_PROG=
+	case $1 in
+	none)
+		return 0 ;;
+	empty-tcx|empty-clsact)
+		mkdir -p "$PINDIR"
+		out=$("$BB/attach-empty" attach --netns "$VM" --dev tap0 --mode "$mode" \
+			--obj "$EMPTY_OBJ" --pin "$PINDIR/empty-link") || return 1
+		HOOK_PROG=${out#prog_id=} ;;
+	guard-tcx|guard-clsact)
+		"$CG" attach tap0 --netns "$VM" --backend bpf --mode "$mode" --quiet ||
+			return 1
+		HOOK_PROG=$(guard_prog_id) ;;
+	*)
+		die "unknown configuration $1" ;;
+	esac
+	[ -n "$HOOK_PROG" ] || die "no program id for $1"
+}
+
+hook_off() {
+	local mode=${1#*-}
+
+	case $1 in
+	none) ;;
+	empty-*)
+		"$BB/attach-empty" detach --netns "$VM" --dev tap0 --mode "$mode" \
+			--pin "$PINDIR/empty-link" || return 1 ;;
+	guard-*)
+		"$CG" detach tap0 --netns "$VM" --quiet || return 1 ;;
+	esac
+	if tc -n "$VM" qdisc show dev tap0 | grep -q clsact; then
+		die "$1: tap0 still has a clsact qdisc after detach"
+	fi
+}
+
+# Everything a tap benchmark may have left: hooks, pins, the namespace.
+tap_cleanup() {
+	[ -e "/run/netns/$VM" ] && "$CG" detach tap0 --netns "$VM" --quiet 2>/dev/null
+	rm -f "$PINDIR/empty-link"
+	rmdir "$PINDIR" 2>/dev/null
+	netns_del "$VM"
+	rm -rf "$TMPD"
+}
+
+# "run_time_ns run_cnt" of a program (kernel.bpf_stats_enabled)
+prog_stats() {
+	bpftool -j prog show id "$1" | jq -r '"\(.run_time_ns // 0) \(.run_cnt // 0)"'
+}
+
+# --- output -------------------------------------------------------------
+
+# write_result NAME: stdin (a Markdown document) to $RESULTS/NAME.md and stdout
+write_result() {
+	mkdir -p "$RESULTS"
+	tee "$RESULTS/$1.md.tmp" && mv "$RESULTS/$1.md.tmp" "$RESULTS/$1.md"
+}
+
+# The order of configurations for round R: rotated by R, so that each one
+# takes every position equally often. rotate R CONF...
+rotate() {
+	local r=$1
+	shift
+	local n=$# i
+	local a=("$@")
+	for ((i = 0; i < n; i++)); do
+		echo "${a[(i + r) % n]}"
+	done
+}
