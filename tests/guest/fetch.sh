@@ -1,0 +1,278 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/guest/fetch.sh - download and prepare a kernel of kernels.list
+#
+#   fetch.sh NAME           fetch NAME (or reuse its cache), then print
+#   fetch.sh --print NAME   only print, and fail if NAME is not cached
+#
+# Prints, for `eval`:
+#   KVER=<uname -r of the kernel>
+#   HEADERS=<headers dir: make -C $HEADERS M=<module dir> builds against it>
+#   KERNEL=<image QEMU boots>
+#   MODULES=<the kernel's /lib/modules/KVER, depmod'ed>
+#
+# The image, headers, -common headers and linux-kbuild packages are fetched
+# with a private apt configuration (build/kernels/apt/) and unpacked with
+# dpkg -x into build/kernels/NAME/root/; nothing is installed system-wide
+# except the tools (xz, zstd, kmod, the compiler...).  So deb6.1-fixed is
+# also used from the cache, not from /boot: every kernel is handled the same
+# way and stays pinned whatever linux-image-amd64 points to.  DKMS, which
+# needs system-wide headers, can still be used for a kernel: run.sh merges
+# the host's /lib/modules/KVER/updates/ into the guest's module tree.
+
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+usage()
+{
+	echo "usage: $0 [--print] NAME   (NAME: $(cg_kernel_names))" >&2
+	exit 2
+}
+
+print_only=0
+if [ "${1:-}" = --print ]; then
+	print_only=1
+	shift
+fi
+[ $# -eq 1 ] || usage
+case $1 in -*) usage ;; esac
+cg_kernel "$1"
+
+print_info()
+{
+	echo "KVER=$CG_KVER"
+	echo "HEADERS=$CG_KROOT/usr/src/linux-headers-$CG_KVER"
+	echo "KERNEL=$(cg_kernel_image)"
+	echo "MODULES=$CG_KROOT/lib/modules/$CG_KVER"
+}
+
+if cg_kernel_ready; then
+	print_info
+	exit 0
+fi
+[ $print_only = 0 ] || cg_die "$CG_KNAME is not fetched yet: run $0 $CG_KNAME"
+
+# The archive mirrors this machine is set up with: the one serving the
+# *-security suites and the one serving the rest (deb822 .sources files and
+# one-line .list files both count).  Debian's own servers otherwise.
+mirror()
+{
+	local want=$1 uri
+
+	uri=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
+	      awk -v want="$want" -v RS= '
+		{
+			uri = ""; sec = 0
+			for (i = 1; i <= NF; i++) {
+				if ($i == "URIs:") uri = $(i + 1)
+				if ($i ~ /-security$/) sec = 1
+			}
+			if (uri != "" && sec == want) { print uri; exit }
+		}')
+	[ -n "$uri" ] || uri=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+	      sed 's/\[[^]]*\]//' |
+	      awk -v want="$want" '$1 == "deb" { if (($3 ~ /-security$/) == want) { print $2; exit } }')
+	if [ -z "$uri" ]; then
+		[ "$want" = 1 ] && uri=http://deb.debian.org/debian-security ||
+			uri=http://deb.debian.org/debian
+	fi
+	echo "$uri"
+}
+
+# apt-get with the private configuration: its own sources.list naming every
+# suite of kernels.list, its own lists and cache.  The system's apt state is
+# only read (dpkg status), never written.
+apt_setup()
+{
+	local dir=$CG_KERNELS/apt suite main sec
+
+	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
+	main=$(mirror 0)
+	sec=$(mirror 1)
+	for suite in $(awk '!/^[[:space:]]*(#|$)/ { print $2 }' "$CG_LIST" | sort -u); do
+		case $suite in
+		*-security) echo "deb $sec $suite main" ;;
+		*) echo "deb $main $suite main" ;;
+		esac
+	done > "$dir/sources.list.new"
+	if ! cmp -s "$dir/sources.list.new" "$dir/sources.list"; then
+		mv "$dir/sources.list.new" "$dir/sources.list"
+		rm -f "$dir/lists/"*_Packages*	# stale for the new sources
+	else
+		rm "$dir/sources.list.new"
+	fi
+	APT=(apt-get -q
+	     -o "Dir::Etc::sourcelist=$dir/sources.list"
+	     -o Dir::Etc::sourceparts=-
+	     -o "Dir::State::Lists=$dir/lists"
+	     -o "Dir::Cache=$dir/cache"
+	     -o APT::Sandbox::User=root)
+}
+
+# The downloaded .deb of "pkg=version", if any (apt writes ':' as %3a).
+deb_of()
+{
+	local pkg=${1%%=*} ver=${1#*=} f
+
+	for f in "$CG_KERNELS/debs/${pkg}_${ver//:/%3a}_"*.deb; do
+		[ -f "$f" ] && { echo "$f"; return 0; }
+	done
+	return 1
+}
+
+# Download the packages of the kernel that are not in build/kernels/debs/ yet.
+# The private lists are refreshed when there are none or when a pinned
+# version cannot be found in them.
+download()
+{
+	local pv need=()
+
+	for pv in $CG_KPKGS; do
+		deb_of "$pv" > /dev/null || need+=("$pv")
+	done
+	[ ${#need[@]} -eq 0 ] && return 0
+
+	apt_setup
+	mkdir -p "$CG_KERNELS/debs"
+	cd "$CG_KERNELS/debs"
+	if ! compgen -G "$CG_KERNELS/apt/lists/*_Packages*" > /dev/null; then
+		"${APT[@]}" update >&2 || cg_die "apt-get update failed"
+	fi
+	cg_msg "downloading ${need[*]}"
+	if ! "${APT[@]}" download "${need[@]}" >&2; then
+		"${APT[@]}" update >&2 || cg_die "apt-get update failed"
+		"${APT[@]}" download "${need[@]}" >&2 ||
+			cg_die "cannot download ${need[*]}: no longer in the archive? update $CG_LIST"
+	fi
+	cd - > /dev/null
+}
+
+# Make the unpacked headers usable in place:
+#   make -C $root/usr/src/linux-headers-KVER M=<dir>
+fix_headers()
+{
+	local root=$1 hdr=$1/usr/src/linux-headers-$CG_KVER cc want have
+
+	[ -f "$hdr/Makefile" ] || cg_die "no headers in $hdr"
+
+	# The arch headers include the -common ones by absolute path
+	# (/usr/src/...): point it at the unpacked copy next to this Makefile.
+	sed -i 's|^include /usr/src/\(linux-headers-[^/]*\)/Makefile$|include $(dir $(lastword $(MAKEFILE_LIST)))../\1/Makefile|' \
+		"$hdr/Makefile"
+	grep -q '^include /usr/src/' "$hdr/Makefile" &&
+		cg_die "unexpected include in $hdr/Makefile"
+
+	# scripts/ and tools/ are relative links into usr/lib/linux-kbuild-X,
+	# unpacked into the same root: they must resolve there.
+	[ -f "$hdr/scripts/Makefile.build" ] ||
+		cg_die "$hdr/scripts does not resolve: linux-kbuild package missing from kernels.list?"
+
+	# The headers name the compiler the kernel was built with (gcc-10 for
+	# bullseye).  Without it, use this machine's gcc (modules load anyway:
+	# the vermagic holds no compiler version).
+	cc=$(sed -n 's/^CC = .*)\(gcc-[0-9]*\)$/\1/p' "$hdr/.kernelvariables")
+	if [ -n "$cc" ] && ! command -v "$cc" > /dev/null; then
+		have=gcc-$(gcc -dumpversion | cut -d. -f1)
+		cg_msg "$CG_KNAME: headers want $cc, using $have"
+		sed -i "s/^\(CC = .*)\)$cc\$/\1$have/" "$hdr/.kernelvariables"
+	fi
+
+	# Relative build/source links, so that the module tree can find its
+	# headers inside the unpacked root as well.
+	want=$(readlink "$root/lib/modules/$CG_KVER/source" || true)
+	ln -sfn "../../../usr/src/linux-headers-$CG_KVER" "$root/lib/modules/$CG_KVER/build"
+	[ -n "$want" ] && ln -sfn "../../..$want" "$root/lib/modules/$CG_KVER/source"
+	return 0
+}
+
+# Extract the uncompressed kernel from the bzImage, so that QEMU can boot it
+# through its PVH entry point, about 3x faster under TCG than decompressing
+# in the guest.  The setup header gives the compressed payload's place:
+# (setup_sects + 1) * 512 + payload_offset, payload_length bytes, which end
+# with the 4-byte decompressed size.  On any doubt, leave no vmlinux: run.sh
+# then boots the bzImage.
+payload()
+{
+	dd if="$1" bs=1M iflag=skip_bytes,count_bytes skip="$2" count="$3" status=none
+}
+
+extract_vmlinux()
+{
+	local bz=$1 out=$2 sects off len magic notes
+
+	rm -f "$out"
+	sects=$(od -An -t u1 -j 497 -N 1 "$bz")
+	off=$(( (sects + 1) * 512 + $(od -An -t u4 -j 584 -N 4 "$bz") ))
+	len=$(od -An -t u4 -j 588 -N 4 "$bz")
+	magic=$(od -An -t x1 -j "$off" -N 6 "$bz" | tr -d ' \n')
+	case $magic in
+	fd377a585a00)	# xz
+		payload "$bz" "$off" "$len" |
+			xz -dc --single-stream > "$out.new" || true ;;
+	28b52ffd*)	# zstd: the trailing size field is not part of the frame
+		payload "$bz" "$off" $((len - 4)) |
+			zstd -qdc > "$out.new" || true ;;
+	*)
+		cg_msg "$CG_KNAME: unknown compression ($magic), booting the bzImage"
+		return 0 ;;
+	esac
+	# An ELF with the PVH entry note (Xen note type 0x12, PHYS32_ENTRY).
+	notes=$(readelf -n "$out.new" 2>/dev/null || true)
+	if grep -Eq 'note type: \(0x00000012\)|PHYS32_ENTRY' <<< "$notes"; then
+		mv "$out.new" "$out"
+	else
+		cg_msg "$CG_KNAME: no PVH vmlinux in $bz, booting the bzImage"
+		rm -f "$out.new"
+	fi
+}
+
+prepare()
+{
+	local root=$CG_KDIR/root.new pv
+
+	rm -rf "$root" "$CG_KDIR/ready"
+	mkdir -p "$root"
+	for pv in $CG_KPKGS; do
+		dpkg -x "$(deb_of "$pv")" "$root"
+	done
+	[ -d "$root/lib/modules/$CG_KVER" ] || cg_die "no lib/modules/$CG_KVER in the image"
+	fix_headers "$root"
+	# Uncompressed modules (6.12 ships .ko.xz): depmod over them, which
+	# run.sh repeats when extra modules join, takes 1 s instead of 10, and
+	# the guest loads them faster.  The signature is inside the .ko and
+	# stays valid.
+	find "$root/lib/modules/$CG_KVER" -name '*.ko.xz' -print0 |
+		xargs -0 -r -n 64 -P "$(nproc)" xz -d
+	find "$root/lib/modules/$CG_KVER" -name '*.ko.zst' -print0 |
+		xargs -0 -r -n 64 -P "$(nproc)" zstd -q -d --rm
+	depmod -b "$root" "$CG_KVER"
+	rm -rf "$CG_KROOT"
+	mv "$root" "$CG_KROOT"
+	extract_vmlinux "$CG_KROOT/boot/vmlinuz-$CG_KVER" "$CG_KDIR/vmlinux"
+	# run.sh rebuilds these from the new modules.
+	rm -rf "$CG_KDIR"/initrd-* "$CG_KDIR"/modules-*
+	cg_kernel_stamp > "$CG_KDIR/ready"
+}
+
+# Tools: dpkg -x and apt, decompressors for vmlinuz and modules, depmod;
+# make, gcc and pahole (6.12 headers ship a BTF vmlinux) to build modules
+# against the headers.
+cg_need_pkgs apt dpkg xz-utils zstd kmod binutils make gcc libc6-dev libelf1 pahole
+
+# One fetch at a time: concurrent run.sh may ask for the same kernel.  And
+# never prepare a kernel again under a running guest: run.sh holds the
+# kernel's lock shared while QEMU runs.
+mkdir -p "$CG_KDIR"
+exec 9> "$CG_KERNELS/.lock"
+flock 9
+if ! cg_kernel_ready; then
+	download
+	exec 8>> "$CG_KERNELS/$CG_KNAME.lock"
+	flock 8
+	cg_msg "preparing $CG_KNAME in $CG_KDIR"
+	prepare
+	exec 8>&-
+fi
+exec 9>&-
+print_info

@@ -1,0 +1,127 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+# tests/guest/lib.sh - helpers shared by fetch.sh and run.sh (sourced by bash)
+#
+# Layout of the kernel cache (build/ is the build tree, never committed):
+#   build/kernels/apt/          private apt configuration: sources, lists, cache
+#   build/kernels/debs/         downloaded .deb files, shared by all kernels
+#   build/kernels/NAME/root/    the kernel's packages unpacked with dpkg -x
+#   build/kernels/NAME/vmlinux  uncompressed kernel for a direct PVH boot
+#   build/kernels/NAME/ready    stamp: what was prepared, from which list line
+#   build/kernels/NAME/initrd-HASH    run.sh: busybox, init.sh, 9p modules
+#   build/kernels/NAME/modules-HASH/  run.sh: module tree with extra modules
+#   build/kernels/NAME.lock     held shared by run.sh, exclusive by fetch.sh
+# run.sh's per-run directories go to build/guest/.
+
+CG_GUEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+CG_TOP=$(cd "$CG_GUEST_DIR/../.." && pwd -P)
+CG_BUILD=$CG_TOP/build
+# CG_KERNEL_CACHE moves the kernel cache (e.g. to one that CI keeps; not
+# under /tmp, which the guest does not see).
+CG_KERNELS=${CG_KERNEL_CACHE:-$CG_BUILD/kernels}
+CG_LIST=$CG_GUEST_DIR/kernels.list
+
+# Bump when fetch.sh prepares a kernel differently: older caches get redone.
+CG_FETCH_FORMAT=1
+
+cg_msg()
+{
+	printf '%s: %s\n' "${0##*/}" "$*" >&2
+}
+
+# Exit with CG_DIE_STATUS (run.sh uses 125: "no verdict"), 1 by default.
+cg_die()
+{
+	cg_msg "$*"
+	exit "${CG_DIE_STATUS:-1}"
+}
+
+# Install the Debian packages among "$@" that are missing.  CI machines start
+# fresh, so the runner brings its own tools.  Other jobs may hold the dpkg
+# lock: wait for it instead of failing.  apt's chatter goes to stderr so that
+# stdout stays clean for the caller.
+cg_need_pkgs()
+{
+	local missing
+	local apt=(apt-get -q -y --no-install-recommends -o DPkg::Lock::Timeout=600)
+
+	mapfile -t missing < <(
+		{ dpkg-query -W -f='${db:Status-Status} ${Package}\n' "$@" 2>/dev/null || true; } |
+		awk -v want="$*" '$1 == "installed" { ok[$2] = 1 }
+			END { n = split(want, w); for (i = 1; i <= n; i++) if (!ok[w[i]]) print w[i] }')
+	[ ${#missing[@]} -eq 0 ] && return 0
+
+	cg_msg "installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	"${apt[@]}" install "${missing[@]}" >&2 && return 0
+	# A fresh machine may have no package lists yet.
+	apt-get -q -o DPkg::Lock::Timeout=600 update >&2 &&
+		"${apt[@]}" install "${missing[@]}" >&2 ||
+		cg_die "cannot install ${missing[*]}"
+}
+
+cg_kernel_names()
+{
+	awk '!/^[[:space:]]*(#|$)/ { printf "%s%s", sep, $1; sep = " " }' "$CG_LIST"
+}
+
+# Look NAME up in kernels.list and set:
+#   CG_KNAME            its name
+#   CG_KVER             the kernel release (uname -r), from the image's name
+#   CG_KPKGS            "pkg=version" of the image and each headers package
+#   CG_KLINE            the list line, normalised (it keys the cache)
+#   CG_KDIR CG_KROOT    its cache directory and the unpacked packages in it
+cg_kernel()
+{
+	local name suite image version rest p
+
+	while read -r name suite image version rest; do
+		case $name in ''|'#'*) continue ;; esac
+		[ "$name" = "$1" ] || continue
+		CG_KNAME=$name
+		CG_KVER=${image#linux-image-}
+		CG_KPKGS="$image=$version"
+		for p in $rest; do
+			case $p in *=*) ;; *) p=$p=$version ;; esac
+			CG_KPKGS+=" $p"
+		done
+		CG_KLINE="$name $suite $image $version $rest"
+		CG_KDIR=$CG_KERNELS/$name
+		CG_KROOT=$CG_KDIR/root
+		return 0
+	done < "$CG_LIST"
+	cg_die "unknown kernel '$1' (kernels.list has: $(cg_kernel_names))"
+}
+
+# The stamp a prepared kernel cache carries in its "ready" file.
+cg_kernel_stamp()
+{
+	printf '%s|format %s|%s\n' "$CG_KLINE" "$CG_FETCH_FORMAT" "$CG_KDIR"
+}
+
+cg_kernel_ready()
+{
+	[ "$(cat "$CG_KDIR/ready" 2>/dev/null)" = "$(cg_kernel_stamp)" ]
+}
+
+# The image QEMU boots: the uncompressed vmlinux (PVH entry, boots in about a
+# third of the time) when fetch.sh could extract it, else the bzImage.
+cg_kernel_image()
+{
+	if [ -f "$CG_KDIR/vmlinux" ]; then
+		echo "$CG_KDIR/vmlinux"
+	else
+		echo "$CG_KROOT/boot/vmlinuz-$CG_KVER"
+	fi
+}
+
+# Quote "$@" for a POSIX shell: each argument in single quotes.
+cg_shquote()
+{
+	local a sep=''
+
+	for a; do
+		printf "%s'%s'" "$sep" "${a//\'/\'\\\'\'}"
+		sep=' '
+	done
+}
