@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * csum_guard.bpf.c - drop packets whose CHECKSUM_PARTIAL csum_start points
- * inside the IPv4 header, at the tc hook of the device they enter on.
+ * inside the IP header, at the tc hook of the device they enter on.
  *
  * __sk_buff does not expose ip_summed, csum_start or network_header, so the
  * program reaches the real struct sk_buff through bpf_cast_to_kern_ctx()
@@ -83,18 +83,20 @@ int csum_guard(struct __sk_buff *ctx)
 	int vhl = -1;
 	__u16 mac;
 
-	/* The common case: not CHECKSUM_PARTIAL IPv4, nothing else to read. */
-	if (!cg_wants_l3(&f))
+	/* The common case: not CHECKSUM_PARTIAL IP, nothing else to read. */
+	if (!cg_judged(&f))
 		return TC_ACT_UNSPEC;
 
 	f.csum_start = skb->csum_start;
 	f.network_header = skb->network_header;
-	/* At the tc hook skb->data is at the MAC header (cls_bpf and tcx push it). */
-	mac = skb->mac_header;
-	if (mac != CG_MAC_UNSET && f.network_header >= mac)
-		vhl = read_vhl(ctx, f.network_header - mac);
-	f.l3_readable = vhl >= 0;
-	f.ip_vhl = vhl;
+	if (cg_wants_l3(&f)) {
+		/* At the tc hook skb->data is at the MAC header (cls_bpf and tcx push it). */
+		mac = skb->mac_header;
+		if (mac != CG_MAC_UNSET && f.network_header >= mac)
+			vhl = read_vhl(ctx, f.network_header - mac);
+		f.l3_readable = vhl >= 0;
+		f.ip_vhl = vhl;
+	}
 
 	v = cg_verdict(&f);
 	if (v == CG_PASS)

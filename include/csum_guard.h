@@ -3,10 +3,11 @@
  * csum_guard.h - the drop decision, in one place.
  *
  * A sender that controls a virtio_net_hdr can hand the kernel an skb with
- * ip_summed == CHECKSUM_PARTIAL whose csum_start points inside the IPv4
+ * ip_summed == CHECKSUM_PARTIAL whose csum_start points inside the IP
  * header. Whoever later completes that checksum (skb_checksum_help() from IP
  * fragmentation, xfrm, nfqueue, xt_CHECKSUM, a transmit path without checksum
- * offload) folds the sum and writes it over the header.
+ * offload) folds the sum and writes it over the header. IPv6 has the same
+ * hole on the transmit path: the sum lands on its addresses.
  *
  * cg_verdict() decides whether such a packet is dropped. It takes fields a
  * backend has already parsed (never an skb) so that the BPF program, the
@@ -35,8 +36,10 @@
 
 /* Values of the kernel's ABI, stable since 2.6.19; the module asserts them. */
 #define CG_ETH_P_IP		0x0800
+#define CG_ETH_P_IPV6		0x86DD
 #define CG_CHECKSUM_PARTIAL	3
 #define CG_IPV4_MIN_IHL		5
+#define CG_IPV6_HLEN		40
 
 /*
  * What a backend reads from one skb. Offsets are the kernel's own: counted
@@ -48,7 +51,7 @@ struct cg_fields {
 	__u16 protocol;		/* skb->protocol, host byte order */
 	__u8 ip_summed;		/* skb->ip_summed */
 	__u8 l3_readable;	/* ip_vhl holds the first byte of the L3 header */
-	__u8 ip_vhl;		/* IPv4 version/IHL byte */
+	__u8 ip_vhl;		/* IPv4 version/IHL byte (IPv6: unused) */
 };
 
 enum cg_verdict {
@@ -58,12 +61,18 @@ enum cg_verdict {
 };
 
 /*
- * Does the decision depend on the L3 header at all? Backends call this
- * before they touch packet data, so that the common case (not
- * CHECKSUM_PARTIAL, not IPv4) costs two compares. cg_verdict() starts with
- * the same test, so a backend that skips parsing when this is false gets
- * exactly the verdict it would have got by parsing.
+ * Is this packet judged at all? Backends call this before they touch
+ * anything else, so that the common case (not CHECKSUM_PARTIAL, not IP)
+ * costs two compares. cg_verdict() starts with the same test, so a backend
+ * that stops here gets exactly the verdict it would have got by parsing.
  */
+static __always_inline bool cg_judged(const struct cg_fields *f)
+{
+	return f->ip_summed == CG_CHECKSUM_PARTIAL &&
+	       (f->protocol == CG_ETH_P_IP || f->protocol == CG_ETH_P_IPV6);
+}
+
+/* Does the decision read the L3 header (ip_vhl)? Only for IPv4. */
 static __always_inline bool cg_wants_l3(const struct cg_fields *f)
 {
 	return f->ip_summed == CG_CHECKSUM_PARTIAL &&
@@ -74,14 +83,18 @@ static __always_inline bool cg_wants_l3(const struct cg_fields *f)
  * The decision. A legitimate CHECKSUM_PARTIAL packet has csum_start at its
  * transport header, at or past the end of the IP header, so the test never
  * matches good traffic. An IPv4 header that cannot be read, or whose IHL is
- * below 5, fails closed.
+ * below 5, fails closed. For IPv6 the fixed 40-byte header (the addresses)
+ * is protected; extension headers lie past it and are not parsed.
  */
 static __always_inline enum cg_verdict cg_verdict(const struct cg_fields *f)
 {
 	__u32 ihl;
 
-	if (!cg_wants_l3(f))
+	if (!cg_judged(f))
 		return CG_PASS;
+	if (f->protocol == CG_ETH_P_IPV6)
+		return f->csum_start < f->network_header + CG_IPV6_HLEN ?
+		       CG_DROP : CG_PASS;
 	if (!f->l3_readable)
 		return CG_DROP_UNREADABLE;
 	ihl = f->ip_vhl & 0x0f;

@@ -22,8 +22,9 @@ static void cg_hook_log(const struct sk_buff *skb,
 {
 	unsigned int ihl = f->l3_readable ? f->ip_vhl & 0x0f : 0;
 
-	net_info_ratelimited("%s: dropped IPv4 packet, %s: csum_start %u, network_header %u, ihl %u\n",
+	net_info_ratelimited("%s: dropped %s packet, %s: csum_start %u, network_header %u, ihl %u\n",
 			     state->in ? state->in->name : "?",
+			     f->protocol == CG_ETH_P_IPV6 ? "IPv6" : "IPv4",
 			     v == CG_DROP ? "checksum start inside the IP header" :
 					    "IP header unreadable",
 			     f->csum_start, f->network_header, ihl);

@@ -32,24 +32,39 @@ dkms_module() {
 	dirname "$(find "$DKMS_B/install/$KVER" -name 'csum_guard.ko*' | head -1)"
 }
 
-guest_suite() {
-	local k=$1 moddir log=$TMPD/guest-$1.log rc r rest verdict srcv
+# guest_prepare NAME: fetch the kernel, build the module; records KVER and
+# the module directory for guest_boot. Failures are results.
+guest_prepare() {
+	local k=$1 moddir
 
 	if ! eval "$("$TOP/tests/guest/fetch.sh" "$k" 2>"$TMPD/fetch-$k.log")" || [ -z "${KVER:-}" ]; then
 		fail "[$k] fetch the kernel: $(tail -1 "$TMPD/fetch-$k.log")"
-		return
+		return 1
 	fi
 	if ! moddir=$(dkms_module "$k") || [ -z "$moddir" ]; then
 		fail "[$k] dkms build/install for $KVER: $(grep -m1 -i 'error' "$TMPD/dkms-$k.log")"
-		return
+		return 1
 	fi
 	pass "[$k] dkms add/build/install csum_guard for $KVER"
+	echo "$moddir" >"$TMPD/moddir-$k"
+}
+
+# guest_boot NAME: the suite inside the guest, its output to a log.
+guest_boot() {
+	local k=$1 moddir srcv
+
+	moddir=$(cat "$TMPD/moddir-$k")
 	srcv=$(modinfo -F srcversion "$moddir"/csum_guard.ko*)
-	note "[$k] booting $KVER under QEMU (TCG)"
-	"$TOP/tests/guest/run.sh" --kernel "$k" --timeout 1200 --modules-dir "$moddir" -- \
-		env CG_MODULE_SRCVERSION="$srcv" CG_PFX=cgg "$TOP/tests/run.sh" --here >"$log" 2>&1
-	rc=$?
-	verdict=
+	"$TOP/tests/guest/run.sh" --kernel "$k" --timeout 1800 --modules-dir "$moddir" -- \
+		env CG_MODULE_SRCVERSION="$srcv" CG_PFX=cgg "$TOP/tests/run.sh" --here \
+		>"$TMPD/guest-$k.log" 2>&1
+	echo $? >"$TMPD/guest-$k.rc"
+}
+
+# guest_fold NAME: the guest's results become this run's, tagged.
+guest_fold() {
+	local k=$1 log=$TMPD/guest-$1.log r rest verdict=
+
 	while read -r r rest; do
 		case $r in
 		PASS) pass "[$k] $rest" ;;
@@ -60,12 +75,28 @@ guest_suite() {
 		esac
 	done <"$log"
 	if [ -z "$verdict" ]; then
-		fail "[$k] the guest gave no verdict (run.sh exit $rc: panic, oops, WARN or timeout); last lines:"
+		fail "[$k] the guest gave no verdict (exit $(cat "$TMPD/guest-$k.rc"): panic, oops, WARN or timeout); its last lines:"
 		tail -15 "$log" | sed 's/^/#   /'
 	fi
 }
 
 CG_VER=$(cat "$TOP/VERSION")
+ready=()
 for k in $CG_GUESTS; do
-	guest_suite "$k"
+	guest_prepare "$k" && ready+=("$k")
+done
+# TCG runs a guest on one CPU: boot as many at once as there are CPUs.
+note "booting ${ready[*]} under QEMU (TCG), $(nproc) at a time"
+running=0
+for k in "${ready[@]}"; do
+	if [ $running -ge "$(nproc)" ]; then
+		wait -n
+		running=$((running - 1))
+	fi
+	guest_boot "$k" &
+	running=$((running + 1))
+done
+wait
+for k in "${ready[@]}"; do
+	guest_fold "$k"
 done

@@ -49,7 +49,7 @@ done
 
 # The cases, in order; each runs once per backend.
 CASES=(
-	"repro frag" "repro tx" boundaries unreadable not_judged log_drops
+	"repro frag" "repro tx" "repro tx6" boundaries unreadable not_judged log_drops
 	idempotent detach_clean clsact_foreign unnamed_netns vanish bad_input
 	module_identity rmmod_guarded
 )
@@ -109,8 +109,10 @@ if [ $mode = demo ]; then
 	note "backend $BACKEND"
 	case_repro frag
 	case_repro tx
+	case_repro tx6
 	print_table
-	echo "frag: IP fragmentation on forward (veth MTU 576); tx: transmit without checksum offload"
+	echo "frag: IP fragmentation on forward (veth MTU 576); tx: transmit without checksum offload;"
+	echo "tx6: the same for IPv6 (csum_start 22, the source address)"
 	echo "$n_pass passed, $n_fail failed"
 	[ $n_fail = 0 ]
 	exit
@@ -138,9 +140,10 @@ done
 [ ${#ROWS[@]} -gt 0 ] && print_table
 leak_check
 
-if [ $mode = all ] && [ -z "${CG_GUEST:-}" ] && [ -x tests/guests.sh ]; then
+if [ $mode = all ] && [ -z "${CG_GUEST:-}" ] && [ -f tests/guests.sh ]; then
 	. tests/guests.sh
 fi
 
+[ $mode = all ] && kernel_table
 echo "$n_pass passed, $n_fail failed, $n_skip skipped"
 [ $n_fail = 0 ]

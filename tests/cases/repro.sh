@@ -4,17 +4,26 @@
 # The four rows, through one completion site.
 #   repro frag: IP fragmentation on forward (veth MTU 576)
 #   repro tx:   the transmit path of a device without TX checksum offload
+#   repro tx6:  the same for IPv6 (csum_start 22 is the source address);
+#               forwarded IPv6 is never fragmented, so it has no frag row
 case_repro() {
 	local path=$1 n=3 args src got kernel row res
 	local bad="--csum-start 20 --csum-offset 6 --count $n --payload 1000"
 	local good="--count $n --payload 1000"
 	local t="repro/$path [$BACKEND]"
+	local GUEST_IP=$GUEST_IP SNIFF_DST=$FAR_IP
 
-	if [ "$path" = tx ]; then
-		args="--mtu 1500 --tx-csum-off"
-	else
-		args="--mtu 576"
-	fi
+	case $path in
+	frag) args="--mtu 576" ;;
+	tx) args="--mtu 1500 --tx-csum-off" ;;
+	tx6)
+		args="--mtu 1500 --tx-csum-off --ipv6"
+		bad="--ipv6 --csum-start 22 --csum-offset 6 --count $n --payload 1000"
+		good="--ipv6 --count $n --payload 1000"
+		GUEST_IP=$GUEST_IP6
+		SNIFF_DST=$FAR_IP6
+		;;
+	esac
 	if ! topo_up $args; then
 		[ "$path" = tx ] && ! command -v ethtool >/dev/null &&
 			{ skip "$t: ethtool missing"; return; }

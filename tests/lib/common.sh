@@ -22,6 +22,9 @@ INJECT=$TOP/build/tests/cg-inject
 SNIFF=$TOP/build/tests/cg-sniff
 GUEST_IP=10.0.0.2
 FAR_IP=10.1.0.2
+GUEST_IP6=fd00::2
+FAR_IP6=fd01::2
+SNIFF_DST=$FAR_IP	# what the capture reports; a case may make it local
 
 # One prefix per run, so that nothing here meets what others created.
 CG_PFX=${CG_PFX:-cgt$$}
@@ -39,21 +42,66 @@ fi
 
 n_pass=0 n_fail=0 n_skip=0
 
-pass() { n_pass=$((n_pass + 1)); echo "PASS $*"; }
-fail() { n_fail=$((n_fail + 1)); echo "FAIL $*"; }
-skip() { n_skip=$((n_skip + 1)); echo "SKIP $*"; }
+RESULTS=$TMPD/results
+pass() { n_pass=$((n_pass + 1)); echo "PASS $*"; echo "PASS $*" >>"$RESULTS"; }
+fail() { n_fail=$((n_fail + 1)); echo "FAIL $*"; echo "FAIL $*" >>"$RESULTS"; }
+skip() { n_skip=$((n_skip + 1)); echo "SKIP $*"; echo "SKIP $*" >>"$RESULTS"; }
+
+# One row per kernel from this run's results (guest results carry
+# "[kernel]" first): what the kernel does with the bad frame on each path
+# without the guard, which backends passed every case, the counts.
+kernel_table() {
+	local tags t rows r frag tx backends b np nf
+
+	tags=$(awk '{ print ($2 ~ /^\[.*\]$/) ? $2 : "host" }' "$RESULTS" | awk '!seen[$0]++')
+	printf '\n| kernel | IP fragmentation | transmit without offload | backends proven | passed | failed |\n'
+	printf '|---|---|---|---|---|---|\n'
+	for t in $tags; do
+		if [ "$t" = host ]; then
+			rows=$(grep -v '^[A-Z]* \[' "$RESULTS")
+			r="host $(uname -r)"
+		else
+			rows=$(grep -F "$t" "$RESULTS")
+			r=${t//[][]/}
+		fi
+		frag=$(path_verdict frag <<<"$rows")
+		tx=$(path_verdict tx <<<"$rows")
+		backends=
+		for b in bpf kmod; do
+			grep -q "^PASS.* \[$b\]" <<<"$rows" && ! grep -q "^FAIL.* \[$b\]" <<<"$rows" &&
+				backends="$backends${backends:+, }$b"
+		done
+		np=$(grep -c '^PASS' <<<"$rows")
+		nf=$(grep -c '^FAIL' <<<"$rows")
+		printf '| %s | %s | %s | %s | %s | %s |\n' "$r" "$frag" "$tx" "${backends:--}" "$np" "$nf"
+	done
+	echo
+}
+
+path_verdict() {
+	local rows
+	rows=$(grep "repro/$1 .*bad/off")
+	if grep -q 'kernel vulnerable' <<<"$rows"; then
+		echo vulnerable
+	elif grep -q 'kernel already fixed' <<<"$rows"; then
+		echo fixed
+	else
+		echo -
+	fi
+}
 note() { echo "# $*"; }
 
 # --- topology ---------------------------------------------------------
 
-# topo_up [--tx-csum-off] [--mtu N]
+# topo_up [--tx-csum-off] [--mtu N] [--ipv6]
 topo_up() {
-	local mtu=576 txoff=0
+	local mtu=576 txoff=0 v6=0
 
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--tx-csum-off) txoff=1 ;;
 		--mtu) mtu=$2; shift ;;
+		--ipv6) v6=1 ;;
 		esac
 		shift
 	done
@@ -76,6 +124,14 @@ topo_up() {
 		net.ipv4.conf.tap0.rp_filter=0
 	ip -n "$VM" neigh replace $FAR_IP dev veth0 nud permanent \
 		lladdr "$(ip -n "$FAR" -o link show veth1 | sed -n 's/.*link\/ether \([^ ]*\).*/\1/p')"
+	if [ $v6 = 1 ]; then
+		ip netns exec "$VM" sysctl -qw net.ipv6.conf.all.forwarding=1
+		ip -n "$VM" addr add fd00::1/64 dev tap0 nodad
+		ip -n "$VM" addr add fd01::1/64 dev veth0 nodad
+		ip -n "$FAR" addr add $FAR_IP6/64 dev veth1 nodad
+		ip -n "$VM" -6 neigh replace $FAR_IP6 dev veth0 nud permanent \
+			lladdr "$(ip -n "$FAR" -o link show veth1 | sed -n 's/.*link\/ether \([^ ]*\).*/\1/p')"
+	fi
 	if [ $txoff = 1 ]; then
 		ip netns exec "$VM" ethtool -K veth0 tx off >/dev/null 2>&1 || return 1
 	fi
@@ -95,7 +151,7 @@ inject_sniff() {
 	local out=$1 ready=$TMPD/ready.$$ pid i
 	shift
 	rm -f "$ready"
-	ip netns exec "$FAR" "$SNIFF" --dev veth1 --dst $FAR_IP --timeout $SNIFF_IDLE \
+	ip netns exec "$FAR" "$SNIFF" --dev veth1 --dst "$SNIFF_DST" --timeout $SNIFF_IDLE \
 		--max-time $((SNIFF_IDLE * 20)) --ready-file "$ready" >"$out" 2>&1 &
 	pid=$!
 	wait_ready "$ready"
