@@ -72,7 +72,7 @@ $(BUILD)/csum-guard: $(LOADER_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LIBS) -o $@
 
-$(BUILD)/tests/%: tests/tools/%.c | $(BUILD)/tests
+$(BUILD)/tests/%: tests/tools/%.c tests/tools/csum.h | $(BUILD)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $<
 
@@ -144,13 +144,15 @@ $(BUILD)/bench/empty.bpf.o: bench/empty.bpf.c $(BUILD)/vmlinux.h | $(BUILD)/benc
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) -g -O2 -target bpf $(INCLUDES) -c $< -o $@
 
-$(BUILD)/bench/tapwrite $(BUILD)/bench/tcpbulk: $(BUILD)/bench/%: bench/%.c bench/util.c bench/util.h | $(BUILD)/bench
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $< bench/util.c
+BENCH_UTIL := bench/util.c loader/netns.c
 
-$(BUILD)/bench/attach-empty $(BUILD)/bench/testrun: $(BUILD)/bench/%: bench/%.c bench/util.c bench/util.h | $(BUILD)/bench
+$(BUILD)/bench/tapwrite $(BUILD)/bench/tcpbulk: $(BUILD)/bench/%: bench/%.c $(BENCH_UTIL) bench/util.h | $(BUILD)/bench
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) -Iloader -o $@ $< bench/util.c $(LIBS)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $< $(BENCH_UTIL)
+
+$(BUILD)/bench/attach-empty $(BUILD)/bench/testrun: $(BUILD)/bench/%: bench/%.c $(BENCH_UTIL) bench/util.h | $(BUILD)/bench
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -Iloader -o $@ $< $(BENCH_UTIL) $(LIBS)
 
 # the tcx attach type and flags that libbpf 1.1's headers lack
 $(BUILD)/bench/attach-empty: loader/compat.h

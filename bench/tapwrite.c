@@ -44,6 +44,8 @@
 #include <linux/if_tun.h>
 #include <linux/virtio_net.h>
 
+#include "../tests/tools/csum.h"
+
 #include "util.h"
 
 #define PROG		"tapwrite"
@@ -80,23 +82,6 @@ static void put16(uint8_t *p, uint16_t v)
 	p[1] = v;
 }
 
-/* Ones' complement sum of big-endian 16-bit words, not folded */
-static uint32_t sum16(uint32_t sum, const uint8_t *p, size_t len)
-{
-	for (; len > 1; p += 2, len -= 2)
-		sum += (uint32_t)p[0] << 8 | p[1];
-	if (len)
-		sum += (uint32_t)p[0] << 8;
-	return sum;
-}
-
-static uint16_t fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return sum;
-}
-
 /* The frame after the virtio_net_hdr; returns its length. */
 static size_t build_frame(const struct config *c, const uint8_t *dmac,
 			  uint8_t *p)
@@ -119,7 +104,7 @@ static size_t build_frame(const struct config *c, const uint8_t *dmac,
 	ip[9] = IPPROTO_UDP;
 	inet_pton(AF_INET, "10.0.0.2", ip + 12);
 	inet_pton(AF_INET, "10.1.0.2", ip + 16);
-	put16(ip + 10, ~fold(sum16(0, ip, IP_LEN)));
+	put16(ip + 10, ~csum_fold(csum_add(0, ip, IP_LEN)));
 
 	put16(udp, 4000);
 	put16(udp + 2, 5000);
@@ -129,14 +114,14 @@ static size_t build_frame(const struct config *c, const uint8_t *dmac,
 		udp[UDP_LEN + i] = i & 0xff;
 
 	/* pseudo header */
-	sum = sum16(0, ip + 12, 8) + IPPROTO_UDP + udp_len;
+	sum = csum_add(0, ip + 12, 8) + IPPROTO_UDP + udp_len;
 	if (c->kind == KIND_NONE) {
-		uint16_t csum = ~fold(sum16(sum, udp, udp_len));
+		uint16_t csum = ~csum_fold(csum_add(sum, udp, udp_len));
 
 		put16(udp + 6, csum ? csum : 0xffff);
 	} else {
 		/* offloaded: the guest leaves the folded pseudo-header sum */
-		put16(udp + 6, fold(sum));
+		put16(udp + 6, csum_fold(sum));
 	}
 	return ETH_LEN + IP_LEN + udp_len;
 }

@@ -17,19 +17,15 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "../loader/util.h"	/* cg_netns_open() */
 
 int cgb_netns_enter(const char *ns)
 {
-	char path[PATH_MAX];
 	int fd, err = 0;
 
-	if (strchr(ns, '/'))
-		snprintf(path, sizeof(path), "%s", ns);
-	else if (snprintf(path, sizeof(path), "/run/netns/%s", ns) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = cg_netns_open(ns);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (setns(fd, CLONE_NEWNET))
 		err = -errno;
 	close(fd);

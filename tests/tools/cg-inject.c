@@ -33,6 +33,8 @@
 #include <linux/if_tun.h>
 #include <linux/virtio_net.h>
 
+#include "csum.h"
+
 #ifndef VIRTIO_NET_HDR_GSO_UDP_L4
 #define VIRTIO_NET_HDR_GSO_UDP_L4	5
 #endif
@@ -402,26 +404,6 @@ static void put32(uint8_t *p, uint32_t v)
 {
 	put16(p, v >> 16);
 	put16(p + 2, v);
-}
-
-/* Ones' complement sum of big-endian 16-bit words, not folded */
-static uint64_t csum_add(uint64_t sum, const uint8_t *p, size_t len)
-{
-	while (len > 1) {
-		sum += (uint32_t)p[0] << 8 | p[1];
-		p += 2;
-		len -= 2;
-	}
-	if (len)
-		sum += (uint32_t)p[0] << 8;
-	return sum;
-}
-
-static uint16_t csum_fold(uint64_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return sum;
 }
 
 /* Sum of the IPv4 or IPv6 pseudo header for an L4 segment of len bytes */

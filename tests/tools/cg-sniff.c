@@ -47,6 +47,8 @@
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 
+#include "csum.h"
+
 #define PROG		"cg-sniff"
 
 #define RX_BUF_LEN	(256 * 1024)
@@ -233,26 +235,6 @@ static void parse_args(struct config *c, int argc, char **argv)
 static uint16_t get16(const uint8_t *p)
 {
 	return (uint16_t)p[0] << 8 | p[1];
-}
-
-/* Ones' complement sum of big-endian 16-bit words, not folded */
-static uint64_t csum_add(uint64_t sum, const uint8_t *p, size_t len)
-{
-	while (len > 1) {
-		sum += get16(p);
-		p += 2;
-		len -= 2;
-	}
-	if (len)
-		sum += (uint32_t)p[0] << 8;
-	return sum;
-}
-
-static uint16_t csum_fold(uint64_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return sum;
 }
 
 static uint64_t pseudo_sum(const struct ippkt *ip, size_t len)
