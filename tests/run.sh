@@ -51,7 +51,7 @@ done
 CASES=(
 	"repro frag" "repro tx" "repro tx6" boundaries unreadable not_judged log_drops
 	idempotent detach_clean clsact_foreign unnamed_netns vanish bad_input
-	module_identity rmmod_guarded
+	module_identity rmmod_guarded one_backend
 )
 
 # Which backends this kernel runs, from the loader's own probe.

@@ -41,3 +41,25 @@ case_rmmod_guarded() {
 	guard_off
 	topo_down
 }
+
+# A device guarded by one backend is not guarded by the other as well.
+case_one_backend() {
+	local t="one-backend-per-device [$BACKEND]" other
+
+	[ "$BPF_OK" = 1 ] && [ "$KMOD_OK" = 1 ] ||
+		{ [ "$BACKEND" = bpf ] && skip "$t: needs both backends on one kernel"; return; }
+	[ "$BACKEND" = bpf ] && other=kmod || other=bpf
+	topo_up --mtu 1500 && guard_on || { fail "$t: set-up"; topo_down; return; }
+	if "$CG" attach tap0 --netns "$VM" --backend $other 2>"$TMPD/err"; then
+		fail "$t: --backend $other attached over $BACKEND"
+	elif ! grep -q "already guarded by the $BACKEND backend" "$TMPD/err"; then
+		fail "$t: refused, but said: $(cat "$TMPD/err")"
+	elif "$CG" attach tap0 --netns "$VM" --quiet &&
+	     [ "$("$CG" status tap0 --netns "$VM" --json | jq -r .backend)" = "$BACKEND" ]; then
+		pass "$t: --backend $other refused; auto keeps $BACKEND"
+	else
+		fail "$t: auto attach moved the guard off $BACKEND"
+	fi
+	guard_off
+	topo_down
+}
