@@ -84,6 +84,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b ? a / b : 0 }'; }
 # --- topology -----------------------------------------------------------
 
 tap_topo_up() {
+	# without udev (a test guest) nobody made /dev/net/tun: loading tun does
+	[ -e /dev/net/tun ] || modprobe tun 2>/dev/null
 	ip netns add "$VM" || return 1
 	ip -n "$VM" link set lo up
 	ip netns exec "$VM" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
@@ -151,6 +153,9 @@ hook_on() {
 		"$CG" attach tap0 --netns "$VM" --backend bpf --mode "$mode" --quiet ||
 			return 1
 		HOOK_PROG=$(guard_prog_id) ;;
+	kmod)
+		"$CG" attach tap0 --netns "$VM" --backend kmod --quiet
+		return ;;
 	*)
 		die "unknown configuration $1" ;;
 	esac
@@ -165,7 +170,7 @@ hook_off() {
 	empty-*)
 		"$BB/attach-empty" detach --netns "$VM" --dev tap0 --mode "$mode" \
 			--pin "$PINDIR/empty-link" || return 1 ;;
-	guard-*)
+	guard-*|kmod)
 		"$CG" detach tap0 --netns "$VM" --quiet || return 1 ;;
 	esac
 	if tc -n "$VM" qdisc show dev tap0 | grep -q clsact; then

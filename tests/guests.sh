@@ -3,34 +3,12 @@
 #
 # For each kernel of $CG_GUESTS (names from tests/guest/kernels.list):
 # fetch its image and headers into build/kernels, build and install the
-# module with DKMS against those headers (private DKMS trees under
-# build/dkms: nothing system-wide), boot the kernel under QEMU with that
+# module with DKMS against those headers (tests/guest/dkms.sh: private
+# DKMS trees, nothing system-wide), boot the kernel under QEMU with that
 # module available to modprobe, run `tests/run.sh --here` inside, and fold
 # its PASS/FAIL/SKIP lines into this run's, tagged with the kernel.
 
 : "${CG_GUESTS:=deb6.1-vuln deb6.1-fixed deb6.12}"
-DKMS_B=$TOP/build/dkms
-
-# dkms_module NAME: build + install csum_guard.ko for kernel NAME; prints
-# the directory that holds it.
-dkms_module() {
-	local src=$DKMS_B/src/csum-guard-$CG_VER
-	local dk="dkms --sourcetree $DKMS_B/src --dkmstree $DKMS_B/tree --installtree $DKMS_B/install"
-
-	# the source tree DKMS gets is what a package ships: dkms.conf, VERSION, kmod/, include/
-	rm -rf "$src" "$DKMS_B/tree/csum-guard"
-	mkdir -p "$src/kmod" "$DKMS_B/tree" "$DKMS_B/install/$KVER" || return 1
-	cp "$TOP/dkms.conf" "$TOP/VERSION" "$src/" && cp -r "$TOP/include" "$src/" &&
-		cp "$TOP"/kmod/*.[ch] "$TOP/kmod/Kbuild" "$TOP/kmod/Makefile" "$src/kmod/" &&
-		rm -f "$src"/kmod/*.mod.c || return 1
-	rm -rf "$DKMS_B/install/$KVER/updates"
-	{
-		$dk add -m csum-guard -v "$CG_VER" &&
-		$dk build -m csum-guard -v "$CG_VER" -k "$KVER" --kernelsourcedir "$HEADERS" &&
-		$dk install -m csum-guard -v "$CG_VER" -k "$KVER" --kernelsourcedir "$HEADERS" --no-depmod
-	} >"$TMPD/dkms-$1.log" 2>&1 || return 1
-	dirname "$(find "$DKMS_B/install/$KVER" -name 'csum_guard.ko*' | head -1)"
-}
 
 # guest_prepare NAME: fetch the kernel, build the module; records KVER and
 # the module directory for guest_boot. Failures are results.
@@ -41,8 +19,8 @@ guest_prepare() {
 		fail "[$k] fetch the kernel: $(tail -1 "$TMPD/fetch-$k.log")"
 		return 1
 	fi
-	if ! moddir=$(dkms_module "$k") || [ -z "$moddir" ]; then
-		fail "[$k] dkms build/install for $KVER: $(grep -m1 -i 'error' "$TMPD/dkms-$k.log")"
+	if ! moddir=$("$TOP/tests/guest/dkms.sh" "$k" 2>"$TMPD/dkms-$k.err"); then
+		fail "[$k] dkms build/install for $KVER: $(cat "$TMPD/dkms-$k.err")"
 		return 1
 	fi
 	pass "[$k] dkms add/build/install csum_guard for $KVER"
@@ -80,7 +58,6 @@ guest_fold() {
 	fi
 }
 
-CG_VER=$(cat "$TOP/VERSION")
 ready=()
 for k in $CG_GUESTS; do
 	guest_prepare "$k" && ready+=("$k")
