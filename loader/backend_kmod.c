@@ -313,14 +313,23 @@ static int cg_kmod_attach(const struct cg_target *t, const struct cg_attach_opts
 	return ret;
 }
 
+/*
+ * Open the family only where the module is loaded: a query must not load
+ * it (the family's alias would). -ENOENT: not loaded, nothing is guarded.
+ */
+static int cg_nl_open_loaded(struct cg_nl *nl)
+{
+	if (!cg_kmod_maybe_loaded())
+		return -ENOENT;
+	return cg_nl_open(nl);
+}
+
 static int cg_kmod_detach(const struct cg_target *t)
 {
 	struct cg_nl nl;
 	int ret;
 
-	if (!cg_kmod_maybe_loaded())
-		return -ENOENT;
-	ret = cg_nl_open(&nl);
+	ret = cg_nl_open_loaded(&nl);
 	if (ret)
 		return ret;
 	ret = cg_nl_dev_cmd(&nl, CG_CMD_DETACH, t->ifindex, NULL, NULL, NULL);
@@ -346,13 +355,9 @@ static int cg_kmod_status(const struct cg_target *t, struct cg_status *st)
 
 	memset(st, 0, sizeof(*st));
 	snprintf(st->mode, sizeof(st->mode), "netfilter");
-	if (!cg_kmod_maybe_loaded())
-		return 0;
-	ret = cg_nl_open(&nl);
-	if (ret == -ENOENT)
-		return 0;
+	ret = cg_nl_open_loaded(&nl);
 	if (ret)
-		return ret;
+		return ret == -ENOENT ? 0 : ret;
 	ret = cg_nl_dev_cmd(&nl, CG_CMD_GET, t->ifindex, NULL, cg_kmod_status_cb, st);
 	cg_nl_close(&nl);
 	if (ret == -ENOENT) {
@@ -385,13 +390,9 @@ static int cg_kmod_list(int *ifindexes, int max)
 	struct cg_nl nl;
 	int ret;
 
-	if (!cg_kmod_maybe_loaded())
-		return 0;
-	ret = cg_nl_open(&nl);
-	if (ret == -ENOENT)
-		return 0;
+	ret = cg_nl_open_loaded(&nl);
 	if (ret)
-		return ret;
+		return ret == -ENOENT ? 0 : ret;
 	cg_nl_req_init(&r, nl.family, CG_CMD_GET, NLM_F_DUMP);
 	ret = cg_nl_talk(&nl, &r, cg_kmod_list_cb, &l);
 	cg_nl_close(&nl);
