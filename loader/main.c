@@ -282,6 +282,7 @@ static int do_attach(const struct cg_args *a)
 	struct cg_target t;
 	struct cg_probe p;
 	char where[128], why[256];
+	bool changed;
 	int err;
 
 	cg_where(a, where, sizeof(where));
@@ -296,6 +297,7 @@ static int do_attach(const struct cg_args *a)
 		       where, cg_choice_name(now));
 		return 1;
 	}
+	changed = now != CG_CHOICE_NONE && st.log_drops != a->log_drops;
 	use = now;
 	if (use == CG_CHOICE_NONE) {
 		cg_probe_all(&p);
@@ -316,8 +318,9 @@ static int do_attach(const struct cg_args *a)
 		       where, cg_choice_name(use));
 		return 1;
 	}
-	cg_info("%s %s (%s, %s)", now == CG_CHOICE_NONE ? "guarding" : "already guarding",
-		where, cg_choice_name(use), st.mode);
+	cg_info("%s %s (%s, %s%s)",
+		now == CG_CHOICE_NONE ? "guarding" : changed ? "updated the guard of" : "already guarding",
+		where, cg_choice_name(use), st.mode, st.log_drops ? ", log-drops" : "");
 	return 0;
 }
 
