@@ -611,7 +611,7 @@ static int cg_bpf_detach(const struct cg_target *t)
 	cg_state_dir(dir, sizeof(dir), t);
 	err = cg_meta_read(dir, &m);
 	if (err)
-		return err == -ENOENT ? -ENOENT : err;
+		return err;
 	err = cg_netns_cookie(&cookie);
 	if (err)
 		return err;
