@@ -22,12 +22,13 @@ static void cg_hook_log(const struct sk_buff *skb,
 {
 	unsigned int ihl = f->l3_readable ? f->ip_vhl & 0x0f : 0;
 
-	net_info_ratelimited("%s: dropped %s packet, %s: csum_start %u, network_header %u, ihl %u\n",
+	net_info_ratelimited("%s: dropped %s packet, %s: csum_start %u, L3 header at %u, ihl %u\n",
 			     state->in ? state->in->name : "?",
-			     f->protocol == CG_ETH_P_IPV6 ? "IPv6" : "IPv4",
+			     f->protocol == CG_ETH_P_IPV6 ? "IPv6" :
+			     f->protocol == CG_ETH_P_IP ? "IPv4" : "VLAN",
 			     v == CG_DROP ? "checksum start inside the IP header" :
 					    "IP header unreadable",
-			     f->csum_start, f->network_header, ihl);
+			     f->csum_start, f->network_header + f->l3_off, ihl);
 }
 
 unsigned int cg_hook(void *priv, struct sk_buff *skb,
@@ -41,12 +42,25 @@ unsigned int cg_hook(void *priv, struct sk_buff *skb,
 		.ip_summed = skb->ip_summed,
 	};
 	enum cg_verdict v;
+	int i;
+
+	/* QinQ and deeper: the kernel stripped one tag, others remain */
+	for (i = 0; i < CG_VLAN_MAX && cg_wants_vlan(&f); i++) {
+		const u8 *tag;
+		u8 buf[CG_VLAN_HLEN];
+
+		tag = skb_header_pointer(skb, skb_network_offset(skb) + f.l3_off,
+					 sizeof(buf), buf);
+		if (!tag)
+			break;
+		cg_vlan_step(&f, tag);
+	}
 
 	if (cg_wants_l3(&f)) {
 		const u8 *vhl;
 		u8 buf;
 
-		vhl = skb_header_pointer(skb, skb_network_offset(skb),
+		vhl = skb_header_pointer(skb, skb_network_offset(skb) + f.l3_off,
 					 sizeof(buf), &buf);
 		if (vhl) {
 			f.l3_readable = 1;

@@ -123,11 +123,11 @@ static void test_network_header_moves(void)
 	report("network-header-offsets", bad, "csum_start compared to the wrong header end");
 }
 
-/* Nothing but CHECKSUM_PARTIAL IPv4 is judged, whatever its header says. */
+/* Nothing but CHECKSUM_PARTIAL IP (or VLAN-tagged) is judged, whatever its header says. */
 static void test_not_judged(void)
 {
 	static const __u8 summed[] = { 0, 1, 2 };	/* NONE, UNNECESSARY, COMPLETE */
-	static const __u16 protos[] = { 0x0806, 0x8100, 0x88a8, 0x8847, 0x0000 };
+	static const __u16 protos[] = { 0x0806, 0x9100, 0x88b5, 0x8847, 0x0000 };
 	unsigned int i;
 	int bad = 0;
 
@@ -145,7 +145,90 @@ static void test_not_judged(void)
 		f.l3_readable = 0;
 		bad |= cg_judged(&f) || cg_wants_l3(&f) || cg_verdict(&f) != CG_PASS;
 	}
+	/* a tag not CHECKSUM_PARTIAL is left alone, unread */
+	for (i = 0; i < sizeof(summed); i++) {
+		struct cg_fields f = v4(0, 0);
+
+		f.ip_summed = summed[i];
+		f.protocol = CG_ETH_P_8021AD;
+		bad |= cg_judged(&f) || cg_wants_vlan(&f) || cg_verdict(&f) != CG_PASS;
+	}
 	report("only-partial-ip-judged", bad, "a packet that is not CHECKSUM_PARTIAL IP was judged");
+}
+
+/*
+ * Tags left in the packet: a frame laid out as the hooks see it (network
+ * header at the first remaining tag), walked the way both backends walk it.
+ * Up to CG_VLAN_MAX tags the inner header's rule applies; deeper, or a tag
+ * cut short, fails closed; a non-IP payload behind tags passes.
+ */
+static enum cg_verdict walk(__u8 *pkt, unsigned int len, __u16 proto, __u32 cs)
+{
+	struct cg_fields f = {
+		.csum_start = cs,
+		.network_header = NH,
+		.protocol = proto,
+		.ip_summed = CG_CHECKSUM_PARTIAL,
+	};
+	int i;
+
+	for (i = 0; i < CG_VLAN_MAX && cg_wants_vlan(&f); i++) {
+		if (NH + f.l3_off + CG_VLAN_HLEN > (int)len)
+			break;
+		cg_vlan_step(&f, pkt + NH + f.l3_off);
+	}
+	if (cg_wants_l3(&f) && NH + f.l3_off < (int)len) {
+		f.l3_readable = 1;
+		f.ip_vhl = pkt[NH + f.l3_off];
+	}
+	return cg_verdict(&f);
+}
+
+static void test_vlan(void)
+{
+	static const __u16 inner[] = { CG_ETH_P_IP, CG_ETH_P_IPV6, 0x0806 };
+	char why[160] = "";
+	unsigned int depth, k, cs, bad = 0;
+	__u8 pkt[256];
+
+	for (depth = 1; depth <= CG_VLAN_MAX + 2; depth++) {
+		for (k = 0; k < sizeof(inner) / sizeof(inner[0]); k++) {
+			unsigned int l3 = NH + 4 * depth, hl, t;
+			__u16 first = depth & 1 ? CG_ETH_P_8021Q : CG_ETH_P_8021AD;
+
+			memset(pkt, 0, sizeof(pkt));
+			/* depth tags at NH: each names the next type */
+			for (t = 0; t < depth; t++) {
+				__u16 next = t + 1 < depth ? CG_ETH_P_8021Q : inner[k];
+
+				pkt[NH + 4 * t + 2] = next >> 8;
+				pkt[NH + 4 * t + 3] = next & 0xff;
+			}
+			pkt[l3] = inner[k] == CG_ETH_P_IPV6 ? 0x60 : 0x46;
+			hl = inner[k] == CG_ETH_P_IPV6 ? 40 : 24;
+			for (cs = 0; cs < l3 + hl + 8; cs++) {
+				enum cg_verdict want, got;
+
+				if (depth > CG_VLAN_MAX)
+					want = CG_DROP_UNREADABLE;
+				else if (inner[k] == 0x0806)
+					want = CG_PASS;
+				else
+					want = cs < l3 + hl ? CG_DROP : CG_PASS;
+				got = walk(pkt, sizeof(pkt), first, cs);
+				if (got != want && !bad++)
+					snprintf(why, sizeof(why),
+						 "%u tags, inner 0x%04x, csum_start %u: verdict %d, want %d",
+						 depth, inner[k], cs, got, want);
+			}
+		}
+	}
+	/* the second tag cut off by the end of the frame */
+	pkt[NH + 2] = CG_ETH_P_8021Q >> 8;
+	pkt[NH + 3] = CG_ETH_P_8021Q & 0xff;
+	if (walk(pkt, NH + 6, CG_ETH_P_8021AD, 200) != CG_DROP_UNREADABLE && !bad++)
+		snprintf(why, sizeof(why), "a truncated inner tag did not fail closed");
+	report("vlan-tags-stepped-over", bad, why);
 }
 
 static void test_unreadable(void)
@@ -242,6 +325,7 @@ int main(void)
 	test_not_judged();
 	test_unreadable();
 	test_ipv6();
+	test_vlan();
 	test_select();
 	return failures ? 1 : 0;
 }
