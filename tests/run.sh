@@ -49,7 +49,7 @@ done
 
 # The cases, in order; each runs once per backend.
 CASES=(
-	"repro frag" "repro tx" "repro tx6" boundaries unreadable not_judged log_drops
+	"repro frag" "repro tx" "repro tx6" "repro vlan" "repro qinq" boundaries unreadable not_judged log_drops
 	idempotent detach_clean clsact_foreign unnamed_netns vanish bad_input
 	module_identity rmmod_guarded one_backend
 )
@@ -62,6 +62,7 @@ KMOD_OK=$(jq -r 'if .kmod_unavailable == null then 1 else 0 end' <<<"$PROBE")
 run_backend() {
 	local c
 	BACKEND=$1
+	ROWS+=("backend $BACKEND")
 	for c in "${CASES[@]}"; do
 		[ -z "$only_case" ] || [[ "$c" == *"$only_case"* ]] || continue
 		case_${c% *} $([ "${c#* }" != "$c" ] && echo "${c#* }")
@@ -137,7 +138,7 @@ for b in bpf kmod; do
 		skip "backend $b on $(uname -r): $(backend_why $b)"
 	fi
 done
-[ ${#ROWS[@]} -gt 0 ] && print_table
+[ ${#ROWS[@]} -gt 0 ] && [ -n "$(printf '%s\n' "${ROWS[@]}" | grep -v '^backend ')" ] && print_table
 leak_check
 
 if [ $mode = all ] && [ -z "${CG_GUEST:-}" ] && [ -f tests/guests.sh ]; then

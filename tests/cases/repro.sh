@@ -6,6 +6,9 @@
 #   repro tx:   the transmit path of a device without TX checksum offload
 #   repro tx6:  the same for IPv6 (csum_start 22 is the source address);
 #               forwarded IPv6 is never fragmented, so it has no frag row
+#   repro vlan: tx, the guest on an 802.1Q sub-interface of the tap
+#   repro qinq: tx, the guest on 802.1ad 200 + 802.1Q 300 sub-interfaces:
+#               the hooks on tap0 see the inner tag still in the packet
 case_repro() {
 	local path=$1 n=3 args src got kernel row res
 	local bad="--csum-start 20 --csum-offset 6 --count $n --payload 1000"
@@ -23,13 +26,31 @@ case_repro() {
 		GUEST_IP=$GUEST_IP6
 		SNIFF_DST=$FAR_IP6
 		;;
+	vlan | qinq)
+		args="--mtu 1500 --tx-csum-off --$path"
+		# the source address, 12 bytes into the IP header behind the tags
+		local l3=$([ $path = vlan ] && echo 18 || echo 22) tags
+		tags=$([ $path = vlan ] && echo "--vlan 100" || echo "--vlan-proto 88a8 --vlan 200 --vlan 300")
+		GUEST_IP=$([ $path = vlan ] && echo $GUEST_IP_VLAN || echo $GUEST_IP_QINQ)
+		bad="$tags --src $GUEST_IP --csum-start $((l3 + 6)) --csum-offset 6 --count $n --payload 1000"
+		good="$tags --src $GUEST_IP --count $n --payload 1000"
+		;;
 	esac
-	if ! topo_up $args; then
+	topo_up $args
+	case $? in
+	0) ;;
+	3)
+		skip "$t: this kernel cannot make VLAN devices: $(head -1 "$TMPD/vlan.err")"
+		topo_down
+		return
+		;;
+	*)
 		[ "$path" = tx ] && ! command -v ethtool >/dev/null &&
 			{ skip "$t: ethtool missing"; return; }
 		fail "$t: cannot build the topology"
 		return
-	fi
+		;;
+	esac
 
 	# bad frame, no guard: what does this kernel do with it?
 	local ff0 ff1
@@ -104,11 +125,18 @@ case_repro() {
 	topo_down
 }
 
+# ROWS holds "backend NAME" markers (tests/run.sh) between the rows: they
+# become headings when more than one backend ran.
 print_table() {
-	local r
+	local r heads
+	heads=$(printf '%s\n' "${ROWS[@]}" | grep -c '^backend ')
 	printf '\n%-5s %-5s %-6s %-8s %-16s %-9s %s\n' path frame guard arrived source counters result
 	for r in "${ROWS[@]}"; do
 		set -- $r
+		if [ "$1" = backend ]; then
+			[ "$heads" -gt 1 ] && echo "-- $2"
+			continue
+		fi
 		# distinct corrupted sources (they depend on the IP ID): first, +more
 		local more=$(($(tr ',' '\n' <<<"$5" | wc -l) - 1))
 		[ $more -gt 0 ] && set -- "$1" "$2" "$3" "$4" "${5%%,*}(+$more)" "$6" "$7"

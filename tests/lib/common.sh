@@ -23,6 +23,8 @@ SNIFF=$TOP/build/tests/cg-sniff
 GUEST_IP=10.0.0.2
 FAR_IP=10.1.0.2
 GUEST_IP6=fd00::2
+GUEST_IP_VLAN=10.0.100.2	# behind tap0.100 (802.1Q)
+GUEST_IP_QINQ=10.0.30.2		# behind tap0.200.300 (802.1ad 200, 802.1Q 300)
 FAR_IP6=fd01::2
 SNIFF_DST=$FAR_IP	# what the capture reports; a case may make it local
 
@@ -93,15 +95,20 @@ note() { echo "# $*"; }
 
 # --- topology ---------------------------------------------------------
 
-# topo_up [--tx-csum-off] [--mtu N] [--ipv6]
+# topo_up [--tx-csum-off] [--mtu N] [--ipv6] [--vlan] [--qinq]
+# Returns 3 when the kernel cannot make VLAN devices (why: $TMPD/vlan.err).
+#   --vlan: the guest also lives on tap0.100 (802.1Q), 10.0.100.0/24
+#   --qinq: and on tap0.200.300 (802.1ad 200, then 802.1Q 300), 10.0.30.0/24
 topo_up() {
-	local mtu=576 txoff=0 v6=0
+	local mtu=576 txoff=0 v6=0 vlan=0 qinq=0
 
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--tx-csum-off) txoff=1 ;;
 		--mtu) mtu=$2; shift ;;
 		--ipv6) v6=1 ;;
+		--vlan) vlan=1 ;;
+		--qinq) qinq=1 ;;
 		esac
 		shift
 	done
@@ -131,6 +138,19 @@ topo_up() {
 		ip -n "$FAR" addr add $FAR_IP6/64 dev veth1 nodad
 		ip -n "$VM" -6 neigh replace $FAR_IP6 dev veth0 nud permanent \
 			lladdr "$(ip -n "$FAR" -o link show veth1 | sed -n 's/.*link\/ether \([^ ]*\).*/\1/p')"
+	fi
+	if [ $vlan = 1 ]; then
+		ip -n "$VM" link add link tap0 name tap0.100 type vlan id 100 2>"$TMPD/vlan.err" || return 3
+		ip -n "$VM" addr add 10.0.100.1/24 dev tap0.100
+		ip -n "$VM" link set tap0.100 up
+	fi
+	if [ $qinq = 1 ]; then
+		ip -n "$VM" link add link tap0 name tap0.200 type vlan proto 802.1ad id 200 \
+			2>"$TMPD/vlan.err" || return 3
+		ip -n "$VM" link add link tap0.200 name tap0.200.300 type vlan id 300 || return 1
+		ip -n "$VM" addr add 10.0.30.1/24 dev tap0.200.300
+		ip -n "$VM" link set tap0.200 up
+		ip -n "$VM" link set tap0.200.300 up
 	fi
 	if [ $txoff = 1 ]; then
 		ip netns exec "$VM" ethtool -K veth0 tx off >/dev/null 2>&1 || return 1
