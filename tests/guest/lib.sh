@@ -18,7 +18,9 @@ CG_TOP=$(cd "$CG_GUEST_DIR/../.." && pwd -P)
 CG_BUILD=$CG_TOP/build
 # CG_KERNEL_CACHE moves the kernel cache (e.g. to one that CI keeps; not
 # under /tmp, which the guest does not see).
-CG_KERNELS=${CG_KERNEL_CACHE:-$CG_BUILD/kernels}
+# Resolved, so that the cache's stamps name one path however it is reached
+# (a build/kernels that is a symlink to a shared cache stays valid).
+CG_KERNELS=$(realpath -m "${CG_KERNEL_CACHE:-$CG_BUILD/kernels}")
 CG_LIST=$CG_GUEST_DIR/kernels.list
 
 # Bump when fetch.sh prepares a kernel differently: older caches get redone.
