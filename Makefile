@@ -30,7 +30,7 @@ TOOLS := $(BUILD)/tests/cg-inject $(BUILD)/tests/cg-sniff $(BUILD)/tests/unit
 
 # Debian packages each target needs on a fresh Debian 12 machine.
 BUILD_DEPS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
-TEST_DEPS := iproute2 kmod jq ethtool dkms util-linux
+TEST_DEPS := iproute2 kmod jq ethtool dkms util-linux nftables
 
 ifeq ($(V),1)
 Q :=

@@ -48,7 +48,10 @@ guest_fold() {
 		PASS) pass "[$k] $rest" ;;
 		FAIL) fail "[$k] $rest" ;;
 		SKIP) skip "[$k] $rest" ;;
-		'#') note "[$k] $rest" ;;
+		'#')
+			note "[$k] $rest"
+			[[ "$rest" == reliability:* ]] && echo "REL [$k] ${rest#reliability: }" >>"$RESULTS"
+			;;
 		*) [[ "$r $rest" =~ ^[0-9]+\ passed ]] && verdict="$r $rest" ;;
 		esac
 	done <"$log"

@@ -49,7 +49,8 @@ done
 
 # The cases, in order; each runs once per backend.
 CASES=(
-	"repro frag" "repro tx" "repro tx6" "repro vlan" "repro qinq" boundaries unreadable not_judged log_drops
+	"repro frag" "repro tx" "repro tx6" "repro vlan" "repro qinq" boundaries unreadable not_judged
+	sweep log_drops
 	idempotent detach_clean clsact_foreign unnamed_netns vanish bad_input
 	module_identity rmmod_guarded one_backend
 )
@@ -145,6 +146,6 @@ if [ $mode = all ] && [ -z "${CG_GUEST:-}" ] && [ -f tests/guests.sh ]; then
 	. tests/guests.sh
 fi
 
-[ $mode = all ] && kernel_table
+[ $mode = all ] && kernel_table && reliability_table
 echo "$n_pass passed, $n_fail failed, $n_skip skipped"
 [ $n_fail = 0 ]

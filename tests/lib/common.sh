@@ -93,6 +93,22 @@ path_verdict() {
 }
 note() { echo "# $*"; }
 
+# reliability WHAT: a figure for the README's Reliability section. Printed
+# as a note ("# reliability: ..."), kept in the results so that the end of a
+# full run can list them per kernel; guests' lines come back as notes
+# "[kernel] reliability: ..." and are kept the same way.
+reliability() {
+	echo "# reliability: $*"
+	echo "REL host $*" >>"$RESULTS"
+}
+
+reliability_table() {
+	grep -q '^REL ' "$RESULTS" 2>/dev/null || return 0
+	printf '\nreliability figures (kernel: figure)\n'
+	awk '/^REL / { k = $2; $1 = $2 = ""; sub(/^  /, ""); printf "- %s: %s\n", k == "host" ? "host" : k, $0 }' "$RESULTS"
+	echo
+}
+
 # --- topology ---------------------------------------------------------
 
 # topo_up [--tx-csum-off] [--mtu N] [--ipv6] [--vlan] [--qinq]
