@@ -6,6 +6,7 @@
  *	csum-guard detach DEV [--netns NS]
  *	csum-guard status [DEV] [--netns NS] [--json]
  *	csum-guard probe [--json]
+ *	csum-guard watch [--match GLOB[,GLOB...]]... [--backend B] [--log-drops]
  *
  * Exit status: 0 done (detaching an unguarded device is done), 1 failed,
  * 2 bad usage. Errors are one line on stderr; nothing is left half-made.
@@ -28,6 +29,7 @@
 #include "backend.h"
 #include "select.h"
 #include "util.h"
+#include "watch.h"
 
 #ifndef CG_VERSION
 #define CG_VERSION "0.0.0"
@@ -83,6 +85,7 @@ static const char usage_text[] =
 	"       csum-guard detach DEV [--netns NS]\n"
 	"       csum-guard status [DEV] [--netns NS] [--json]\n"
 	"       csum-guard probe [--json]\n"
+	"       csum-guard watch [--match GLOB[,GLOB...]]... [--backend auto|bpf|kmod] [--log-drops]\n"
 	"       csum-guard version\n"
 	"NS is a name from `ip netns` or a path such as /proc/PID/ns/net.\n";
 
@@ -477,6 +480,10 @@ int main(int argc, char **argv)
 	if (!strcmp(a.cmd, "version") || !strcmp(a.cmd, "--version")) {
 		printf("csum-guard %s (abi %d)\n", CG_VERSION, CG_ABI_VERSION);
 		return 0;
+	}
+	if (!strcmp(a.cmd, "watch")) {
+		libbpf_set_print(cg_silent_libbpf);
+		return cg_watch(argc, argv);
 	}
 	if (strcmp(a.cmd, "attach") && strcmp(a.cmd, "detach") &&
 	    strcmp(a.cmd, "status") && strcmp(a.cmd, "probe"))

@@ -1,0 +1,834 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * watch.c - csum-guard watch: guard every matching tun/tap device in every
+ * network namespace of the host, those that appear later included.
+ *
+ *	csum-guard watch [--match GLOB[,GLOB...]]... [--backend B] [--log-drops]
+ *
+ * Namespaces come from /run/netns (watched with inotify) and from
+ * /proc/PID/ns/net (VM namespaces are often unnamed: rescanned every 2 s),
+ * one entry per namespace inode. Each gets an rtnetlink socket on
+ * RTNLGRP_LINK, opened inside it, and a link dump for the devices it has.
+ *
+ * A matching device is guarded by running this binary's own `attach` as a
+ * child: each attach runs alone under the lock with its own error handling,
+ * and no failure stops the watch. One line per action goes to stdout.
+ * SIGINT/SIGTERM end the watch with 0 and leave every guard in place: the
+ * guards outlive the watcher by design.
+ *
+ * Our socket keeps its namespace alive, so a namespace is dropped as soon as
+ * a scan no longer finds it under a name or a process: at once when its
+ * name goes (inotify) or its first process exits (pidfd), else within 2 s.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <limits.h>
+#include <net/if.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/inotify.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+#include "backend.h"
+#include "select.h"
+#include "util.h"
+#include "watch.h"
+
+#ifndef __NR_pidfd_open
+#define __NR_pidfd_open 434
+#endif
+
+#define CG_NETNS_DIR	"/run/netns"
+#define CG_SCAN_MS	2000	/* /proc rescan: unnamed namespaces appear silently */
+#define CG_QUICK_MS	100	/* an `ip netns add` file before its bind mount */
+#define CG_RETRY_MS	30000	/* a device that could not be guarded */
+#define CG_LABEL_MAX	(NAME_MAX + 32)
+
+enum cg_wstate { CG_W_TODO, CG_W_DONE, CG_W_FAILED };
+
+struct cg_wdev {
+	int ifindex;
+	char name[IF_NAMESIZE];
+	enum cg_wstate state;
+	__u64 retry_at;
+};
+
+struct cg_wns {
+	__u64 ino;
+	char label[CG_LABEL_MAX];	/* for the log: name, else /proc/PID/ns/net */
+	char arg[CG_LABEL_MAX];		/* attach --netns; "" for our own namespace */
+	bool own, named, seen, named_now, dump;
+	int pid, pid_now, dead_pid;	/* lowest process in it; 0: none */
+	int nsfd, sock, pidfd;
+	struct cg_wdev *devs;
+	int ndevs, cap;
+};
+
+struct cg_watch {
+	char **match;
+	int nmatch;
+	enum cg_choice backend;
+	bool log_drops;
+	dev_t nsfs_dev;
+	__u64 own_ino;
+	int sfd, ifd, wd;
+	struct cg_wns **ns;
+	int nns;
+};
+
+static const struct cg_backend *const cg_wbackends[] = { &cg_backend_bpf, &cg_backend_kmod };
+
+static __u64 cg_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+}
+
+static int __attribute__((format(printf, 1, 2))) cg_wusage(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("csum-guard: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputs(" (see csum-guard help)\n", stderr);
+	va_end(ap);
+	return 2;
+}
+
+/* --match takes a glob or a comma-separated list of them, and repeats. */
+static int cg_wadd_match(struct cg_watch *w, const char *arg)
+{
+	char *copy = strdup(arg), *save = NULL, *tok, **m;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		m = realloc(w->match, (w->nmatch + 1) * sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		w->match = m;
+		w->match[w->nmatch++] = tok;
+	}
+	return 0;
+}
+
+static bool cg_wmatch(const struct cg_watch *w, const char *name)
+{
+	int i;
+
+	if (!w->nmatch)
+		return true;
+	for (i = 0; i < w->nmatch; i++)
+		if (!fnmatch(w->match[i], name, 0))
+			return true;
+	return false;
+}
+
+/* --- namespaces ------------------------------------------------------- */
+
+static void cg_wdump(struct cg_wns *ns)
+{
+	struct {
+		struct nlmsghdr h;
+		struct ifinfomsg i;
+	} req = {
+		.h.nlmsg_len = sizeof(req),
+		.h.nlmsg_type = RTM_GETLINK,
+		.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+		.h.nlmsg_seq = 1,
+		.i.ifi_family = AF_UNSPEC,
+	};
+
+	ns->dump = send(ns->sock, &req, sizeof(req), 0) < 0;
+}
+
+/* Inside the namespace: a link-event socket, then back to ours. */
+static int cg_wsocket(struct cg_wns *ns)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = RTMGRP_LINK };
+	int buf = 1 << 20, fd, err;
+
+	err = cg_netns_enter(ns->nsfd);
+	if (err)
+		return err;
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
+	err = fd < 0 ? -errno : 0;
+	if (cg_netns_restore()) {
+		/* everything after this would run in the wrong namespace */
+		cg_err("cannot return to the original network namespace: %s", strerror(errno));
+		exit(1);
+	}
+	if (err)
+		return err;
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &buf, sizeof(buf));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static struct cg_wns *cg_wns_find(struct cg_watch *w, __u64 ino)
+{
+	int i;
+
+	for (i = 0; i < w->nns; i++)
+		if (w->ns[i]->ino == ino)
+			return w->ns[i];
+	return NULL;
+}
+
+static void cg_wns_free(struct cg_wns *ns)
+{
+	if (ns->sock >= 0)
+		close(ns->sock);
+	if (ns->nsfd >= 0)
+		close(ns->nsfd);
+	if (ns->pidfd >= 0)
+		close(ns->pidfd);
+	free(ns->devs);
+	free(ns);
+}
+
+/* A namespace seen for the first time at path (a name or a /proc path). */
+static struct cg_wns *cg_wns_add(struct cg_watch *w, __u64 ino, const char *path,
+				 const char *label, bool named)
+{
+	struct cg_wns *ns, **a;
+	struct stat st;
+	int err;
+
+	a = realloc(w->ns, (w->nns + 1) * sizeof(*a));
+	ns = calloc(1, sizeof(*ns));
+	if (a)
+		w->ns = a;
+	if (!a || !ns) {
+		free(ns);
+		return NULL;
+	}
+	w->ns[w->nns++] = ns;
+	ns->ino = ino;
+	ns->own = ino == w->own_ino;
+	ns->named = named;
+	ns->sock = ns->pidfd = -1;
+	snprintf(ns->label, sizeof(ns->label), "%s", label);
+	snprintf(ns->arg, sizeof(ns->arg), "%s", ns->own ? "" : label);
+
+	ns->nsfd = cg_netns_open(path);
+	if (ns->nsfd >= 0 && (fstat(ns->nsfd, &st) || st.st_ino != ino)) {
+		close(ns->nsfd);	/* replaced under us: the next scan sees the new one */
+		ns->nsfd = -ESTALE;
+	}
+	if (ns->nsfd >= 0)
+		ns->sock = cg_wsocket(ns);
+	if (ns->nsfd < 0 || ns->sock < 0) {
+		err = ns->nsfd < 0 ? ns->nsfd : ns->sock;
+		/* a process that just exited is no news; the next scan tries again */
+		if (err != -ENOENT && err != -ESRCH && err != -ESTALE)
+			printf("cannot watch netns %s: %s\n", label, strerror(-err));
+		w->nns--;
+		cg_wns_free(ns);
+		return NULL;
+	}
+	printf("watching netns %s\n", label);
+	cg_wdump(ns);
+	return ns;
+}
+
+/*
+ * Every namespace with a name or a process, by inode. Returns true when an
+ * entry of /run/netns is not a namespace yet (`ip netns add` creates the
+ * file, then bind-mounts the namespace on it).
+ */
+static bool cg_wscan(struct cg_watch *w)
+{
+	char path[PATH_MAX], label[CG_LABEL_MAX];
+	struct cg_wns *ns;
+	struct dirent *de;
+	bool pending = false;
+	struct stat st;
+	DIR *d;
+	int i, pid;
+
+	if (w->wd < 0)
+		w->wd = inotify_add_watch(w->ifd, CG_NETNS_DIR, IN_CREATE | IN_DELETE |
+					  IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF |
+					  IN_MOVE_SELF | IN_ONLYDIR);
+	for (i = 0; i < w->nns; i++) {
+		w->ns[i]->seen = w->ns[i]->named_now = false;
+		w->ns[i]->pid_now = 0;
+	}
+
+	d = opendir(CG_NETNS_DIR);
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, 0) || st.st_dev != w->nsfs_dev) {
+			pending = true;
+			continue;
+		}
+		ns = cg_wns_find(w, st.st_ino);
+		if (!ns) {
+			snprintf(path, sizeof(path), CG_NETNS_DIR "/%s", de->d_name);
+			ns = cg_wns_add(w, st.st_ino, path, de->d_name, true);
+			if (!ns)
+				continue;
+		} else if (!ns->named_now && (!ns->named || strcmp(ns->label, de->d_name))) {
+			/* it has a name now, or another one: the name reads better */
+			snprintf(ns->label, sizeof(ns->label), "%s", de->d_name);
+			if (!ns->own)
+				snprintf(ns->arg, sizeof(ns->arg), "%s", de->d_name);
+			ns->named = true;
+		}
+		ns->seen = ns->named_now = true;
+	}
+	if (d)
+		closedir(d);
+
+	d = opendir("/proc");
+	while (d && (de = readdir(d))) {
+		pid = atoi(de->d_name);
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "%d/ns/net", pid);
+		if (fstatat(dirfd(d), path, &st, 0) || st.st_dev != w->nsfs_dev)
+			continue;
+		ns = cg_wns_find(w, st.st_ino);
+		if (!ns) {
+			snprintf(label, sizeof(label), "/proc/%d/ns/net", pid);
+			ns = cg_wns_add(w, st.st_ino, label, label, false);
+			if (!ns)
+				continue;
+		}
+		ns->seen = true;
+		if (!ns->pid_now)
+			ns->pid_now = pid;
+	}
+	if (d)
+		closedir(d);
+
+	for (i = 0; i < w->nns; i++) {
+		ns = w->ns[i];
+		if (!ns->seen) {
+			printf("forgot netns %s: no name or process left\n", ns->label);
+			cg_wns_free(ns);
+			w->ns[i--] = w->ns[--w->nns];
+			continue;
+		}
+		if (!ns->named_now) {
+			ns->named = false;
+			if (!ns->own)
+				snprintf(ns->arg, sizeof(ns->arg), "/proc/%d/ns/net", ns->pid_now);
+		}
+		/* a pidfd on its first process: its exit may be the namespace's end */
+		if (ns->pid_now != ns->pid) {
+			if (ns->pidfd >= 0)
+				close(ns->pidfd);
+			ns->pidfd = -1;
+			ns->pid = ns->pid_now;
+			if (ns->pid && ns->pid != ns->dead_pid)
+				ns->pidfd = syscall(__NR_pidfd_open, ns->pid, 0);
+		}
+		if (ns->dump && ns->sock >= 0)
+			cg_wdump(ns);
+	}
+	return pending;
+}
+
+/* --- devices ---------------------------------------------------------- */
+
+static struct cg_wdev *cg_wdev_find(struct cg_wns *ns, int ifindex)
+{
+	int i;
+
+	for (i = 0; i < ns->ndevs; i++)
+		if (ns->devs[i].ifindex == ifindex)
+			return &ns->devs[i];
+	return NULL;
+}
+
+static void cg_wdev_del(struct cg_wns *ns, struct cg_wdev *d)
+{
+	*d = ns->devs[--ns->ndevs];
+}
+
+static const char *cg_rta_str(const struct rtattr *rta)
+{
+	const char *s = RTA_DATA(rta);
+	int n = RTA_PAYLOAD(rta);
+
+	return n > 0 && memchr(s, 0, n) ? s : NULL;
+}
+
+/* IFLA_LINKINFO / IFLA_INFO_KIND is "tun" for every tun and tap device. */
+static bool cg_is_tun(const struct rtattr *linkinfo)
+{
+	const struct rtattr *rta;
+	int len = RTA_PAYLOAD(linkinfo);
+	const char *kind;
+
+	for (rta = RTA_DATA(linkinfo); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
+		if ((rta->rta_type & NLA_TYPE_MASK) != IFLA_INFO_KIND)
+			continue;
+		kind = cg_rta_str(rta);
+		return kind && !strcmp(kind, "tun");
+	}
+	return false;
+}
+
+static void cg_wlink(struct cg_watch *w, struct cg_wns *ns, const struct nlmsghdr *h)
+{
+	const struct ifinfomsg *ifi = NLMSG_DATA(h);
+	int len = h->nlmsg_len - NLMSG_LENGTH(sizeof(*ifi));
+	const struct rtattr *rta;
+	const char *name = NULL;
+	struct cg_wdev *d, *a;
+	bool tun = false, match;
+
+	if (len < 0)
+		return;
+	for (rta = IFLA_RTA(ifi); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
+		switch (rta->rta_type & NLA_TYPE_MASK) {
+		case IFLA_IFNAME:
+			name = cg_rta_str(rta);
+			break;
+		case IFLA_LINKINFO:
+			tun = cg_is_tun(rta);
+			break;
+		}
+	}
+	d = cg_wdev_find(ns, ifi->ifi_index);
+	if (h->nlmsg_type == RTM_DELLINK) {
+		if (d)
+			cg_wdev_del(ns, d);
+		return;
+	}
+	if (!name || strlen(name) >= IF_NAMESIZE)
+		return;
+	match = tun && cg_wmatch(w, name);
+	if (!d) {
+		if (!match)
+			return;
+		if (ns->ndevs == ns->cap) {
+			a = realloc(ns->devs, (ns->cap * 2 + 4) * sizeof(*a));
+			if (!a)
+				return;
+			ns->devs = a;
+			ns->cap = ns->cap * 2 + 4;
+		}
+		d = &ns->devs[ns->ndevs++];
+		memset(d, 0, sizeof(*d));
+		d->ifindex = ifi->ifi_index;
+		snprintf(d->name, sizeof(d->name), "%s", name);
+		d->state = CG_W_TODO;
+		return;
+	}
+	if (!strcmp(d->name, name))
+		return;
+	/* renamed: a guard stays with its device; a failed one is tried anew */
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	if (d->state == CG_W_DONE)
+		return;
+	if (match)
+		d->state = CG_W_TODO;
+	else
+		cg_wdev_del(ns, d);
+}
+
+static void cg_wread(struct cg_watch *w, struct cg_wns *ns)
+{
+	static char buf[65536] __attribute__((aligned(NLMSG_ALIGNTO)));
+	struct sockaddr_nl from;
+	socklen_t fl;
+	struct nlmsghdr *h;
+	ssize_t n;
+
+	for (;;) {
+		fl = sizeof(from);
+		n = recvfrom(ns->sock, buf, sizeof(buf), MSG_DONTWAIT,
+			     (struct sockaddr *)&from, &fl);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ENOBUFS) {
+				/* events were lost: a new dump catches up */
+				ns->dump = true;
+				continue;
+			}
+			if (errno != EAGAIN) {
+				printf("cannot read link events of netns %s: %s\n",
+				       ns->label, strerror(errno));
+				close(ns->sock);
+				ns->sock = -1;
+			}
+			return;
+		}
+		if (from.nl_pid)	/* only the kernel speaks here */
+			continue;
+		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_type == RTM_NEWLINK || h->nlmsg_type == RTM_DELLINK)
+				cg_wlink(w, ns, h);
+			else if (h->nlmsg_type == NLMSG_ERROR &&
+				 ((struct nlmsgerr *)NLMSG_DATA(h))->error)
+				ns->dump = true;	/* the dump did not start: again later */
+		}
+	}
+}
+
+/*
+ * Which backend guards d now, from inside its namespace; NULL: none.
+ * *gone: the device is not there any more (its RTM_DELLINK may have been lost).
+ */
+static const struct cg_backend *cg_wstatus(struct cg_wns *ns, struct cg_wdev *d,
+					   struct cg_status *st, bool *gone)
+{
+	char name[IF_NAMESIZE];
+	struct cg_target t = {
+		.dev = d->name,
+		.netns = ns->own ? NULL : ns->arg,
+		.netns_ino = ns->ino,
+		.ifindex = d->ifindex,
+	};
+	const struct cg_backend *b = NULL;
+	unsigned int i;
+
+	*gone = false;
+	if (cg_netns_enter(ns->nsfd))
+		return NULL;
+	*gone = !if_indextoname(d->ifindex, name) && (errno == ENXIO || errno == ENODEV);
+	for (i = 0; i < ARRAY_SIZE(cg_wbackends) && !b; i++)
+		if (!cg_wbackends[i]->status(&t, st) && st->attached)
+			b = cg_wbackends[i];
+	if (cg_netns_restore()) {
+		cg_err("cannot return to the original network namespace: %s", strerror(errno));
+		exit(1);
+	}
+	return b;
+}
+
+/* `csum-guard attach` as a child; why gets its error line on failure. */
+static int cg_wspawn(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d,
+		     char *why, size_t n)
+{
+	char out[1024], pfx[CG_LABEL_MAX + 64], *argv[12], *line, *p;
+	int argc = 0, fds[2], status, len = 0;
+	sigset_t none;
+	ssize_t r;
+	pid_t pid;
+
+	argv[argc++] = "csum-guard";
+	argv[argc++] = "attach";
+	argv[argc++] = d->name;
+	if (!ns->own) {
+		argv[argc++] = "--netns";
+		argv[argc++] = ns->arg;
+	}
+	if (w->backend != CG_CHOICE_NONE) {
+		argv[argc++] = "--backend";
+		argv[argc++] = (char *)cg_choice_name(w->backend);
+	}
+	if (w->log_drops)
+		argv[argc++] = "--log-drops";
+	argv[argc++] = "--quiet";
+	argv[argc] = NULL;
+
+	if (pipe2(fds, O_CLOEXEC)) {
+		snprintf(why, n, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		snprintf(why, n, "fork: %s", strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (!pid) {
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		dup2(fds[1], STDERR_FILENO);
+		execv("/proc/self/exe", argv);
+		fprintf(stderr, "csum-guard: cannot run /proc/self/exe: %s\n", strerror(errno));
+		_exit(127);
+	}
+	close(fds[1]);
+	/* keep the tail: the last line says why */
+	for (;;) {
+		if (len == sizeof(out) - 1) {
+			memmove(out, out + len / 2, len - len / 2);
+			len -= len / 2;
+		}
+		r = read(fds[0], out + len, sizeof(out) - 1 - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += r;
+	}
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status) && !WEXITSTATUS(status))
+		return 0;
+
+	while (len && out[len - 1] == '\n')
+		len--;
+	out[len] = 0;
+	line = strrchr(out, '\n');
+	line = line ? line + 1 : out;
+	if (!strncmp(line, "csum-guard: ", 12))
+		line += 12;
+	/* "cannot attach to DEV[ in netns NS]: " says what our line says already */
+	snprintf(pfx, sizeof(pfx), "cannot attach to %s%s%s: ", d->name,
+		 ns->own ? "" : " in netns ", ns->own ? "" : ns->arg);
+	if (!strncmp(line, pfx, strlen(pfx)))
+		line += strlen(pfx);
+	p = line;
+	if (!*p) {
+		if (WIFEXITED(status))
+			snprintf(why, n, "attach exited with status %d", WEXITSTATUS(status));
+		else
+			snprintf(why, n, "attach killed by signal %d", WTERMSIG(status));
+	} else {
+		snprintf(why, n, "%s", p);
+	}
+	return -1;
+}
+
+/* Returns false when d went away and was forgotten. */
+static bool cg_wguard(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d)
+{
+	const char *want = cg_choice_name(w->backend);
+	const struct cg_backend *b;
+	struct cg_status st;
+	char why[1024];
+	bool gone;
+
+	b = cg_wstatus(ns, d, &st, &gone);
+	if (gone) {
+		cg_wdev_del(ns, d);
+		return false;
+	}
+	if (b && (!want || !strcmp(want, b->name)) && st.log_drops == w->log_drops) {
+		printf("already guarded %s netns %s (%s, %s%s)\n", d->name, ns->label,
+		       b->name, st.mode, st.log_drops ? ", log-drops" : "");
+		d->state = CG_W_DONE;
+		return true;
+	}
+	if (!cg_wspawn(w, ns, d, why, sizeof(why))) {
+		b = cg_wstatus(ns, d, &st, &gone);
+		if (b) {
+			printf("guarded %s netns %s (%s, %s%s)\n", d->name, ns->label,
+			       b->name, st.mode, st.log_drops ? ", log-drops" : "");
+			d->state = CG_W_DONE;
+			return true;
+		}
+		snprintf(why, sizeof(why), "attach succeeded, yet the device reads unguarded");
+	}
+	printf("cannot guard %s netns %s: %s\n", d->name, ns->label, why);
+	d->state = CG_W_FAILED;
+	d->retry_at = cg_now_ms() + CG_RETRY_MS;
+	return true;
+}
+
+static bool cg_wsignalled(struct cg_watch *w)
+{
+	struct pollfd p = { .fd = w->sfd, .events = POLLIN };
+
+	return poll(&p, 1, 0) > 0;
+}
+
+/* Guard what is due; stop early when a signal is waiting. */
+static void cg_wwork(struct cg_watch *w)
+{
+	struct cg_wdev *d;
+	int i, j;
+
+	for (i = 0; i < w->nns; i++) {
+		for (j = 0; j < w->ns[i]->ndevs; j++) {
+			d = &w->ns[i]->devs[j];
+			if (d->state == CG_W_DONE ||
+			    (d->state == CG_W_FAILED && cg_now_ms() < d->retry_at))
+				continue;
+			if (cg_wsignalled(w))
+				return;
+			if (!cg_wguard(w, w->ns[i], d))
+				j--;	/* the last one moved into its place */
+		}
+	}
+}
+
+/* --- the command ------------------------------------------------------- */
+
+static int cg_wparse(int argc, char **argv, struct cg_watch *w)
+{
+	static const struct option opts[] = {
+		{ "match", required_argument, NULL, 'm' },
+		{ "backend", required_argument, NULL, 'b' },
+		{ "log-drops", no_argument, NULL, 'l' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	opterr = 0;
+	optind = 2;
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			if (!*optarg || strspn(optarg, ",") == strlen(optarg))
+				return cg_wusage("--match needs a glob");
+			if (cg_wadd_match(w, optarg))
+				return cg_wusage("out of memory");
+			break;
+		case 'b':
+			if (cg_parse_backend(optarg, &w->backend))
+				return cg_wusage("unknown backend '%s' (auto, bpf or kmod)",
+						 optarg);
+			break;
+		case 'l':
+			w->log_drops = true;
+			break;
+		case ':':
+			return cg_wusage("%s needs an argument", argv[optind - 1]);
+		default:
+			return cg_wusage("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cg_wusage("unexpected argument '%s'", argv[optind]);
+	return 0;
+}
+
+int cg_watch(int argc, char **argv)
+{
+	char ev[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	struct cg_watch w = { .sfd = -1, .ifd = -1, .wd = -1 };
+	struct signalfd_siginfo si;
+	struct pollfd *pfd = NULL, *np;
+	struct cg_wns **who = NULL, **nw;
+	__u64 now, next_scan = 0, quick_until = 0;
+	struct stat st;
+	sigset_t sigs;
+	int i, n, ret;
+	bool pending;
+
+	ret = cg_wparse(argc, argv, &w);
+	if (ret)
+		return ret;
+	if (geteuid() != 0) {
+		cg_err("cannot watch: must be run as root");
+		return 1;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigprocmask(SIG_BLOCK, &sigs, NULL);
+	w.sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
+	w.ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	if (w.sfd < 0 || w.ifd < 0 || stat("/proc/self/ns/net", &st)) {
+		cg_err("cannot watch: %s", strerror(errno));
+		return 1;
+	}
+	w.nsfs_dev = st.st_dev;
+	w.own_ino = st.st_ino;
+	printf("watching tun/tap devices");
+	for (i = 0; i < w.nmatch; i++)
+		printf("%s%s", i ? "," : " matching ", w.match[i]);
+	printf(" (backend %s%s)\n", cg_choice_name(w.backend) ?: "auto",
+	       w.log_drops ? ", log-drops" : "");
+
+	for (;;) {
+		now = cg_now_ms();
+		if (now >= next_scan) {
+			pending = cg_wscan(&w);
+			next_scan = now + (pending && now < quick_until ? CG_QUICK_MS : CG_SCAN_MS);
+		}
+		cg_wwork(&w);
+
+		np = realloc(pfd, (2 + 2 * w.nns) * sizeof(*pfd));
+		nw = realloc(who, (2 + 2 * w.nns) * sizeof(*who));
+		if (np)
+			pfd = np;
+		if (nw)
+			who = nw;
+		if (!np || !nw) {
+			cg_err("cannot watch: out of memory");
+			return 1;
+		}
+		pfd[0] = (struct pollfd){ .fd = w.sfd, .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = w.ifd, .events = POLLIN };
+		for (i = 0, n = 2; i < w.nns; i++) {
+			who[n] = w.ns[i];
+			pfd[n++] = (struct pollfd){ .fd = w.ns[i]->sock, .events = POLLIN };
+			who[n] = w.ns[i];
+			pfd[n++] = (struct pollfd){ .fd = w.ns[i]->pidfd, .events = POLLIN };
+		}
+		now = cg_now_ms();
+		ret = poll(pfd, n, next_scan > now ? (int)(next_scan - now) : 0);
+		if (ret < 0) {
+			if (errno == EINTR)
+				continue;
+			cg_err("cannot watch: poll: %s", strerror(errno));
+			return 1;
+		}
+		if (pfd[0].revents && read(w.sfd, &si, sizeof(si)) == sizeof(si))
+			break;
+		if (pfd[1].revents) {
+			const struct inotify_event *e;
+			ssize_t len;
+
+			while ((len = read(w.ifd, ev, sizeof(ev))) > 0) {
+				for (i = 0; i < len; i += sizeof(*e) + e->len) {
+					e = (const struct inotify_event *)(ev + i);
+					if (e->mask & IN_IGNORED)
+						w.wd = -1;	/* the directory went */
+				}
+			}
+			next_scan = cg_now_ms();
+			quick_until = next_scan + CG_SCAN_MS;
+		}
+		for (i = 2; i < n; i++) {
+			if (!pfd[i].revents)
+				continue;
+			if (pfd[i].fd == who[i]->sock) {
+				cg_wread(&w, who[i]);
+			} else {
+				/* its first process exited: is the namespace gone too? */
+				close(who[i]->pidfd);
+				who[i]->pidfd = -1;
+				who[i]->dead_pid = who[i]->pid;
+				next_scan = cg_now_ms();
+			}
+		}
+	}
+	printf("stopped on %s; the guards stay in place\n",
+	       si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
+	for (i = 0; i < w.nns; i++)
+		cg_wns_free(w.ns[i]);
+	free(w.ns);
+	free(pfd);
+	free(who);
+	return 0;
+}

@@ -1,0 +1,169 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# watch.sh - csum-guard watch: every matching tap, in every namespace, now and later.
+
+# watch_line OUT PATTERN SECONDS: until the watcher's log has a line matching
+# PATTERN (grep -E); 0 when it came.
+watch_line() {
+	local end=$((SECONDS + $3))
+
+	until grep -qE "$2" "$1"; do
+		[ $SECONDS -lt $end ] || return 1
+		sleep 0.1
+	done
+}
+
+# watch_status DEV NS FIELD
+watch_status() {
+	"$CG" status "$1" --netns "$2" --json 2>/dev/null | jq -r ".$3"
+}
+
+# unshare -n sleep, once its namespace is not ours any more
+watch_unnamed() {
+	unshare -n sleep 600 &
+	_wpid=$!
+	while [ "$(readlink /proc/$_wpid/ns/net)" = "$(readlink /proc/self/ns/net)" ]; do
+		sleep 0.05
+	done
+}
+
+watch_refs() { cat /sys/module/csum_guard/refcnt 2>/dev/null || echo 0; }
+
+# The watcher's file descriptors on namespace inode INO.
+watch_holds() { ls -l /proc/$1/fd 2>/dev/null | grep -c "net:\[$2\]"; }
+
+case_watch() {
+	local t="watch [$BACKEND]" p=cw$(($$ % 100000)) ns=$CG_PFX-w ns2=$CG_PFX-w2
+	local lim=$([ -n "${CG_GUEST:-}" ] && echo 90 || echo 10)
+	local out=$TMPD/watch.out u upid u2 upid2 wpid dev rc t0 ms times="" bad="" i
+	local ino2 ino3 ok=1 p0 pins0 r0
+
+	p0=$(prog_count)
+	pins0=$(pin_list)
+	r0=$(watch_refs)
+
+	[ -e /dev/net/tun ] || modprobe tun 2>/dev/null
+	# before the watcher: a tap in a named namespace and one in an unnamed one
+	if ! { ip netns add $ns && ip -n $ns link set lo up &&
+	       ip -n $ns tuntap add dev ${p}a0 mode tap vnet_hdr; }; then
+		fail "$t: set-up"
+		ip netns del $ns 2>/dev/null
+		return
+	fi
+	watch_unnamed
+	upid=$_wpid u=/proc/$_wpid/ns/net
+	nsenter --net=$u ip tuntap add dev ${p}b0 mode tap vnet_hdr
+
+	: >"$out"
+	# its own taps only: other suites may run on this host
+	"$CG" watch --backend "$BACKEND" --match "$p*,${p}zz*" --match 'cg-no-match*' \
+		>"$out" 2>"$TMPD/watch.err" &
+	wpid=$!
+	for dev in ${p}a0 ${p}b0; do
+		watch_line "$out" "^guarded $dev netns " $lim || bad="$bad $dev(existing)"
+	done
+
+	# later: a veth and a tap the glob leaves out, then new taps everywhere
+	ip -n $ns link add ${p}v0 type veth peer name ${p}v1
+	ip -n $ns tuntap add dev x${p} mode tap vnet_hdr
+	ip -n $ns tuntap add dev y${p} mode tap vnet_hdr
+	t0=$(date +%s%N)
+	ip -n $ns link set y${p} name ${p}r0	# a rename that now matches
+	ip -n $ns tuntap add dev ${p}a1 mode tap vnet_hdr
+	ip -n $ns link set ${p}a1 up
+	nsenter --net=$u ip tuntap add dev ${p}b1 mode tap vnet_hdr
+	nsenter --net=$u ip link set ${p}b1 up
+	ip netns add $ns2
+	ip -n $ns2 tuntap add dev ${p}c0 mode tap vnet_hdr
+	watch_unnamed
+	upid2=$_wpid u2=/proc/$_wpid/ns/net
+	nsenter --net=$u2 ip tuntap add dev ${p}d0 mode tap vnet_hdr
+	for dev in ${p}r0 ${p}a1 ${p}b1 ${p}c0 ${p}d0; do
+		if watch_line "$out" "^guarded $dev netns " $lim; then
+			ms=$((($(date +%s%N) - t0) / 1000000))
+			times="$times ${dev#$p}=${ms}ms"
+		else
+			bad="$bad $dev(new)"
+		fi
+	done
+	# the status, not the log, is the proof
+	for dev in ${p}a0:$ns ${p}r0:$ns ${p}a1:$ns ${p}b0:$u ${p}b1:$u ${p}c0:$ns2 ${p}d0:$u2; do
+		set -- $("$CG" status ${dev%%:*} --netns ${dev#*:} --json | jq -r '"\(.attached) \(.backend)"')
+		[ "$1" = true ] && [ "$2" = "$BACKEND" ] || bad="$bad ${dev%%:*}(status:$1,$2)"
+	done
+	if [ -z "$bad" ]; then
+		pass "$t: 2 taps there at start, 4 made later (one in a new named, one in a new unnamed namespace) and 1 renamed to match: all guarded; ms since the first was made:$times"
+	else
+		fail "$t: not guarded:$bad; log: $(tr '\n' '|' <"$out")"
+	fi
+
+	# the taps were made before a1, and events come in order: they were seen
+	bad=""
+	for dev in ${p}v0 ${p}v1 x${p}; do
+		[ "$(watch_status $dev $ns attached)" = false ] || bad="$bad $dev"
+		grep -q " $dev " "$out" && bad="$bad $dev(logged)"
+	done
+	if [ -z "$bad" ]; then
+		pass "$t: a veth whose name matches and a tap whose name does not stay unguarded"
+	else
+		fail "$t: guarded though they must not be:$bad"
+	fi
+
+	# a bad frame through two of the new taps: dropped and counted
+	bad=""
+	for dev in ${p}a1:/run/netns/$ns ${p}b1:$u; do
+		nsenter --net=${dev#*:} "$INJECT" --dev ${dev%%:*} --csum-start 20 --csum-offset 6 \
+			--count 3 --payload 100 2>>"$TMPD/watch.err" || bad="$bad ${dev%%:*}(inject)"
+		set -- $("$CG" status ${dev%%:*} --netns ${dev#*:} --json |
+			jq -r '"\(.dropped) \(.dropped_unreadable)"')
+		[ "$1" = 3 ] && [ "$2" = 0 ] || bad="$bad ${dev%%:*}(counters:$1,$2)"
+	done
+	if [ -z "$bad" ]; then
+		pass "$t: 3 bad frames into each of two new taps: all dropped, dropped=3"
+	else
+		fail "$t: bad frames through new taps:$bad"
+	fi
+
+	# namespaces that die are let go: the watcher holds no socket or fd on them
+	ino2=$(stat -L -c %i /run/netns/$ns2)
+	ino3=$(stat -L -c %i $u2)
+	ip netns del $ns2
+	kill $upid2
+	wait $upid2 2>/dev/null
+	for i in $(seq $((lim * 10))); do
+		[ "$(watch_holds $wpid $ino2)$(watch_holds $wpid $ino3)" = 00 ] && break
+		sleep 0.1
+	done
+	[ "$(watch_holds $wpid $ino2)$(watch_holds $wpid $ino3)" = 00 ] &&
+		[ "$(grep -c '^forgot netns ' "$out")" -ge 2 ] || ok=0
+
+	# SIGTERM: exit 0, the guards stay
+	kill -TERM $wpid
+	for i in $(seq $((lim * 10))); do
+		kill -0 $wpid 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL $wpid 2>/dev/null && note "watch ignored SIGTERM"
+	wait $wpid
+	rc=$?
+	if [ $ok = 1 ] && [ $rc = 0 ] && tail -1 "$out" | grep -q '^stopped on SIGTERM' &&
+	   [ "$(watch_status ${p}a1 $ns attached)" = true ] && [ ! -s "$TMPD/watch.err" ]; then
+		pass "$t: dead namespaces let go; SIGTERM: exit 0, guards kept, nothing on stderr"
+	else
+		fail "$t: namespaces let go=$ok, exit $rc, last: $(tail -1 "$out"), stderr:" \
+			"$(head -3 "$TMPD/watch.err" | tr '\n' '|')"
+	fi
+
+	for dev in ${p}a0:$ns ${p}r0:$ns ${p}a1:$ns ${p}b0:$u ${p}b1:$u; do
+		"$CG" detach ${dev%%:*} --netns ${dev#*:} --quiet
+	done
+	kill $upid
+	wait $upid 2>/dev/null
+	ip netns del $ns
+	# the kernel frees a dead namespace's devices later: then status drops their state
+	for i in $(seq $((lim * 5))); do
+		"$CG" status --json >/dev/null
+		[ "$(prog_count)" = "$p0" ] && [ "$(pin_list)" = "$pins0" ] &&
+			[ "$(watch_refs)" = "$r0" ] && break
+		sleep 0.2
+	done
+}
