@@ -19,13 +19,13 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 
 #include "backend.h"
 #include "csum_guard_abi.h"
+#include "util.h"
 
 #define CG_SYS_MODULE	"/sys/module/" CG_KMOD_NAME
 #define CG_NL_MAXATTR	31	/* above CTRL_ATTR_MAX and CG_A_MAX */
@@ -211,44 +211,6 @@ static bool cg_kmod_maybe_loaded(void)
 	return !access(CG_SYS_MODULE, F_OK) || access("/sys/module", F_OK);
 }
 
-/* modprobe [-n] -q csum_guard, no shell; 0 when it succeeded. */
-static int cg_modprobe(bool dry_run)
-{
-	static const char *const paths[] = { "/sbin/modprobe", "/usr/sbin/modprobe", "/bin/modprobe" };
-	char *argv[5];
-	int status, fd, n = 0;
-	unsigned int i;
-	pid_t pid;
-
-	argv[n++] = "modprobe";
-	argv[n++] = "-q";
-	if (dry_run)
-		argv[n++] = "-n";
-	argv[n++] = CG_KMOD_NAME;
-	argv[n] = NULL;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (!pid) {
-		fd = open("/dev/null", O_RDWR);
-		if (fd >= 0) {
-			dup2(fd, 0);
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
-			execv(paths[i], argv);
-		execvp("modprobe", argv);
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (!WIFEXITED(status))
-		return -ECHILD;
-	return WEXITSTATUS(status) == 127 ? -ENOEXEC : WEXITSTATUS(status) ? -ENOENT : 0;
-}
-
 static void cg_kmod_probe(struct cg_probe *p)
 {
 	struct utsname u;
@@ -272,7 +234,7 @@ static void cg_kmod_probe(struct cg_probe *p)
 				 CG_KMOD_NAME, strerror(-ret));
 		return;
 	}
-	ret = cg_modprobe(true);
+	ret = cg_modprobe(CG_KMOD_NAME, true);
 	p->kmod_loadable = !ret;
 	if (!ret)
 		return;
@@ -300,7 +262,7 @@ static int cg_kmod_attach(const struct cg_target *t, const struct cg_attach_opts
 
 	ret = cg_nl_open(&nl);
 	if (ret == -ENOENT) {
-		if (cg_modprobe(false))
+		if (cg_modprobe(CG_KMOD_NAME, false))
 			return -ENOPKG;
 		ret = cg_nl_open(&nl);
 		if (ret == -ENOENT)

@@ -21,6 +21,9 @@ int cg_netns_restore(void);			/* back to where we started */
 int cg_netns_ino(__u64 *ino);			/* of the current namespace */
 int cg_netns_cookie(__u64 *cookie);		/* SO_NETNS_COOKIE */
 
+/* modprobe.c: modprobe -q [-n] MODULE; 0, -ENOENT (failed), -ENOEXEC (no modprobe) */
+int cg_modprobe(const char *module, bool dry_run);
+
 /* json.c: a small streaming writer for stdout. */
 void cg_json_str(const char *s);		/* a quoted, escaped string */
 void cg_json_kv_str(bool *first, const char *k, const char *v);	/* v NULL: null */

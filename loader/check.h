@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+#ifndef CG_CHECK_H
+#define CG_CHECK_H
+
+#include <stdbool.h>
+
+/* Exit codes of `csum-guard check` (1 and 2 are main.c's failed and usage) */
+enum {
+	CG_CHECK_FIXED = 0,		/* every path tested dropped the bad frame */
+	CG_CHECK_VULNERABLE = 10,	/* some path corrupted the IPv4 header */
+	CG_CHECK_UNKNOWN = 11,		/* neither, and no set-up error */
+};
+
+/*
+ * check.c: the self-test. path is "frag", "tx" or NULL for both; returns
+ * one of the codes above, or 1 when the test itself could not be set up.
+ */
+int cg_check(const char *path, bool json);
+bool cg_check_path_valid(const char *path);
+
+#endif /* CG_CHECK_H */
