@@ -8,11 +8,13 @@
  * namespace, which stays the caller's.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -94,4 +96,55 @@ int cg_netns_cookie(__u64 *cookie)
 		err = -errno;
 	close(fd);
 	return err;
+}
+
+/*
+ * Every network namespace the host can lead us to: each entry of
+ * /run/netns that is one (named), then each /proc/PID/ns/net. The same
+ * namespace comes up once per name and process: callers deduplicate by
+ * inode. Returns true when a /run/netns entry is not a namespace yet
+ * (`ip netns add` creates the file, then bind-mounts the namespace on it).
+ */
+bool cg_netns_scan(void (*fn)(const struct cg_netns_ref *r, void *arg), void *arg)
+{
+	char path[PATH_MAX];
+	struct cg_netns_ref r;
+	struct dirent *de;
+	bool pending = false;
+	struct stat st, self;
+	DIR *d;
+	int pid;
+
+	if (stat("/proc/self/ns/net", &self))
+		return false;
+	d = opendir(CG_NETNS_RUN_DIR);
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, 0) || st.st_dev != self.st_dev) {
+			pending = true;
+			continue;
+		}
+		snprintf(path, sizeof(path), CG_NETNS_RUN_DIR "/%s", de->d_name);
+		r = (struct cg_netns_ref){ .ino = st.st_ino, .path = path, .name = de->d_name };
+		fn(&r, arg);
+	}
+	if (d)
+		closedir(d);
+
+	d = opendir("/proc");
+	while (d && (de = readdir(d))) {
+		pid = atoi(de->d_name);
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "%d/ns/net", pid);
+		if (fstatat(dirfd(d), path, &st, 0) || st.st_dev != self.st_dev)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/ns/net", pid);
+		r = (struct cg_netns_ref){ .ino = st.st_ino, .path = path, .pid = pid };
+		fn(&r, arg);
+	}
+	if (d)
+		closedir(d);
+	return pending;
 }

@@ -21,6 +21,17 @@ int cg_netns_restore(void);			/* back to where we started */
 int cg_netns_ino(__u64 *ino);			/* of the current namespace */
 int cg_netns_cookie(__u64 *cookie);		/* SO_NETNS_COOKIE */
 
+#define CG_NETNS_RUN_DIR "/run/netns"		/* where `ip netns` names them */
+
+/* One way to a network namespace, as cg_netns_scan() found it. */
+struct cg_netns_ref {
+	__u64 ino;		/* the namespace's inode */
+	const char *path;	/* opens it: /run/netns/NAME or /proc/PID/ns/net */
+	const char *name;	/* NAME, or NULL when found through a process */
+	int pid;		/* the process, or 0 when named */
+};
+bool cg_netns_scan(void (*fn)(const struct cg_netns_ref *r, void *arg), void *arg);
+
 /* modprobe.c: modprobe -q [-n] MODULE; 0, -ENOENT (failed), -ENOEXEC (no modprobe) */
 int cg_modprobe(const char *module, bool dry_run);
 

@@ -21,7 +21,6 @@
  * name goes (inotify) or its first process exits (pidfd), else within 2 s.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -54,7 +53,6 @@
 #define __NR_pidfd_open 434
 #endif
 
-#define CG_NETNS_DIR	"/run/netns"
 #define CG_SCAN_MS	2000	/* /proc rescan: unnamed namespaces appear silently */
 #define CG_QUICK_MS	100	/* an `ip netns add` file before its bind mount */
 #define CG_RETRY_MS	30000	/* a device that could not be guarded */
@@ -85,7 +83,6 @@ struct cg_watch {
 	int nmatch;
 	enum cg_choice backend;
 	bool log_drops;
-	dev_t nsfs_dev;
 	__u64 own_ino;
 	int sfd, ifd, wd;
 	struct cg_wns **ns;
@@ -255,77 +252,56 @@ static struct cg_wns *cg_wns_add(struct cg_watch *w, __u64 ino, const char *path
 	return ns;
 }
 
+/* One way to a namespace that cg_netns_scan() found: record it */
+static void cg_wscan_one(const struct cg_netns_ref *r, void *arg)
+{
+	struct cg_watch *w = arg;
+	struct cg_wns *ns = cg_wns_find(w, r->ino);
+
+	if (r->name) {
+		if (!ns) {
+			ns = cg_wns_add(w, r->ino, r->path, r->name, true);
+			if (!ns)
+				return;
+		} else if (!ns->named_now && (!ns->named || strcmp(ns->label, r->name))) {
+			/* it has a name now, or another one: the name reads better */
+			snprintf(ns->label, sizeof(ns->label), "%s", r->name);
+			if (!ns->own)
+				snprintf(ns->arg, sizeof(ns->arg), "%s", r->name);
+			ns->named = true;
+		}
+		ns->seen = ns->named_now = true;
+		return;
+	}
+	if (!ns) {
+		ns = cg_wns_add(w, r->ino, r->path, r->path, false);
+		if (!ns)
+			return;
+	}
+	ns->seen = true;
+	if (!ns->pid_now)
+		ns->pid_now = r->pid;
+}
+
 /*
  * Every namespace with a name or a process, by inode. Returns true when an
- * entry of /run/netns is not a namespace yet (`ip netns add` creates the
- * file, then bind-mounts the namespace on it).
+ * entry of /run/netns is not a namespace yet.
  */
 static bool cg_wscan(struct cg_watch *w)
 {
-	char path[PATH_MAX], label[CG_LABEL_MAX];
 	struct cg_wns *ns;
-	struct dirent *de;
-	bool pending = false;
-	struct stat st;
-	DIR *d;
-	int i, pid;
+	bool pending;
+	int i;
 
 	if (w->wd < 0)
-		w->wd = inotify_add_watch(w->ifd, CG_NETNS_DIR, IN_CREATE | IN_DELETE |
+		w->wd = inotify_add_watch(w->ifd, CG_NETNS_RUN_DIR, IN_CREATE | IN_DELETE |
 					  IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF |
 					  IN_MOVE_SELF | IN_ONLYDIR);
 	for (i = 0; i < w->nns; i++) {
 		w->ns[i]->seen = w->ns[i]->named_now = false;
 		w->ns[i]->pid_now = 0;
 	}
-
-	d = opendir(CG_NETNS_DIR);
-	while (d && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		if (fstatat(dirfd(d), de->d_name, &st, 0) || st.st_dev != w->nsfs_dev) {
-			pending = true;
-			continue;
-		}
-		ns = cg_wns_find(w, st.st_ino);
-		if (!ns) {
-			snprintf(path, sizeof(path), CG_NETNS_DIR "/%s", de->d_name);
-			ns = cg_wns_add(w, st.st_ino, path, de->d_name, true);
-			if (!ns)
-				continue;
-		} else if (!ns->named_now && (!ns->named || strcmp(ns->label, de->d_name))) {
-			/* it has a name now, or another one: the name reads better */
-			snprintf(ns->label, sizeof(ns->label), "%s", de->d_name);
-			if (!ns->own)
-				snprintf(ns->arg, sizeof(ns->arg), "%s", de->d_name);
-			ns->named = true;
-		}
-		ns->seen = ns->named_now = true;
-	}
-	if (d)
-		closedir(d);
-
-	d = opendir("/proc");
-	while (d && (de = readdir(d))) {
-		pid = atoi(de->d_name);
-		if (pid <= 0)
-			continue;
-		snprintf(path, sizeof(path), "%d/ns/net", pid);
-		if (fstatat(dirfd(d), path, &st, 0) || st.st_dev != w->nsfs_dev)
-			continue;
-		ns = cg_wns_find(w, st.st_ino);
-		if (!ns) {
-			snprintf(label, sizeof(label), "/proc/%d/ns/net", pid);
-			ns = cg_wns_add(w, st.st_ino, label, label, false);
-			if (!ns)
-				continue;
-		}
-		ns->seen = true;
-		if (!ns->pid_now)
-			ns->pid_now = pid;
-	}
-	if (d)
-		closedir(d);
+	pending = cg_netns_scan(cg_wscan_one, w);
 
 	for (i = 0; i < w->nns; i++) {
 		ns = w->ns[i];
@@ -751,7 +727,6 @@ int cg_watch(int argc, char **argv)
 		cg_err("cannot watch: %s", strerror(errno));
 		return 1;
 	}
-	w.nsfs_dev = st.st_dev;
 	w.own_ino = st.st_ino;
 	printf("watching tun/tap devices");
 	for (i = 0; i < w.nmatch; i++)
