@@ -42,15 +42,15 @@ if [ "$(id -u)" != 0 ]; then
 	echo "tests/run.sh: must be run as root (it creates namespaces and taps)" >&2
 	exit 1
 fi
-for b in "$CG" "$INJECT" "$SNIFF" "$TOP/build/tests/unit"; do
+for b in "$CG" "$INJECT" "$SNIFF" "$NFQ" "$TOP/build/tests/unit"; do
 	[ -x "$b" ] || { echo "tests/run.sh: $b is missing: run make first" >&2; exit 1; }
 done
 [ -d /sys/fs/bpf ] && ! mountpoint -q /sys/fs/bpf && mount -t bpf bpf /sys/fs/bpf
 
 # The cases, in order; each runs once per backend.
 CASES=(
-	"repro frag" "repro tx" "repro tx6" "repro vlan" "repro qinq" boundaries unreadable not_judged
-	sweep log_drops
+	"repro frag" "repro tx" "repro tx6" "repro vlan" "repro qinq" "repro xtcsum" "repro nfqueue"
+	"repro xtcsum6" "repro nfqueue6" boundaries unreadable not_judged sweep log_drops
 	idempotent detach_clean clsact_foreign unnamed_netns vanish bad_input
 	module_identity rmmod_guarded one_backend watch check
 )
@@ -112,9 +112,15 @@ if [ $mode = demo ]; then
 	case_repro frag
 	case_repro tx
 	case_repro tx6
+	case_repro xtcsum
+	case_repro nfqueue
+	case_repro xtcsum6
+	case_repro nfqueue6
 	print_table
 	echo "frag: IP fragmentation on forward (veth MTU 576); tx: transmit without checksum offload;"
-	echo "tx6: the same for IPv6 (csum_start 22, the source address)"
+	echo "tx6: the same for IPv6 (csum_start 22, the source address);"
+	echo "xtcsum: iptables -j CHECKSUM --checksum-fill; nfqueue: a queue reader in copy-packet mode;"
+	echo "xtcsum6, nfqueue6: the same two for IPv6"
 	echo "$n_pass passed, $n_fail failed"
 	[ $n_fail = 0 ]
 	exit

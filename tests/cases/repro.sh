@@ -2,39 +2,55 @@
 # repro.sh - the reproduction: bad and good frames, guard off and on.
 
 # The four rows, through one completion site.
-#   repro frag: IP fragmentation on forward (veth MTU 576)
-#   repro tx:   the transmit path of a device without TX checksum offload
-#   repro tx6:  the same for IPv6 (csum_start 22 is the source address);
-#               forwarded IPv6 is never fragmented, so it has no frag row
-#   repro vlan: tx, the guest on an 802.1Q sub-interface of the tap
-#   repro qinq: tx, the guest on 802.1ad 200 + 802.1Q 300 sub-interfaces:
-#               the hooks on tap0 see the inner tag still in the packet
+#   repro frag:     IP fragmentation on forward (veth MTU 576)
+#   repro tx:       the transmit path of a device without TX checksum offload
+#   repro tx6:      the same for IPv6 (csum_start 22 is the source address);
+#                   forwarded IPv6 is never fragmented, so it has no frag row
+#   repro vlan:     tx, the guest on an 802.1Q sub-interface of the tap
+#   repro qinq:     tx, the guest on 802.1ad 200 + 802.1Q 300 sub-interfaces:
+#                   the hooks on tap0 see the inner tag still in the packet
+#   repro xtcsum:   iptables -j CHECKSUM --checksum-fill in the forwarding
+#                   namespace's mangle POSTROUTING
+#   repro nfqueue:  iptables -j NFQUEUE in its FORWARD chain, read by cg-nfq
+#                   in copy-packet mode: the kernel completes the checksum
+#                   before it copies the packet out
+#   repro xtcsum6, repro nfqueue6: the same two with ip6tables and IPv6
+# The xtcsum and nfqueue paths keep MTU 1500 and veth0's TX checksum
+# offload on, so the rule is the only completion site; a control frame sent
+# before the rule exists proves it (it must arrive untouched).
 case_repro() {
-	local path=$1 n=3 args src got kernel row res
+	local path=$1 n=3 args src got kernel row res site= site_seen seen says ipt=iptables
 	local bad="--csum-start 20 --csum-offset 6 --count $n --payload 1000"
 	local good="--count $n --payload 1000"
 	local t="repro/$path [$BACKEND]"
 	local GUEST_IP=$GUEST_IP SNIFF_DST=$FAR_IP
+	local l3 tags
 
 	case $path in
 	frag) args="--mtu 576" ;;
-	tx) args="--mtu 1500 --tx-csum-off" ;;
-	tx6)
-		args="--mtu 1500 --tx-csum-off --ipv6"
-		bad="--ipv6 --csum-start 22 --csum-offset 6 --count $n --payload 1000"
-		good="--ipv6 --count $n --payload 1000"
-		GUEST_IP=$GUEST_IP6
-		SNIFF_DST=$FAR_IP6
-		;;
+	tx|tx6) args="--mtu 1500 --tx-csum-off" ;;
+	xtcsum*|nfqueue*) args="--mtu 1500" ;;
 	vlan | qinq)
 		args="--mtu 1500 --tx-csum-off --$path"
 		# the source address, 12 bytes into the IP header behind the tags
-		local l3=$([ $path = vlan ] && echo 18 || echo 22) tags
+		l3=$([ $path = vlan ] && echo 18 || echo 22)
 		tags=$([ $path = vlan ] && echo "--vlan 100" || echo "--vlan-proto 88a8 --vlan 200 --vlan 300")
 		GUEST_IP=$([ $path = vlan ] && echo $GUEST_IP_VLAN || echo $GUEST_IP_QINQ)
 		bad="$tags --src $GUEST_IP --csum-start $((l3 + 6)) --csum-offset 6 --count $n --payload 1000"
 		good="$tags --src $GUEST_IP --count $n --payload 1000"
 		;;
+	esac
+	if [ "${path%6}" != "$path" ]; then
+		args="$args --ipv6"
+		bad="--ipv6 --csum-start 22 --csum-offset 6 --count $n --payload 1000"
+		good="--ipv6 --count $n --payload 1000"
+		GUEST_IP=$GUEST_IP6
+		SNIFF_DST=$FAR_IP6
+		ipt=ip6tables
+	fi
+	case $path in
+	xtcsum*|nfqueue*)
+		command -v $ipt >/dev/null || { skip "$t: $ipt missing"; return; } ;;
 	esac
 	topo_up $args
 	case $? in
@@ -48,29 +64,51 @@ case_repro() {
 		[ "$path" = tx ] && ! command -v ethtool >/dev/null &&
 			{ skip "$t: ethtool missing"; return; }
 		fail "$t: cannot build the topology"
+		topo_down
 		return
+		;;
+	esac
+	case $path in
+	xtcsum*|nfqueue*)
+		# control: without the rule nothing completes the checksum
+		repro_send "$TMPD/control" $bad
+		got=$(sniff_datagrams "$TMPD/control")
+		src=$(sniff_sources "$TMPD/control")
+		if [ "$inject_rc" != 0 ] || [ "$got" != $n ] || [ "$src" != $GUEST_IP ]; then
+			fail "$t control: without the rule arrived=$got from $src (want $n untouched from $GUEST_IP)"
+			topo_down
+			return
+		fi
+		pass "$t control: without the rule $got bad frames arrive untouched from $src"
+		site_up ${path%6} "$t" || { topo_down; return; }
+		site=${path%6}
 		;;
 	esac
 
 	# bad frame, no guard: what does this kernel do with it?
 	local ff0 ff1
 	ff0=$(frag_fails)
-	inject_sniff "$TMPD/bad-off" $bad
+	repro_send "$TMPD/bad-off" $bad
 	ff1=$(frag_fails)
 	got=$(sniff_datagrams "$TMPD/bad-off")
 	src=$(sniff_sources "$TMPD/bad-off")
+	says=$(site_says "$TMPD/bad-off")
 	if [ "$inject_rc" != 0 ]; then
 		fail "$t bad/off: the tap refused the frame: $(cat "$TMPD/bad-off.inject")"
 		kernel=unknown
-	elif [ "${got:-0}" -gt 0 ] && [ "$src" != $GUEST_IP ]; then
+	elif [ "${got:-0}" -gt 0 ] && [ "$src" != $GUEST_IP ] && [ "$site_seen" = "${site:+$n}" ]; then
 		kernel=vulnerable
-		pass "$t bad/off: source corrupted to $src (kernel vulnerable)"
+		pass "$t bad/off: source corrupted to $src$says (kernel vulnerable)"
 	elif [ "${got:-0}" = 0 ] && [ "$path" = frag ] && [ "$ff1" -gt "$ff0" ]; then
 		kernel=fixed
 		pass "$t bad/off: kernel already fixed (dropped it, IpFragFails +$((ff1 - ff0)))"
+	elif [ "${got:-0}" = 0 ] && [ -n "$site" ] && [ "$site_seen" = $n ] &&
+	     { [ "$site" != nfqueue ] || [ "$(queue_packets "$TMPD/bad-off")" = 0 ]; }; then
+		kernel=fixed
+		pass "$t bad/off: kernel already fixed (the $(site_rule) rule saw $n$says, nothing arrived)"
 	else
 		kernel=unknown
-		fail "$t bad/off: expected corruption or a kernel drop, got $got datagrams from $src"
+		fail "$t bad/off: expected corruption or a kernel drop, got $got datagrams from $src$says"
 	fi
 	case $kernel in
 	vulnerable) kernel=corrupted ;;
@@ -78,16 +116,19 @@ case_repro() {
 	esac
 	ROWS+=("$path bad off ${got:-0} ${src:--} - $kernel")
 
-	# bad frame, guard on: nothing arrives, every frame counted
+	# bad frame, guard on: nothing arrives, every frame counted, nothing
+	# reaches the completion site
 	if guard_on; then
-		inject_sniff "$TMPD/bad-on" $bad
+		repro_send "$TMPD/bad-on" $bad
 		got=$(sniff_datagrams "$TMPD/bad-on")
 		set -- $(guard_counters)
-		if [ "$inject_rc" = 0 ] && [ "${got:-x}" = 0 ] && [ "$1" = $n ] && [ "$2" = 0 ]; then
-			pass "$t bad/on: nothing arrived, dropped=$1"
+		if [ "$inject_rc" = 0 ] && [ "${got:-x}" = 0 ] && [ "$1" = $n ] && [ "$2" = 0 ] &&
+		   [ "$site_seen" = "${site:+0}" ]; then
+			pass "$t bad/on: nothing arrived, dropped=$1${site:+, the $(site_rule) rule saw none}"
 			row=dropped-by-guard
 		else
-			fail "$t bad/on: arrived=$got counters=[$1,$2] (want 0 arrived, [$n,0])"
+			seen=${site:+ $(site_rule) rule saw $site_seen}
+			fail "$t bad/on: arrived=$got counters=[$1,$2]$seen (want 0 arrived, [$n,0])"
 			row=NOT-DROPPED
 		fi
 		ROWS+=("$path bad on ${got:-0} $(sniff_sources "$TMPD/bad-on") [$1,$2] $row")
@@ -96,13 +137,14 @@ case_repro() {
 		fail "$t bad/on: attach failed"
 	fi
 
-	# good frame, guard on and off: intact, counters untouched
+	# good frame, guard on and off: intact, counters untouched, and through
+	# the completion site under test
 	for row in on off; do
 		if [ $row = on ] && ! guard_on; then
-			fail "$t good/on: attach failed"
+			fail "$t good/$row: attach failed"
 			continue
 		fi
-		inject_sniff "$TMPD/good-$row" $good
+		repro_send "$TMPD/good-$row" $good
 		got=$(sniff_datagrams "$TMPD/good-$row")
 		src=$(sniff_sources "$TMPD/good-$row")
 		local cnt=- ok=1
@@ -113,11 +155,14 @@ case_repro() {
 			guard_off
 		fi
 		grep -q 'csum_ok=0' "$TMPD/good-$row" && ok=0
+		[ "$site_seen" = "${site:+$n}" ] || ok=0
+		[ "$site" = nfqueue ] && [ "$(queue_sources "$TMPD/good-$row")" != $GUEST_IP ] && ok=0
+		seen=${site:+, through the $(site_rule) rule ($site_seen)$(site_says "$TMPD/good-$row")}
 		if [ $ok = 1 ] && [ "$got" = $n ] && [ "$src" = $GUEST_IP ]; then
-			pass "$t good/$row: $got intact from $src, counters $cnt"
+			pass "$t good/$row: $got intact from $src, counters $cnt$seen"
 			res=intact
 		else
-			fail "$t good/$row: arrived=$got from $src counters $cnt (want $n intact from $GUEST_IP, [0,0])"
+			fail "$t good/$row: arrived=$got from $src counters $cnt$seen (want $n intact from $GUEST_IP, [0,0])"
 			res=NOT-INTACT
 		fi
 		ROWS+=("$path good $row ${got:-0} ${src:--} $cnt $res")
@@ -125,12 +170,95 @@ case_repro() {
 	topo_down
 }
 
+# --- the netfilter completion sites (xtcsum, nfqueue) -----------------
+# These run inside case_repro and use its $site and $ipt.
+
+NFQ_NUM=7
+
+site_rule() {
+	case $site in
+	xtcsum) echo CHECKSUM ;;
+	nfqueue) echo NFQUEUE ;;
+	esac
+}
+
+# site_up PATH T: the rule for PATH in the forwarding namespace; says skip
+# or fail itself when it cannot.
+site_up() {
+	local err
+
+	case $1 in
+	xtcsum)
+		err=$(ip netns exec "$VM" $ipt -w -t mangle -A POSTROUTING -o veth0 -p udp \
+			-j CHECKSUM --checksum-fill 2>&1) ||
+			{ skip "$2: no CHECKSUM target here: ${err//$'\n'/ }"; return 1; }
+		;;
+	nfqueue)
+		err=$(ip netns exec "$VM" $ipt -w -A FORWARD -o veth0 -p udp \
+			-j NFQUEUE --queue-num $NFQ_NUM 2>&1) ||
+			{ skip "$2: no NFQUEUE target here: ${err//$'\n'/ }"; return 1; }
+		# can a reader bind a queue at all (nfnetlink_queue)?
+		err=$(ip netns exec "$VM" "$NFQ" --queue $NFQ_NUM --timeout 1 2>&1) ||
+			{ skip "$2: ${err//$'\n'/ }"; return 1; }
+		;;
+	esac
+}
+
+# Packets the site's rule has matched so far (0 without a site).
+site_hits() {
+	case $site in
+	xtcsum) ip netns exec "$VM" $ipt -w -t mangle -L POSTROUTING 1 -v -x -n ;;
+	nfqueue) ip netns exec "$VM" $ipt -w -L FORWARD 1 -v -x -n ;;
+	*) echo 0 ;;
+	esac | awk '{ print $1; exit }'
+}
+
+# repro_send OUT [cg-inject args...]: inject_sniff, with the queue's reader
+# running for nfqueue (its lines in OUT.nfq); $site_seen gets how many
+# packets the site's rule matched meanwhile, empty without a site.
+repro_send() {
+	local out=$1 h0 qpid ready=$TMPD/ready.q
+	shift
+
+	h0=$(site_hits)
+	rm -f "$out.nfq"
+	if [ "$site" = nfqueue ]; then
+		rm -f "$ready"
+		ip netns exec "$VM" "$NFQ" --queue $NFQ_NUM --timeout 0 \
+			--max-time $((SNIFF_IDLE * 40)) --ready-file "$ready" >"$out.nfq" 2>&1 &
+		qpid=$!
+		wait_ready "$ready"
+	fi
+	inject_sniff "$out" "$@"
+	if [ -n "${qpid:-}" ]; then
+		# the capture idled for SNIFF_IDLE: every verdict is given
+		kill -TERM $qpid 2>/dev/null
+		wait $qpid
+	fi
+	site_seen=
+	[ -n "$site" ] && site_seen=$(($(site_hits) - h0))
+}
+
+# What the queue's reader saw: packets and sources of its copies.
+queue_packets() { sed -n 's/^summary packets=\([0-9]*\).*/\1/p' "$1.nfq" 2>/dev/null; }
+queue_sources() { sed -n 's/^summary .*sources=\([^ ]*\).*/\1/p' "$1.nfq" 2>/dev/null; }
+
+# ", the queue got N from A" for nfqueue, nothing otherwise
+site_says() {
+	local src
+
+	[ "$site" = nfqueue ] || return 0
+	src=$(queue_sources "$1")
+	[ "$src" = - ] && src=
+	echo ", the queue got $(queue_packets "$1")${src:+ from $src}"
+}
+
 # ROWS holds "backend NAME" markers (tests/run.sh) between the rows: they
 # become headings when more than one backend ran.
 print_table() {
 	local r heads
 	heads=$(printf '%s\n' "${ROWS[@]}" | grep -c '^backend ')
-	printf '\n%-5s %-5s %-6s %-8s %-16s %-9s %s\n' path frame guard arrived source counters result
+	printf '\n%-8s %-5s %-6s %-8s %-16s %-9s %s\n' path frame guard arrived source counters result
 	for r in "${ROWS[@]}"; do
 		set -- $r
 		if [ "$1" = backend ]; then
@@ -140,7 +268,7 @@ print_table() {
 		# distinct corrupted sources (they depend on the IP ID): first, +more
 		local more=$(($(tr ',' '\n' <<<"$5" | wc -l) - 1))
 		[ $more -gt 0 ] && set -- "$1" "$2" "$3" "$4" "${5%%,*}(+$more)" "$6" "$7"
-		printf '%-5s %-5s %-6s %-8s %-16s %-9s %s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7"
+		printf '%-8s %-5s %-6s %-8s %-16s %-9s %s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7"
 	done
 	echo
 }

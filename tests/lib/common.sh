@@ -20,6 +20,7 @@
 CG=${CG:-$TOP/build/csum-guard}
 INJECT=$TOP/build/tests/cg-inject
 SNIFF=$TOP/build/tests/cg-sniff
+NFQ=$TOP/build/tests/cg-nfq
 GUEST_IP=10.0.0.2
 FAR_IP=10.1.0.2
 GUEST_IP6=fd00::2
@@ -53,11 +54,12 @@ skip() { n_skip=$((n_skip + 1)); echo "SKIP $*"; echo "SKIP $*" >>"$RESULTS"; }
 # "[kernel]" first): what the kernel does with the bad frame on each path
 # without the guard, which backends passed every case, the counts.
 kernel_table() {
-	local tags t rows r frag tx backends b np nf
+	local tags t rows r frag tx xtcsum nfqueue backends b np nf
 
 	tags=$(awk '{ print ($2 ~ /^\[.*\]$/) ? $2 : "host" }' "$RESULTS" | awk '!seen[$0]++')
-	printf '\n| kernel | IP fragmentation | transmit without offload | backends proven | passed | failed |\n'
-	printf '|---|---|---|---|---|---|\n'
+	printf '\n| kernel | IP fragmentation | transmit without offload | xt_CHECKSUM | nfqueue |'
+	printf ' backends proven | passed | failed |\n'
+	printf '|---|---|---|---|---|---|---|---|\n'
 	for t in $tags; do
 		if [ "$t" = host ]; then
 			rows=$(grep -v '^[A-Z]* \[' "$RESULTS")
@@ -68,6 +70,8 @@ kernel_table() {
 		fi
 		frag=$(path_verdict frag <<<"$rows")
 		tx=$(path_verdict tx <<<"$rows")
+		xtcsum=$(path_verdict xtcsum <<<"$rows")
+		nfqueue=$(path_verdict nfqueue <<<"$rows")
 		backends=
 		for b in bpf kmod; do
 			grep -q "^PASS.* \[$b\]" <<<"$rows" && ! grep -q "^FAIL.* \[$b\]" <<<"$rows" &&
@@ -75,7 +79,8 @@ kernel_table() {
 		done
 		np=$(grep -c '^PASS' <<<"$rows")
 		nf=$(grep -c '^FAIL' <<<"$rows")
-		printf '| %s | %s | %s | %s | %s | %s |\n' "$r" "$frag" "$tx" "${backends:--}" "$np" "$nf"
+		printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$r" "$frag" "$tx" "$xtcsum" \
+			"$nfqueue" "${backends:--}" "$np" "$nf"
 	done
 	echo
 }
