@@ -5,7 +5,9 @@
 # make demo       install what is needed, build, show the reproduction
 # make test-matrix  the suite on every kernel of tests/guest/kernels.list
 # make bench      the benchmarks (never part of make test)
-# make dist       build/dist: the object and its SHA-256
+# make dist       build/dist: the BPF object, the loader, the DKMS source
+#                 tarball and its .deb, each with a .sha256, and SHA256SUMS
+# make build-deps only what building (make, make dist) needs
 # make install    the loader, the object and the DKMS source
 # make clean
 #
@@ -13,6 +15,8 @@
 
 VERSION := $(shell cat VERSION)
 BUILD ?= build
+DIST ?= $(BUILD)/dist
+DIST_STAGE = $(DIST).stage
 PREFIX ?= /usr/local
 DESTDIR ?=
 
@@ -41,14 +45,14 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all clean test test-matrix demo dist install deps tools unit
+.PHONY: all clean test test-matrix demo dist install deps build-deps tools unit
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/csum_guard.bpf.o $(BUILD)/csum-guard tools
 
 tools: $(TOOLS)
 
-$(BUILD) $(BUILD)/loader $(BUILD)/tests $(BUILD)/dist:
+$(BUILD) $(BUILD)/loader $(BUILD)/tests $(DIST):
 	$(Q)mkdir -p $@
 
 # vmlinux.h is generated from the build host's BTF, never committed.
@@ -95,23 +99,77 @@ endef
 deps:
 	$(call apt-need,$(BUILD_DEPS) $(TEST_DEPS))
 
+build-deps:
+	$(call apt-need,$(BUILD_DEPS))
+
+# The suite checks the release artifacts too (tests/cases/dist.sh).
 test: deps
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory all dist
 	$(Q)tests/run.sh
 
 # every kernel line of tests/guest/kernels.list
 test-matrix: deps
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory all dist
 	$(Q)CG_GUESTS="$$(awk '!/^#/ && NF { print $$1 }' tests/guest/kernels.list)" tests/run.sh
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)tests/run.sh --demo
 
-dist: $(BUILD)/csum_guard.bpf.o | $(BUILD)/dist
-	$(call msg,DIST,$(BUILD)/dist)
-	$(Q)cp $(BUILD)/csum_guard.bpf.o $(BUILD)/dist/
-	$(Q)cd $(BUILD)/dist && sha256sum csum_guard.bpf.o > csum_guard.bpf.o.sha256
+# --- dist ----------------------------------------------------------------
+# One VERSION for every artifact. Archive timestamps are SOURCE_DATE_EPOCH,
+# by default the last commit's date, and owners, modes and order are fixed:
+# two builds of one tree give the same tarball and .deb, byte for byte.
+
+DKMS_DIR := csum-guard-$(VERSION)
+DKMS_TAR := $(DIST)/$(DKMS_DIR).tar.gz
+DEB := $(DIST)/csum-guard-dkms_$(VERSION)_all.deb
+DIST_FILES := $(DIST)/csum_guard.bpf.o $(DIST)/csum-guard $(DKMS_TAR) $(DEB)
+# What DKMS needs (see dkms.conf), never kbuild's products in kmod/.
+DKMS_FILES = VERSION dkms.conf $(wildcard include/*.h) kmod/Kbuild kmod/Makefile \
+	$(filter-out %.mod.c,$(wildcard kmod/*.c)) $(wildcard kmod/*.h)
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || stat -c %Y VERSION)
+TAR_REPRO = --sort=name --format=gnu --mtime=@$(SOURCE_DATE_EPOCH) \
+	--owner=0 --group=0 --numeric-owner --mode=u=rwX,go=rX
+
+dist: $(DIST_FILES:%=%.sha256) $(DIST)/SHA256SUMS
+
+$(DIST)/csum_guard.bpf.o $(DIST)/csum-guard: $(DIST)/%: $(BUILD)/% | $(DIST)
+	$(call msg,DIST,$@)
+	$(Q)cp $< $@
+
+# Unpacks into /usr/src/csum-guard-VERSION, ready for dkms add.
+$(DKMS_TAR): $(DKMS_FILES) | $(DIST)
+	$(call msg,TAR,$@)
+	$(Q)rm -rf $(DIST_STAGE) && mkdir -p $(DIST_STAGE)/$(DKMS_DIR)
+	$(Q)for f in $(DKMS_FILES); do \
+		install -D -m 0644 $$f $(DIST_STAGE)/$(DKMS_DIR)/$$f || exit; done
+	$(Q)tar -C $(DIST_STAGE) $(TAR_REPRO) -I 'gzip -9n' -cf $@ $(DKMS_DIR)
+	$(Q)rm -rf $(DIST_STAGE)
+
+# The tarball's very tree under /usr/src, plain dpkg-deb (packaging/deb/).
+$(DEB): $(DKMS_TAR) packaging/deb/control packaging/deb/postinst packaging/deb/prerm
+	$(call msg,DEB,$@)
+	$(Q)rm -rf $(DIST_STAGE) && mkdir -p $(DIST_STAGE)/DEBIAN $(DIST_STAGE)/usr/src
+	$(Q)tar -C $(DIST_STAGE)/usr/src -xzf $(DKMS_TAR)
+	$(Q)for f in postinst prerm; do \
+		sed 's/@VERSION@/$(VERSION)/g' packaging/deb/$$f > $(DIST_STAGE)/DEBIAN/$$f || exit; done
+	$(Q)size=$$(find $(DIST_STAGE)/usr -type f -printf '%s\n' | \
+		awk '{ k += int(($$1 + 1023) / 1024) } END { print k }'); \
+	sed -e 's/@VERSION@/$(VERSION)/g' -e "s/@INSTALLED_SIZE@/$$size/" \
+		packaging/deb/control > $(DIST_STAGE)/DEBIAN/control
+	$(Q)chmod -R u=rwX,go=rX $(DIST_STAGE) && chmod 0755 $(DIST_STAGE)/DEBIAN/postinst $(DIST_STAGE)/DEBIAN/prerm
+	$(Q)SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) dpkg-deb --root-owner-group -Zxz \
+		--build $(DIST_STAGE) $@ >/dev/null
+	$(Q)rm -rf $(DIST_STAGE)
+
+$(DIST)/%.sha256: $(DIST)/%
+	$(Q)cd $(DIST) && sha256sum $* > $*.sha256
+
+$(DIST)/SHA256SUMS: $(DIST_FILES)
+	$(call msg,SUM,$@)
+	$(Q)cd $(DIST) && sha256sum $(notdir $(DIST_FILES)) > SHA256SUMS
+# --- end dist ------------------------------------------------------------
 
 install: all
 	install -D -m 0755 $(BUILD)/csum-guard $(DESTDIR)$(PREFIX)/sbin/csum-guard
@@ -119,7 +177,7 @@ install: all
 
 clean:
 	$(call msg,CLEAN,$(BUILD))
-	$(Q)rm -rf $(BUILD)/vmlinux.h $(BUILD)/*.o $(BUILD)/*.skel.h $(BUILD)/loader $(BUILD)/tests $(BUILD)/dist $(BUILD)/csum-guard
+	$(Q)rm -rf $(BUILD)/vmlinux.h $(BUILD)/*.o $(BUILD)/*.skel.h $(BUILD)/loader $(BUILD)/tests $(DIST) $(DIST_STAGE) $(BUILD)/csum-guard
 
 # --- bench ---------------------------------------------------------------
 # make bench      install what the benchmarks need, build, run bench/run.sh;

@@ -6,7 +6,8 @@
 # module with DKMS against those headers (tests/guest/dkms.sh: private
 # DKMS trees, nothing system-wide), boot the kernel under QEMU with that
 # module available to modprobe, run `tests/run.sh --here` inside, and fold
-# its PASS/FAIL/SKIP lines into this run's, tagged with the kernel.
+# its PASS/FAIL/SKIP lines into this run's, tagged with the kernel. Then,
+# once, the release artifacts (tests/cases/dist.sh).
 
 : "${CG_GUESTS:=deb6.1-vuln deb6.1-fixed deb6.12}"
 
@@ -35,6 +36,7 @@ guest_boot() {
 	srcv=$(modinfo -F srcversion "$moddir"/csum_guard.ko*)
 	"$TOP/tests/guest/run.sh" --kernel "$k" --timeout 1800 --modules-dir "$moddir" -- \
 		env CG_MODULE_SRCVERSION="$srcv" CG_PFX=cgg "$TOP/tests/run.sh" --here \
+		${only_case:+--case "$only_case"} ${only_backend:+--backend "$only_backend"} \
 		>"$TMPD/guest-$k.log" 2>&1
 	echo $? >"$TMPD/guest-$k.rc"
 }
@@ -80,3 +82,9 @@ wait
 for k in "${ready[@]}"; do
 	guest_fold "$k"
 done
+
+# Once, on the host, after the guests: it installs the .deb system-wide and
+# boots a guest of its own (see tests/cases/dist.sh).
+if [ -z "$only_case" ] || [[ dist_deb == *"$only_case"* ]]; then
+	case_dist_deb
+fi

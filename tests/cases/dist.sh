@@ -1,0 +1,237 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# dist.sh - what make dist ships, the .deb above all: its digests verify,
+# a second build gives the same bytes, dpkg -i has DKMS build the module
+# for a guest kernel, that module loads there with VERSION, and dpkg -r
+# takes away everything the package and DKMS put on the system.
+#
+# Not in CASES: tests/guests.sh runs it once, on the host, after the
+# guests. It installs system-wide (a guest sees the host's root read-only)
+# and boots a guest of its own; as a per-backend case it would run under
+# a backend it does not test, and alongside the guests it would compete
+# with them for the CPUs.
+
+DIST_KERNEL=${CG_DIST_KERNEL:-deb6.1-vuln}
+
+# What the package, DKMS and depmod may touch: paths and file digests under
+# /usr/src (top level), /var/lib/dkms and /lib/modules (without the
+# kernels' own kernel/ trees).
+dist_snapshot() {
+	{
+		find /usr/src -mindepth 1 -maxdepth 1 -printf '%p %y\n'
+		find /var/lib/dkms /lib/modules -path '/lib/modules/*/kernel' -prune -o -printf '%p %y\n'
+		find /var/lib/dkms /lib/modules -path '/lib/modules/*/kernel' -prune -o -type f \
+			-exec sha256sum {} +
+	} 2>/dev/null | sort
+}
+
+# Remove from /lib/modules/*/updates what was not there before (a module
+# that dkms remove did not take away), then index those kernels again.
+dist_restore_updates() {
+	local before=$1 made=$2 p kver kvers=()
+
+	while read -r p; do
+		rm -rf "$p"
+		kver=${p#/lib/modules/}
+		kvers+=("${kver%%/*}")
+	done < <(LC_ALL=C comm -13 <(awk '{ print $1 }' <<<"$before" | LC_ALL=C sort) \
+		<(find /lib/modules/*/updates 2>/dev/null | LC_ALL=C sort) |
+		awk 'top == "" || index($0, top "/") != 1 { top = $0; print }')
+	for kver in $(printf '%s\n' "${kvers[@]}" | sort -u); do
+		[ "/lib/modules/$kver" != "$made" ] && [ -e "/lib/modules/$kver/modules.dep" ] &&
+			depmod -a "$kver" 2>/dev/null
+	done
+}
+
+# dpkg_retry ARGS: dpkg, waiting while another dpkg or apt holds the lock.
+dpkg_retry() {
+	local rc
+
+	for _ in $(seq 60); do
+		dpkg "$@" >"$TMPD/dpkg.log" 2>&1
+		rc=$?
+		grep -q 'lock' "$TMPD/dpkg.log" && [ $rc != 0 ] || return $rc
+		sleep 5
+	done
+	return $rc
+}
+
+# The checks that need no system change. Sets why on failure.
+dist_check_artifacts() {
+	local dist=$1 ver=$2 f
+
+	if ! make -s --no-print-directory -C "$TOP" dist >"$TMPD/dist-make.log" 2>&1; then
+		why="make dist failed: $(tail -1 "$TMPD/dist-make.log")"
+		return 1
+	fi
+	if ! (cd "$dist" && sha256sum --quiet -c ./*.sha256 SHA256SUMS) >"$TMPD/dist-sums" 2>&1; then
+		why="build/dist digests do not verify: $(head -1 "$TMPD/dist-sums")"
+		return 1
+	fi
+	if [ "$(wc -l <"$dist/SHA256SUMS")" != "$(ls "$dist"/*.sha256 | wc -l)" ]; then
+		why="SHA256SUMS does not cover every artifact with a .sha256"
+		return 1
+	fi
+	# A second build elsewhere: the same bytes.
+	make -s --no-print-directory -C "$TOP" DIST="$TMPD/dist2" \
+		"$TMPD/dist2/csum-guard-$ver.tar.gz" "$TMPD/dist2/csum-guard-dkms_${ver}_all.deb" \
+		>"$TMPD/dist-make2.log" 2>&1
+	for f in "csum-guard-$ver.tar.gz" "csum-guard-dkms_${ver}_all.deb"; do
+		if ! cmp -s "$dist/$f" "$TMPD/dist2/$f"; then
+			why="a second build of $f differs: not reproducible"
+			return 1
+		fi
+	done
+	# The tarball's tree is the .deb's /usr/src/csum-guard-VERSION, and
+	# DKMS takes it from a source tree.
+	mkdir -p "$TMPD/dist-tar" "$TMPD/dist-deb" "$TMPD/dist-dkms"
+	if ! tar -C "$TMPD/dist-tar" -xzf "$dist/csum-guard-$ver.tar.gz" ||
+	   ! dpkg-deb -x "$dist/csum-guard-dkms_${ver}_all.deb" "$TMPD/dist-deb"; then
+		why="cannot unpack the tarball or the .deb"
+		return 1
+	fi
+	if ! diff -r "$TMPD/dist-tar/csum-guard-$ver" "$TMPD/dist-deb/usr/src/csum-guard-$ver" \
+	     >"$TMPD/dist-diff" 2>&1; then
+		why="the tarball and the .deb ship different trees: $(head -1 "$TMPD/dist-diff")"
+		return 1
+	fi
+	if ! dkms --sourcetree "$TMPD/dist-tar" --dkmstree "$TMPD/dist-dkms" \
+	     add -m csum-guard -v "$ver" >"$TMPD/dist-dkms.log" 2>&1; then
+		why="dkms add of the unpacked tarball failed: $(grep -m1 -i error "$TMPD/dist-dkms.log")"
+		return 1
+	fi
+}
+
+# dpkg -i, the module in the guest, dpkg -r. Sets why on failure, detail
+# on success.
+dist_install_cycle() {
+	local deb=$1 ver=$2 kver=$3 ko srcv out n
+
+	if ! dpkg_retry -i "$deb"; then
+		why="dpkg -i failed: $(grep -m1 -iE 'error|fail' "$TMPD/dpkg.log")"
+		return 1
+	fi
+	cp "$TMPD/dpkg.log" "$TMPD/dpkg-i.log"
+	# Where the running kernel has no headers (the host), the postinst says
+	# so in one line and goes on.
+	if [ ! -e "/lib/modules/$(uname -r)/build/Makefile" ] &&
+	   [ "$(grep -c "no headers for the running kernel $(uname -r)" "$TMPD/dpkg-i.log")" != 1 ]; then
+		why="the postinst did not say in one line that $(uname -r) has no headers"
+		return 1
+	fi
+	grep '^csum-guard-dkms:' "$TMPD/dpkg-i.log" | sed 's/^/# postinst: /'
+	if ! dkms status -m csum-guard -v "$ver" -k "$kver" | grep -q ': installed'; then
+		why="dpkg -i left csum-guard/$ver not installed for $kver: $(dkms status -m csum-guard)"
+		return 1
+	fi
+	ko=$(ls "/lib/modules/$kver/updates/dkms/"csum_guard.ko* 2>/dev/null | head -1)
+	if [ -z "$ko" ]; then
+		why="no csum_guard.ko in /lib/modules/$kver/updates/dkms"
+		return 1
+	fi
+	srcv=$(modinfo -F srcversion "$ko")
+	n=$(dkms status -m csum-guard -v "$ver" | grep -c ': installed')
+
+	out=$("$TOP/tests/guest/run.sh" --kernel "$DIST_KERNEL" --timeout 600 \
+		--modules-dir "$(dirname "$ko")" -- sh -c \
+		'modprobe csum_guard && echo "version=$(cat /sys/module/csum_guard/version)" &&
+		 echo "srcversion=$(cat /sys/module/csum_guard/srcversion)" && "$0" probe --json' \
+		"$CG" 2>&1)
+	if [ "$(sed -n 's/^version=//p' <<<"$out")" != "$ver" ] ||
+	   [ "$(sed -n 's/^srcversion=//p' <<<"$out")" != "$srcv" ] ||
+	   [ "$(grep '^{' <<<"$out" | jq -r '"\(.kmod_loaded) \(.backend)"')" != "true kmod" ]; then
+		why="in $DIST_KERNEL the module did not load as the package's $ver: $(tail -3 <<<"$out" | tr '\n' ' ')"
+		return 1
+	fi
+
+	if ! dpkg_retry -r csum-guard-dkms; then
+		why="dpkg -r failed: $(grep -m1 -iE 'error|fail' "$TMPD/dpkg.log")"
+		return 1
+	fi
+	if dpkg-query -W -f='${db:Status-Status}\n' csum-guard-dkms 2>/dev/null | grep -qv '^not-installed$'; then
+		why="dpkg -r left the package $(dpkg-query -W -f='${db:Status-Status}' csum-guard-dkms)"
+		return 1
+	fi
+	out=$({
+		ls -d /usr/src/csum-guard-* /var/lib/dkms/csum-guard
+		find /lib/modules -path '/lib/modules/*/kernel' -prune -o -name 'csum_guard.ko*' -print
+		dkms status -m csum-guard
+	} 2>/dev/null)
+	if [ -n "$out" ]; then
+		why="dpkg -r left: $(tr '\n' ' ' <<<"$out")"
+		return 1
+	fi
+	# Nothing else either (empty directories, other kernels' indexes), but
+	# what the test made for the guest kernel and dkms's own MOK key.
+	out=$(dist_snapshot | grep -vF "${made:-/-}" | grep -vxF "${link:-/-} l" |
+		{ if [ -n "$mok" ]; then grep -v '/var/lib/dkms/mok\.'; else cat; fi })
+	if [ "$out" != "$before" ]; then
+		why="dpkg -r did not undo dpkg -i: $(diff <(echo "$before") <(echo "$out") | grep '^[<>]' | head -3 | tr '\n' ' ')"
+		return 1
+	fi
+	detail="dpkg -i built $ver for $n kernel(s) with headers, $kver among them; loaded in $DIST_KERNEL as version $ver (srcversion $srcv, probe: kmod); dpkg -r left nothing"
+}
+
+# Put the system back as it was, whatever failed: the package, what the
+# test made (the headers link, depmod's files for it), the MOK key dkms
+# makes on its first signing. Uses case_dist_deb's variables.
+dist_restore() {
+	dpkg-query -W -f='${db:Status-Status}\n' csum-guard-dkms 2>/dev/null | grep -qv '^not-installed$' &&
+		dpkg_retry --purge csum-guard-dkms
+	dkms status -m csum-guard 2>/dev/null | grep -q . &&
+		dkms remove -m csum-guard -v "$ver" --all >/dev/null 2>&1
+	rm -rf /var/lib/dkms/csum-guard "/usr/src/csum-guard-$ver"
+	[ -n "$link" ] && rm -f "$link"
+	[ -n "$made" ] && rm -rf "$made"
+	[ -n "$mok" ] && rm -f /var/lib/dkms/mok.key /var/lib/dkms/mok.pub
+	dist_restore_updates "$before" "$made"
+}
+
+case_dist_deb() {
+	local t="dist-deb" dist=$TOP/build/dist ver deb why= detail= before after
+	local KVER HEADERS KERNEL MODULES made= link= mok=
+
+	ver=$(cat "$TOP/VERSION")
+	deb=$dist/csum-guard-dkms_${ver}_all.deb
+	dist_check_artifacts "$dist" "$ver" || { fail "$t: $why"; return; }
+	if ! eval "$("$TOP/tests/guest/fetch.sh" "$DIST_KERNEL" 2>"$TMPD/dist-fetch.err")" ||
+	   [ -z "${KVER:-}" ]; then
+		fail "$t: fetch $DIST_KERNEL: $(tail -1 "$TMPD/dist-fetch.err")"
+		return
+	fi
+
+	# One at a time: it changes the system.
+	mkdir -p /run/lock && exec 7>/run/lock/csum-guard-dist-deb.lock && flock -w 1800 7
+	if dpkg-query -W -f='${db:Status-Status}\n' csum-guard-dkms 2>/dev/null | grep -qv '^not-installed$' ||
+	   ls -d /usr/src/csum-guard-* /var/lib/dkms/csum-guard >/dev/null 2>&1; then
+		exec 7>&-
+		skip "$t: csum-guard is already in dpkg, /usr/src or DKMS here: not touching it"
+		return
+	fi
+	before=$(dist_snapshot)
+	[ -e /var/lib/dkms/mok.key ] || mok=1
+	trap 'dist_restore; cleanup' EXIT
+	# The guest kernel's headers as installed ones, for the postinst to find.
+	if [ ! -e "/lib/modules/$KVER" ]; then
+		made=/lib/modules/$KVER
+		mkdir -p "$made"
+	fi
+	if [ ! -e "/lib/modules/$KVER/build" ]; then
+		link=/lib/modules/$KVER/build
+		ln -s "$HEADERS" "$link"
+	fi
+
+	dist_install_cycle "$deb" "$ver" "$KVER"
+
+	dist_restore
+	trap cleanup EXIT
+	after=$(dist_snapshot)
+	exec 7>&-
+
+	[ "$before" = "$after" ] ||
+		why="${why:+$why; }the system is not as before: $(diff <(echo "$before") <(echo "$after") | grep '^[<>]' | head -3 | tr '\n' ' ')"
+	if [ -n "$why" ]; then
+		fail "$t: $why"
+	else
+		pass "$t: digests verify, a second build is identical; $detail"
+	fi
+}
