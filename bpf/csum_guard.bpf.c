@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * csum_guard.bpf.c - drop packets whose CHECKSUM_PARTIAL csum_start points
- * inside the IP header, at the tc hook of the device they enter on.
+ * inside the IP header, at the tc hook of the device they enter on (and,
+ * with --egress, leave through: the same program serves both hooks).
  *
  * __sk_buff does not expose ip_summed, csum_start or network_header, so the
  * program reaches the real struct sk_buff through bpf_cast_to_kern_ctx()
@@ -105,9 +106,15 @@ static __always_inline int judge(struct __sk_buff *ctx, struct sk_buff *skb,
 
 	f.csum_start = skb->csum_start;
 	f.network_header = skb->network_header;
-	/* At the tc hook skb->data is at the MAC header (cls_bpf and tcx push it). */
+	/*
+	 * At the tc hook skb->data is at the MAC header: at ingress cls_bpf and
+	 * tcx push it there, at egress __dev_queue_xmit() resets the MAC header
+	 * to skb->data before the hooks run.
+	 */
 	mac = skb->mac_header;
 	if (mac != CG_MAC_UNSET && f.network_header >= mac) {
+		if (tagged)
+			cg_vlan_rewind(&f, mac);
 		nh_off = f.network_header - mac;
 		if (tagged) {
 			for (i = 0; i < CG_VLAN_MAX && cg_wants_vlan(&f); i++) {

@@ -40,6 +40,7 @@
 #define CG_ETH_P_8021Q		0x8100
 #define CG_ETH_P_8021AD		0x88A8
 #define CG_VLAN_HLEN		4
+#define CG_ETH_HLEN		14
 #define CG_CHECKSUM_PARTIAL	3
 #define CG_IPV4_MIN_IHL		5
 #define CG_IPV6_HLEN		40
@@ -101,6 +102,22 @@ static __always_inline bool cg_judged(const struct cg_fields *f)
 static __always_inline bool cg_wants_vlan(const struct cg_fields *f)
 {
 	return f->ip_summed == CG_CHECKSUM_PARTIAL && cg_is_vlan(f->protocol);
+}
+
+/*
+ * Where the walk over the tags starts: at network_header, except where that
+ * already lies past the Ethernet header (mac_header, the same units). At
+ * ingress the kernel leaves network_header at the first tag still in the
+ * packet, right behind the Ethernet header. At egress a frame from an
+ * AF_PACKET socket has network_header past all its in-band tags
+ * (packet_parse_headers()) while skb->protocol still names the outer one:
+ * stepping from there would take the IP header for a tag. Backends call
+ * this once, before the first cg_vlan_step().
+ */
+static __always_inline void cg_vlan_rewind(struct cg_fields *f, __u32 mac_header)
+{
+	if (cg_wants_vlan(f) && f->network_header > mac_header + CG_ETH_HLEN)
+		f->network_header = mac_header + CG_ETH_HLEN;
 }
 
 /* tag: TCI (2 bytes) then the encapsulated type, network byte order */

@@ -5,7 +5,10 @@
  * netlink interface of the kernel module.
  *
  * Bump CG_ABI_VERSION whenever anything below changes meaning. The loader
- * refuses a BPF object or a module that reports another version.
+ * refuses a BPF object or a module that reports another version. Adding a
+ * flag, a pin or an attribute is not a change of meaning: the module
+ * rejects flags it does not know (EINVAL), and INFO tells the loader which
+ * ones it takes, so ABI 1 modules and pins stay usable.
  */
 #ifndef CSUM_GUARD_ABI_H
 #define CSUM_GUARD_ABI_H
@@ -27,7 +30,8 @@ enum cg_counter {
 #define CG_BPF_MAP_COUNTERS	"counters"
 #define CG_PIN_ROOT		"/sys/fs/bpf/csum_guard"
 /* under CG_PIN_ROOT/<netns inode>/<ifindex>/ */
-#define CG_PIN_LINK		"link"		/* tcx link */
+#define CG_PIN_LINK		"link"		/* tcx link, ingress */
+#define CG_PIN_LINK_EGRESS	"link_egress"	/* tcx link, egress (CG_F_EGRESS) */
 #define CG_PIN_PROG		"prog"		/* program (clsact attach) */
 #define CG_PIN_COUNTERS		"counters"
 #define CG_PIN_META		"meta"
@@ -49,7 +53,7 @@ enum cg_genl_cmd {
 	CG_CMD_ATTACH,		/* IFINDEX, [FLAGS] -> reply as GET */
 	CG_CMD_DETACH,		/* IFINDEX */
 	CG_CMD_GET,		/* IFINDEX -> one device; dump: one message each */
-	CG_CMD_INFO,		/* -> ABI_VERSION, VERSION */
+	CG_CMD_INFO,		/* -> ABI_VERSION, VERSION, [FLAGS] */
 	__CG_CMD_MAX,
 };
 #define CG_CMD_MAX (__CG_CMD_MAX - 1)
@@ -58,7 +62,8 @@ enum cg_genl_attr {
 	CG_A_UNSPEC,
 	CG_A_IFINDEX,		/* u32 */
 	CG_A_IFNAME,		/* string, replies only */
-	CG_A_FLAGS,		/* u32, CG_F_* */
+	CG_A_FLAGS,		/* u32, CG_F_*; in INFO: the flags ATTACH
+				 * takes on this kernel (absent: LOG_DROPS) */
 	CG_A_DROPPED,		/* u64, sum over CPUs */
 	CG_A_DROPPED_UNREADABLE,/* u64, sum over CPUs */
 	CG_A_ABI_VERSION,	/* u32 */
@@ -69,5 +74,11 @@ enum cg_genl_attr {
 #define CG_A_MAX (__CG_A_MAX - 1)
 
 #define CG_F_LOG_DROPS		(1U << 0)
+/*
+ * Guard the device's egress too: a second hook on its transmit path
+ * (tcx/clsact egress, NF_NETDEV_EGRESS), for what the host itself sends
+ * through it, e.g. from an AF_PACKET socket with PACKET_VNET_HDR.
+ */
+#define CG_F_EGRESS		(1U << 1)
 
 #endif /* CSUM_GUARD_ABI_H */

@@ -23,6 +23,16 @@
 #endif
 
 /*
+ * The netdev egress hook (NF_NETDEV_EGRESS, 5.16+) exists only where the
+ * kernel is built with CONFIG_NETFILTER_EGRESS: registering it elsewhere
+ * WARNs, and older kernels lack the enum value. A Kconfig symbol is a
+ * macro, so it is tested here; without it ATTACH refuses CG_F_EGRESS.
+ */
+#if IS_ENABLED(CONFIG_NETFILTER_EGRESS)
+#define CG_HAVE_NF_EGRESS 1
+#endif
+
+/*
  * GENL_UNS_ADMIN_PERM checks CAP_NET_ADMIN over the user namespace that
  * owns the socket's network namespace. Without it only the initial user
  * namespace can be asked, which is stricter, never looser.

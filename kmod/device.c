@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * device.c - attach and detach the per-device ingress hook, follow the
- * life of guarded devices.
+ * device.c - attach and detach the per-device ingress (and egress) hooks,
+ * follow the life of guarded devices.
  *
  * Locking: cg_devices and every entry's non-packet-path fields are
  * protected by cg_devices_lock. Anything that adds or removes a hook also
@@ -22,9 +22,10 @@
 #include <linux/string.h>
 
 /*
- * Run before every other netdev ingress hook, nftables netdev chains
- * included: one of those could dup or fwd the skb to a transmit path that
- * completes its checksum before we get to drop it.
+ * Run before every other netdev ingress (egress) hook, nftables netdev
+ * chains included: one of those could dup or fwd the skb to a transmit path
+ * that completes its checksum before we get to drop it, or judge a header
+ * that the completion rewrites afterwards.
  */
 #define CG_HOOK_PRIORITY INT_MIN
 
@@ -74,6 +75,52 @@ static void cg_device_info_fill(const struct cg_device *cd,
 	}
 }
 
+static void cg_device_ops_init(struct cg_device *cd, struct nf_hook_ops *ops,
+			       unsigned int hooknum)
+{
+	ops->hook = cg_hook;
+	ops->pf = NFPROTO_NETDEV;
+	ops->hooknum = hooknum;
+	ops->priority = CG_HOOK_PRIORITY;
+	ops->dev = cd->dev;
+	ops->priv = cd;
+}
+
+/*
+ * Bring the egress hook in line with flags: register it when CG_F_EGRESS
+ * is newly asked for, unregister it when it no longer is. On failure
+ * nothing changed. An unregistered hook may still run on another CPU until
+ * the next grace period; it only touches cd, which outlives that.
+ */
+static int cg_device_set_egress(struct cg_device *cd, u32 flags)
+{
+	bool want = flags & CG_F_EGRESS, have = cd->flags & CG_F_EGRESS;
+
+	ASSERT_RTNL();
+	lockdep_assert_held(&cg_devices_lock);
+
+	if (want == have)
+		return 0;
+#ifdef CG_HAVE_NF_EGRESS
+	if (want) {
+		cg_device_ops_init(cd, &cd->egress_ops, NF_NETDEV_EGRESS);
+		return nf_register_net_hook(dev_net(cd->dev), &cd->egress_ops);
+	}
+	nf_unregister_net_hook(dev_net(cd->dev), &cd->egress_ops);
+	return 0;
+#else
+	return -EOPNOTSUPP;
+#endif
+}
+
+static void cg_device_free_rcu(struct rcu_head *rcu)
+{
+	struct cg_device *cd = container_of(rcu, struct cg_device, rcu);
+
+	free_percpu(cd->counters);
+	kfree(cd);
+}
+
 static struct cg_device *cg_device_create(struct net_device *dev, u32 flags)
 {
 	struct cg_device *cd;
@@ -91,39 +138,35 @@ static struct cg_device *cg_device_create(struct net_device *dev, u32 flags)
 		goto err_counters;
 	}
 	cd->dev = dev;
-	cd->flags = flags;
+	cd->flags = flags & ~CG_F_EGRESS;	/* until its hook is there */
 	cd->ifindex = dev->ifindex;
 	strscpy(cd->ifname, dev->name, sizeof(cd->ifname));
-
-	cd->ops.hook = cg_hook;
-	cd->ops.pf = NFPROTO_NETDEV;
-	cd->ops.hooknum = NF_NETDEV_INGRESS;
-	cd->ops.priority = CG_HOOK_PRIORITY;
-	cd->ops.dev = dev;
-	cd->ops.priv = cd;
+	cg_device_ops_init(cd, &cd->ops, NF_NETDEV_INGRESS);
 
 	cg_netdev_hold(dev, &cd->dev_tracker);
 	ret = nf_register_net_hook(dev_net(dev), &cd->ops);
 	if (ret)
 		goto err_hook;
+	ret = cg_device_set_egress(cd, flags);
+	if (ret)
+		goto err_egress;
+	cd->flags = flags;
 
 	list_add_tail(&cd->list, &cg_devices);
 	return cd;
 
+err_egress:
+	/* the ingress hook may be running: free only after a grace period */
+	nf_unregister_net_hook(dev_net(dev), &cd->ops);
+	cg_netdev_put(dev, &cd->dev_tracker);
+	call_rcu(&cd->rcu, cg_device_free_rcu);
+	return ERR_PTR(ret);
 err_hook:
 	cg_netdev_put(dev, &cd->dev_tracker);
 	free_percpu(cd->counters);
 err_counters:
 	kfree(cd);
 	return ERR_PTR(ret);
-}
-
-static void cg_device_free_rcu(struct rcu_head *rcu)
-{
-	struct cg_device *cd = container_of(rcu, struct cg_device, rcu);
-
-	free_percpu(cd->counters);
-	kfree(cd);
 }
 
 /*
@@ -136,12 +179,16 @@ static void cg_device_destroy(struct cg_device *cd)
 	lockdep_assert_held(&cg_devices_lock);
 
 	list_del(&cd->list);
+	cg_device_set_egress(cd, 0);
 	nf_unregister_net_hook(dev_net(cd->dev), &cd->ops);
 	cg_netdev_put(cd->dev, &cd->dev_tracker);
 	call_rcu(&cd->rcu, cg_device_free_rcu);
 }
 
-/* Guard a device, or update the flags of a guarded one. */
+/*
+ * Guard a device, or update the flags of a guarded one. The caller has
+ * checked flags against CG_F_SUPPORTED.
+ */
 int cg_device_attach(struct net *net, int ifindex, u32 flags,
 		     struct cg_device_info *info,
 		     struct netlink_ext_ack *extack)
@@ -160,11 +207,16 @@ int cg_device_attach(struct net *net, int ifindex, u32 flags,
 	}
 	cd = cg_device_find_dev(dev);
 	if (cd) {
+		ret = cg_device_set_egress(cd, flags);
+		if (ret) {
+			NL_SET_ERR_MSG(extack, "Cannot register the egress hook");
+			goto out;
+		}
 		WRITE_ONCE(cd->flags, flags);
 	} else {
 		cd = cg_device_create(dev, flags);
 		if (IS_ERR(cd)) {
-			NL_SET_ERR_MSG(extack, "Cannot register the ingress hook");
+			NL_SET_ERR_MSG(extack, "Cannot register the netfilter hooks");
 			ret = PTR_ERR(cd);
 			goto out;
 		}

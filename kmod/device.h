@@ -15,7 +15,13 @@
 
 #include <csum_guard_abi.h>
 
-#define CG_F_ALL CG_F_LOG_DROPS
+/* The flags ATTACH knows, and those it can do on this kernel */
+#define CG_F_ALL (CG_F_LOG_DROPS | CG_F_EGRESS)
+#ifdef CG_HAVE_NF_EGRESS
+#define CG_F_SUPPORTED CG_F_ALL
+#else
+#define CG_F_SUPPORTED CG_F_LOG_DROPS
+#endif
 
 /*
  * Drop counters, one set per CPU; only the packet path of that CPU writes
@@ -28,8 +34,9 @@ struct cg_counters {
 };
 
 /*
- * One guarded device: a netfilter NETDEV ingress hook whose priv is this
- * struct. It is created by cg_device_attach() and destroyed by
+ * One guarded device: a netfilter NETDEV ingress hook, and with CG_F_EGRESS
+ * an egress hook too, whose priv is this struct. It is created by
+ * cg_device_attach() and destroyed by
  * cg_device_detach(), by NETDEV_UNREGISTER (device deleted, moved to
  * another namespace, or its namespace dismantled) or at module exit; it is
  * freed one RCU grace period after its hook is gone.
@@ -39,6 +46,7 @@ struct cg_device {
 	struct net_device *dev;		/* held while the entry exists */
 	cg_netdev_tracker dev_tracker;
 	struct nf_hook_ops ops;
+	struct nf_hook_ops egress_ops;	/* registered iff flags & CG_F_EGRESS */
 	struct cg_counters __percpu *counters;
 	u32 flags;			/* CG_F_*; READ_ONCE on the packet path */
 	int ifindex;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * hook.c - the packet path: a netfilter NETDEV ingress hook that reads the
- * fields cg_verdict() needs from the skb and drops what it condemns.
+ * hook.c - the packet path: a netfilter NETDEV ingress (or egress) hook that
+ * reads the fields cg_verdict() needs from the skb and drops what it
+ * condemns.
  *
  * This file only parses; the decision itself is cg_verdict() from
  * include/csum_guard.h, shared with the BPF program and the unit tests.
@@ -21,9 +22,11 @@ static void cg_hook_log(const struct sk_buff *skb,
 			const struct cg_fields *f, enum cg_verdict v)
 {
 	unsigned int ihl = f->l3_readable ? f->ip_vhl & 0x0f : 0;
+	bool ingress = state->hook == NF_NETDEV_INGRESS;
+	const struct net_device *dev = ingress ? state->in : state->out;
 
-	net_info_ratelimited("%s: dropped %s packet, %s: csum_start %u, L3 header at %u, ihl %u\n",
-			     state->in ? state->in->name : "?",
+	net_info_ratelimited("%s: dropped %s %s packet, %s: csum_start %u, L3 header at %u, ihl %u\n",
+			     dev ? dev->name : "?", ingress ? "ingress" : "egress",
 			     f->protocol == CG_ETH_P_IPV6 ? "IPv6" :
 			     f->protocol == CG_ETH_P_IP ? "IPv4" : "VLAN",
 			     v == CG_DROP ? "checksum start inside the IP header" :
@@ -42,15 +45,23 @@ unsigned int cg_hook(void *priv, struct sk_buff *skb,
 		.ip_summed = skb->ip_summed,
 	};
 	enum cg_verdict v;
-	int i;
+	int nh_off, i;
 
-	/* QinQ and deeper: the kernel stripped one tag, others remain */
+	/*
+	 * QinQ and deeper: at ingress the kernel stripped one tag, others
+	 * remain at network_header; at egress an AF_PACKET frame carries all
+	 * its tags in front of network_header (cg_vlan_rewind()). Offsets are
+	 * from skb->data: the network header at ingress, the MAC header at
+	 * egress.
+	 */
+	if (cg_wants_vlan(&f) && skb_mac_header_was_set(skb))
+		cg_vlan_rewind(&f, skb->mac_header);
+	nh_off = (int)f.network_header - (int)skb_headroom(skb);
 	for (i = 0; i < CG_VLAN_MAX && cg_wants_vlan(&f); i++) {
 		const u8 *tag;
 		u8 buf[CG_VLAN_HLEN];
 
-		tag = skb_header_pointer(skb, skb_network_offset(skb) + f.l3_off,
-					 sizeof(buf), buf);
+		tag = skb_header_pointer(skb, nh_off + f.l3_off, sizeof(buf), buf);
 		if (!tag)
 			break;
 		cg_vlan_step(&f, tag);
@@ -60,8 +71,7 @@ unsigned int cg_hook(void *priv, struct sk_buff *skb,
 		const u8 *vhl;
 		u8 buf;
 
-		vhl = skb_header_pointer(skb, skb_network_offset(skb) + f.l3_off,
-					 sizeof(buf), &buf);
+		vhl = skb_header_pointer(skb, nh_off + f.l3_off, sizeof(buf), &buf);
 		if (vhl) {
 			f.l3_readable = 1;
 			f.ip_vhl = *vhl;

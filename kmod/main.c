@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * main.c - csum_guard: drop packets whose checksum start lies inside the
- * IPv4 header, at the ingress of chosen devices, before any code path can
- * complete the checksum over the header.
+ * IPv4 header, at the ingress (and, if asked, the egress) of chosen
+ * devices, before any code path can complete the checksum over the header.
  */
 #include "device.h"
 #include "netlink.h"

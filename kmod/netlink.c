@@ -7,7 +7,8 @@
  * ATTACH and DETACH need CAP_NET_ADMIN over that namespace; GET and INFO
  * only read. Device replies (ATTACH, GET, each message of a GET dump) are
  * CG_CMD_GET messages with flat attributes: IFINDEX, IFNAME, FLAGS,
- * DROPPED and DROPPED_UNREADABLE.
+ * DROPPED and DROPPED_UNREADABLE. INFO answers with the ABI version, the
+ * module version and the flags ATTACH can do on this kernel.
  */
 #include "device.h"
 #include "netlink.h"
@@ -89,6 +90,11 @@ static int cg_nl_attach(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[CG_A_FLAGS],
 				    "Unknown flags");
 		return -EINVAL;
+	}
+	if (flags & ~CG_F_SUPPORTED) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[CG_A_FLAGS],
+				    "This kernel has no netfilter egress hook (CONFIG_NETFILTER_EGRESS, 5.16+)");
+		return -EOPNOTSUPP;
 	}
 	ret = cg_device_attach(genl_info_net(info), ifindex, flags, &dinfo,
 			       info->extack);
@@ -177,7 +183,8 @@ static int cg_nl_info(struct sk_buff *skb, struct genl_info *info)
 	hdr = genlmsg_put_reply(msg, info, &cg_genl_family, 0, CG_CMD_INFO);
 	if (!hdr ||
 	    nla_put_u32(msg, CG_A_ABI_VERSION, CG_ABI_VERSION) ||
-	    nla_put_string(msg, CG_A_VERSION, CG_VERSION)) {
+	    nla_put_string(msg, CG_A_VERSION, CG_VERSION) ||
+	    nla_put_u32(msg, CG_A_FLAGS, CG_F_SUPPORTED)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}

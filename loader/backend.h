@@ -22,11 +22,13 @@ struct cg_target {
 
 struct cg_attach_opts {
 	bool log_drops;
+	bool egress;		/* guard the device's egress as well */
 };
 
 struct cg_status {
 	bool attached;
 	bool log_drops;
+	bool egress;
 	char mode[16];		/* "tcx", "clsact", "netfilter" */
 	__u64 dropped;
 	__u64 dropped_unreadable;

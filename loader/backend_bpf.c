@@ -2,16 +2,18 @@
 /*
  * backend_bpf.c - the tc/eBPF backend.
  *
- * The program is attached at the ingress of one device, with a tcx link
- * where the kernel has them (6.6+: cheaper dispatch, no qdisc) and with a
- * clsact qdisc + direct-action cls_bpf filter otherwise. Everything lives
- * under one pin directory per device,
+ * The program is attached at the ingress of one device, and with --egress
+ * at its egress too (the same program and counters on both hooks), with tcx
+ * links where the kernel has them (6.6+: cheaper dispatch, no qdisc) and
+ * with a clsact qdisc + direct-action cls_bpf filters otherwise. Everything
+ * lives under one pin directory per device,
  *
  *	/sys/fs/bpf/csum_guard/<netns inode>/<ifindex>/
- *		meta      what attach did (mode, flags, ifindex, netns cookie)
- *		counters  the per-CPU drop counters
- *		link      tcx: the link that keeps the program attached
- *		prog      clsact: the program the filter runs
+ *		meta         what attach did (mode, flags, ifindex, netns cookie)
+ *		counters     the per-CPU drop counters
+ *		link         tcx: the ingress link that keeps the program attached
+ *		link_egress  tcx, --egress: the egress link
+ *		prog         clsact: the program the filters run
  *
  * so that status and detach work from a later process. The netns cookie in
  * meta tells a reused namespace inode from the namespace attach saw.
@@ -164,15 +166,40 @@ out:
 	return err;
 }
 
-/* The tcx link's device, 0 once the device is gone; -errno without a link. */
-static int cg_tcx_link_ifindex(const char *dir, __u32 *prog_id)
+/* The two hooks of a device, and how each mode names them. */
+enum cg_hook {
+	CG_HOOK_INGRESS,
+	CG_HOOK_EGRESS,
+	CG_HOOK_MAX,
+};
+
+static const struct {
+	const char *pin;			/* tcx: the link's pin */
+	__u32 tcx_type;				/* tcx: the link's attach type */
+	enum bpf_tc_attach_point tc_point;	/* clsact: the filter's parent */
+} cg_hooks[CG_HOOK_MAX] = {
+	[CG_HOOK_INGRESS] = { CG_PIN_LINK, CG_BPF_TCX_INGRESS, BPF_TC_INGRESS },
+	[CG_HOOK_EGRESS] = { CG_PIN_LINK_EGRESS, CG_BPF_TCX_EGRESS, BPF_TC_EGRESS },
+};
+
+/* Does the state guard this hook? */
+static bool cg_meta_hooks(const struct cg_meta *m, enum cg_hook h)
+{
+	return h == CG_HOOK_INGRESS || (m->flags & CG_F_EGRESS);
+}
+
+/*
+ * The device of the tcx link pinned for hook h, 0 once the device is gone;
+ * -errno without a link, -EINVAL for a link that is not that hook's.
+ */
+static int cg_tcx_link_ifindex(const char *dir, enum cg_hook h)
 {
 	struct cg_tcx_link_info info = {};
 	__u32 len = sizeof(info);
 	char path[PATH_MAX];
 	int fd, ret;
 
-	cg_pin_path(path, sizeof(path), dir, CG_PIN_LINK);
+	cg_pin_path(path, sizeof(path), dir, cg_hooks[h].pin);
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return -errno;
@@ -180,29 +207,28 @@ static int cg_tcx_link_ifindex(const char *dir, __u32 *prog_id)
 	close(fd);
 	if (ret)
 		return -errno;
-	if (info.type != CG_BPF_LINK_TYPE_TCX)
+	if (info.type != CG_BPF_LINK_TYPE_TCX ||
+	    (info.ifindex && info.attach_type != cg_hooks[h].tcx_type))
 		return -EINVAL;
-	if (prog_id)
-		*prog_id = info.prog_id;
 	return info.ifindex;
 }
 
-static void cg_tc_hook_init(struct bpf_tc_hook *h, int ifindex)
+static void cg_tc_hook_init(struct bpf_tc_hook *hook, int ifindex, enum cg_hook h)
 {
-	memset(h, 0, sizeof(*h));
-	h->sz = sizeof(*h);
-	h->ifindex = ifindex;
-	h->attach_point = BPF_TC_INGRESS;
+	memset(hook, 0, sizeof(*hook));
+	hook->sz = sizeof(*hook);
+	hook->ifindex = ifindex;
+	hook->attach_point = cg_hooks[h].tc_point;
 }
 
-/* The id of the program at our clsact handle/priority, 0 if none. */
-static __u32 cg_clsact_prog_id(int ifindex)
+/* The id of the program at our clsact handle/priority of hook h, 0 if none. */
+static __u32 cg_clsact_prog_id(int ifindex, enum cg_hook h)
 {
 	struct bpf_tc_hook hook;
 	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = CG_TC_HANDLE,
 		    .priority = CG_TC_PRIO);
 
-	cg_tc_hook_init(&hook, ifindex);
+	cg_tc_hook_init(&hook, ifindex, h);
 	if (bpf_tc_query(&hook, &opts))
 		return 0;
 	return opts.prog_id;
@@ -212,14 +238,27 @@ static __u32 cg_clsact_prog_id(int ifindex)
 static bool cg_state_live(const char *dir, const struct cg_target *t,
 			  const struct cg_meta *m, __u64 cookie)
 {
+	enum cg_hook h;
+
 	if (m->abi != CG_ABI_VERSION || m->netns_cookie != cookie ||
 	    m->ifindex != (__u32)t->ifindex)
 		return false;
-	if (m->mode == CG_MODE_TCX)
-		return cg_tcx_link_ifindex(dir, NULL) == t->ifindex;
-	if (m->mode == CG_MODE_CLSACT)
-		return m->prog_id && cg_clsact_prog_id(t->ifindex) == m->prog_id;
-	return false;
+	if (m->mode != CG_MODE_TCX && (m->mode != CG_MODE_CLSACT || !m->prog_id))
+		return false;
+	/*
+	 * Every hook meta names runs the guard, and no other: a run killed
+	 * halfway leaves one too few or too many, and the next attach starts
+	 * over.
+	 */
+	for (h = CG_HOOK_INGRESS; h < CG_HOOK_MAX; h++) {
+		bool on = m->mode == CG_MODE_TCX ?
+			  cg_tcx_link_ifindex(dir, h) == t->ifindex :
+			  cg_clsact_prog_id(t->ifindex, h) == m->prog_id;
+
+		if (on != cg_meta_hooks(m, h))
+			return false;
+	}
+	return true;
 }
 
 /*
@@ -285,7 +324,8 @@ static bool cg_clsact_has_filters(int ifindex)
 static void cg_unpin_all(const char *dir)
 {
 	static const char *const names[] = {
-		CG_PIN_LINK, CG_PIN_PROG, CG_PIN_COUNTERS, CG_PIN_META,
+		CG_PIN_LINK, CG_PIN_LINK_EGRESS, CG_PIN_PROG, CG_PIN_COUNTERS,
+		CG_PIN_META,
 	};
 	char path[PATH_MAX];
 	unsigned int i;
@@ -303,37 +343,54 @@ static void cg_unpin_all(const char *dir)
 }
 
 /*
- * Undo what attach did, as far as it got: detach what is attached (only
- * the filter at our handle if it still runs our program), destroy a clsact
- * qdisc only if attach created it and nobody else uses it, drop the pins.
- * Only call this inside the namespace of the state.
+ * Take the guard off hook h: a tcx link is detached and unpinned; a clsact
+ * filter at our handle is deleted only if it runs prog_id, so that a
+ * filter someone put there since stays. ifindex 0: the device is gone,
+ * and its filters with it.
  */
-static void cg_state_remove(const char *dir, int ifindex, const struct cg_meta *m)
+static void cg_hook_detach(const char *dir, int ifindex, __u32 mode,
+			   enum cg_hook h, __u32 prog_id)
 {
 	char path[PATH_MAX];
 	struct bpf_tc_hook hook;
 	int fd;
 
-	if (m && m->mode == CG_MODE_TCX) {
-		cg_pin_path(path, sizeof(path), dir, CG_PIN_LINK);
+	if (mode == CG_MODE_TCX) {
+		cg_pin_path(path, sizeof(path), dir, cg_hooks[h].pin);
 		fd = bpf_obj_get(path);
 		if (fd >= 0) {
 			bpf_link_detach(fd);
 			close(fd);
 		}
-	}
-	if (m && m->mode == CG_MODE_CLSACT && ifindex > 0) {
+		unlink(path);
+	} else if (mode == CG_MODE_CLSACT && ifindex > 0 && prog_id &&
+		   cg_clsact_prog_id(ifindex, h) == prog_id) {
 		LIBBPF_OPTS(bpf_tc_opts, opts, .handle = CG_TC_HANDLE,
 			    .priority = CG_TC_PRIO);
 
-		cg_tc_hook_init(&hook, ifindex);
-		if (m->prog_id && cg_clsact_prog_id(ifindex) == m->prog_id)
-			bpf_tc_detach(&hook, &opts);
-		if ((m->flags & CG_META_CREATED_CLSACT) &&
-		    !cg_clsact_has_filters(ifindex)) {
-			hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
-			bpf_tc_hook_destroy(&hook);
-		}
+		cg_tc_hook_init(&hook, ifindex, h);
+		bpf_tc_detach(&hook, &opts);
+	}
+}
+
+/*
+ * Undo what attach did, as far as it got: detach what is attached on
+ * either hook (only the filters at our handle that still run our program),
+ * destroy a clsact qdisc only if attach created it and nobody else uses
+ * it, drop the pins. Only call this inside the namespace of the state.
+ */
+static void cg_state_remove(const char *dir, int ifindex, const struct cg_meta *m)
+{
+	struct bpf_tc_hook hook;
+	enum cg_hook h;
+
+	for (h = CG_HOOK_INGRESS; m && h < CG_HOOK_MAX; h++)
+		cg_hook_detach(dir, ifindex, m->mode, h, m->prog_id);
+	if (m && m->mode == CG_MODE_CLSACT && ifindex > 0 &&
+	    (m->flags & CG_META_CREATED_CLSACT) && !cg_clsact_has_filters(ifindex)) {
+		cg_tc_hook_init(&hook, ifindex, CG_HOOK_INGRESS);
+		hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
+		bpf_tc_hook_destroy(&hook);
 	}
 	cg_unpin_all(dir);
 }
@@ -368,7 +425,7 @@ static void cg_prune(void)
 			snprintf(dir, sizeof(dir), "%s/%s", nsdir, dev->d_name);
 			if (cg_meta_read(dir, &m) || m.mode != CG_MODE_TCX)
 				continue;
-			if (cg_tcx_link_ifindex(dir, NULL) == 0)
+			if (cg_tcx_link_ifindex(dir, CG_HOOK_INGRESS) == 0)
 				cg_state_remove(dir, 0, &m);
 		}
 		closedir(d);
@@ -427,34 +484,37 @@ static __u32 cg_prog_id(int fd)
 	return info.id;
 }
 
-/* tcx: link, before any other tcx program of the device, and pin it. */
-static int cg_attach_tcx(const char *dir, int ifindex, int prog_fd)
+/* tcx: link hook h, before any other tcx program there, and pin it. */
+static int cg_attach_tcx(const char *dir, int ifindex, int prog_fd, enum cg_hook h)
 {
 	LIBBPF_OPTS(bpf_link_create_opts, lopts, .flags = CG_BPF_F_BEFORE);
 	char path[PATH_MAX];
 	int fd, err = 0;
 
-	fd = bpf_link_create(prog_fd, ifindex, CG_BPF_TCX_INGRESS, &lopts);
+	fd = bpf_link_create(prog_fd, ifindex, cg_hooks[h].tcx_type, &lopts);
 	if (fd < 0)
 		return -errno;
-	cg_pin_path(path, sizeof(path), dir, CG_PIN_LINK);
+	cg_pin_path(path, sizeof(path), dir, cg_hooks[h].pin);
 	if (bpf_obj_pin(fd, path))
 		err = -errno;
 	close(fd);	/* on error the link goes with the fd */
 	return err;
 }
 
-/* clsact: our filter, replacing a leftover at our handle, and pin the prog. */
+/*
+ * clsact: our filter on hook h, replacing what is at our handle (a leftover
+ * of ours, or the program an update swaps out). Creates the qdisc if there
+ * is none, and records that in meta first.
+ */
 static int cg_attach_clsact(const char *dir, int ifindex, int prog_fd,
-			    struct cg_meta *m)
+			    struct cg_meta *m, enum cg_hook h)
 {
 	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = CG_TC_HANDLE,
 		    .priority = CG_TC_PRIO, .flags = BPF_TC_F_REPLACE);
 	struct bpf_tc_hook hook;
-	char path[PATH_MAX];
 	int err;
 
-	cg_tc_hook_init(&hook, ifindex);
+	cg_tc_hook_init(&hook, ifindex, h);
 	err = bpf_tc_hook_create(&hook);
 	if (err && err != -EEXIST)
 		return err;
@@ -465,14 +525,44 @@ static int cg_attach_clsact(const char *dir, int ifindex, int prog_fd,
 			return err;
 	}
 	opts.prog_fd = prog_fd;
-	err = bpf_tc_attach(&hook, &opts);
-	if (err)
-		return err;
+	return bpf_tc_attach(&hook, &opts);
+}
+
+/* clsact: pin the program the filters run, for anyone who looks. */
+static int cg_pin_prog(const char *dir, int prog_fd)
+{
+	char path[PATH_MAX];
+
 	cg_pin_path(path, sizeof(path), dir, CG_PIN_PROG);
 	unlink(path);
-	if (bpf_obj_pin(prog_fd, path))
+	return bpf_obj_pin(prog_fd, path) ? -errno : 0;
+}
+
+/* Put prog_fd on hook h, where nothing of ours is yet. */
+static int cg_hook_attach(const char *dir, int ifindex, int prog_fd,
+			  struct cg_meta *m, enum cg_hook h)
+{
+	if (m->mode == CG_MODE_TCX)
+		return cg_attach_tcx(dir, ifindex, prog_fd, h);
+	return cg_attach_clsact(dir, ifindex, prog_fd, m, h);
+}
+
+/* Hook h runs our program: make it run prog_fd instead, atomically. */
+static int cg_hook_swap(const char *dir, int ifindex, int prog_fd,
+			struct cg_meta *m, enum cg_hook h)
+{
+	char path[PATH_MAX];
+	int link_fd, err;
+
+	if (m->mode != CG_MODE_TCX)
+		return cg_attach_clsact(dir, ifindex, prog_fd, m, h);
+	cg_pin_path(path, sizeof(path), dir, cg_hooks[h].pin);
+	link_fd = bpf_obj_get(path);
+	if (link_fd < 0)
 		return -errno;
-	return 0;
+	err = bpf_link_update(link_fd, prog_fd, NULL) ? -errno : 0;
+	close(link_fd);
+	return err;
 }
 
 static int cg_attach_fresh(const struct cg_target *t, const char *dir,
@@ -481,7 +571,8 @@ static int cg_attach_fresh(const struct cg_target *t, const char *dir,
 	struct csum_guard_bpf *skel = NULL;
 	struct cg_meta m = {
 		.abi = CG_ABI_VERSION,
-		.flags = o->log_drops ? CG_F_LOG_DROPS : 0,
+		.flags = (o->log_drops ? CG_F_LOG_DROPS : 0) |
+			 (o->egress ? CG_F_EGRESS : 0),
 		.ifindex = t->ifindex,
 		.netns_cookie = cookie,
 	};
@@ -515,10 +606,11 @@ static int cg_attach_fresh(const struct cg_target *t, const char *dir,
 	err = bpf_map__pin(skel->maps.counters, path);
 	if (err)
 		goto undo;
-	if (m.mode == CG_MODE_TCX)
-		err = cg_attach_tcx(dir, t->ifindex, prog_fd);
-	else
-		err = cg_attach_clsact(dir, t->ifindex, prog_fd, &m);
+	err = cg_hook_attach(dir, t->ifindex, prog_fd, &m, CG_HOOK_INGRESS);
+	if (!err && o->egress)
+		err = cg_hook_attach(dir, t->ifindex, prog_fd, &m, CG_HOOK_EGRESS);
+	if (!err && m.mode == CG_MODE_CLSACT)
+		err = cg_pin_prog(dir, prog_fd);
 	if (!err)
 		goto out;
 undo:
@@ -528,42 +620,68 @@ out:
 	return err;
 }
 
-/* Attached, but with other options: swap the program, keep the counters. */
+/*
+ * Attached, but with other options: converge hook by hook, keep the
+ * counters. Another log_drops needs another program (it is read-only data),
+ * swapped in atomically on each hook; egress alone keeps the running one.
+ * A step that fails undoes the ones before it, so the guard is left as it
+ * was.
+ */
 static int cg_attach_update(const struct cg_target *t, const char *dir,
 			    struct cg_meta *m, const struct cg_attach_opts *o)
 {
+	bool had_egress = m->flags & CG_F_EGRESS;
+	bool relog = o->log_drops != !!(m->flags & CG_F_LOG_DROPS);
 	struct csum_guard_bpf *skel = NULL;
+	int counters_fd, old_fd, prog_fd, err = 0;
 	char path[PATH_MAX];
-	int counters_fd, link_fd, prog_fd, err;
 
-	cg_pin_path(path, sizeof(path), dir, CG_PIN_COUNTERS);
-	counters_fd = bpf_obj_get(path);
-	if (counters_fd < 0)
+	old_fd = bpf_prog_get_fd_by_id(m->prog_id);
+	if (old_fd < 0)
 		return -errno;
-	err = cg_load(&skel, o->log_drops, m->mode, counters_fd);
-	close(counters_fd);
-	if (err)
-		return err;
-	prog_fd = bpf_program__fd(skel->progs.csum_guard);
-
-	if (m->mode == CG_MODE_TCX) {
-		cg_pin_path(path, sizeof(path), dir, CG_PIN_LINK);
-		link_fd = bpf_obj_get(path);
-		if (link_fd < 0) {
+	prog_fd = old_fd;
+	if (relog) {
+		cg_pin_path(path, sizeof(path), dir, CG_PIN_COUNTERS);
+		counters_fd = bpf_obj_get(path);
+		if (counters_fd < 0) {
 			err = -errno;
 			goto out;
 		}
-		err = bpf_link_update(link_fd, prog_fd, NULL) ? -errno : 0;
-		close(link_fd);
-	} else {
-		err = cg_attach_clsact(dir, t->ifindex, prog_fd, m);
+		err = cg_load(&skel, o->log_drops, m->mode, counters_fd);
+		close(counters_fd);
+		if (err)
+			goto out;
+		prog_fd = bpf_program__fd(skel->progs.csum_guard);
 	}
+
+	if (o->egress && !had_egress)
+		err = cg_hook_attach(dir, t->ifindex, prog_fd, m, CG_HOOK_EGRESS);
+	else if (o->egress && relog)
+		err = cg_hook_swap(dir, t->ifindex, prog_fd, m, CG_HOOK_EGRESS);
 	if (err)
 		goto out;
+	if (relog) {
+		err = cg_hook_swap(dir, t->ifindex, prog_fd, m, CG_HOOK_INGRESS);
+		if (err) {
+			if (!had_egress)
+				cg_hook_detach(dir, t->ifindex, m->mode, CG_HOOK_EGRESS,
+					       cg_prog_id(prog_fd));
+			else if (o->egress)
+				cg_hook_swap(dir, t->ifindex, old_fd, m, CG_HOOK_EGRESS);
+			goto out;
+		}
+	}
+	if (had_egress && !o->egress)
+		cg_hook_detach(dir, t->ifindex, m->mode, CG_HOOK_EGRESS, m->prog_id);
+	if (m->mode == CG_MODE_CLSACT && relog)
+		cg_pin_prog(dir, prog_fd);	/* for the curious only */
+
 	m->prog_id = cg_prog_id(prog_fd);
-	m->flags = (m->flags & ~CG_F_LOG_DROPS) | (o->log_drops ? CG_F_LOG_DROPS : 0);
+	m->flags &= ~(CG_F_LOG_DROPS | CG_F_EGRESS);
+	m->flags |= (o->log_drops ? CG_F_LOG_DROPS : 0) | (o->egress ? CG_F_EGRESS : 0);
 	err = cg_meta_write(dir, m);
 out:
+	close(old_fd);
 	csum_guard_bpf__destroy(skel);
 	return err;
 }
@@ -591,7 +709,8 @@ static int cg_bpf_attach(const struct cg_target *t, const struct cg_attach_opts 
 			       t->dev, cg_mode_name(m.mode));
 			return -EBUSY;
 		}
-		if (!!(m.flags & CG_F_LOG_DROPS) == o->log_drops)
+		if (!!(m.flags & CG_F_LOG_DROPS) == o->log_drops &&
+		    !!(m.flags & CG_F_EGRESS) == o->egress)
 			return 0;
 		return cg_attach_update(t, dir, &m, o);
 	}
@@ -676,6 +795,7 @@ static int cg_bpf_status(const struct cg_target *t, struct cg_status *st)
 		return 0;
 	st->attached = true;
 	st->log_drops = m.flags & CG_F_LOG_DROPS;
+	st->egress = m.flags & CG_F_EGRESS;
 	snprintf(st->mode, sizeof(st->mode), "%s", cg_mode_name(m.mode));
 	return cg_counters_read(dir, st);
 }

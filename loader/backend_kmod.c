@@ -2,7 +2,8 @@
 /*
  * backend_kmod.c - the kernel-module backend.
  *
- * csum_guard.ko guards a device with a netfilter NETDEV ingress hook and is
+ * csum_guard.ko guards a device with a netfilter NETDEV ingress hook (and an
+ * egress hook with CG_F_EGRESS, where the kernel has one) and is
  * driven over its generic netlink family CG_GENL_NAME, with plain netlink
  * sockets (no libnl/libmnl). Every operation opens its own socket in the
  * current network namespace, which main.c has already made the target's:
@@ -34,6 +35,8 @@ struct cg_nl {
 	int fd;
 	__u16 family;
 	__u32 seq;
+	__u32 abi;
+	__u32 flags;		/* what ATTACH can do; 0: the module does not say */
 };
 
 struct cg_nl_req {
@@ -144,7 +147,10 @@ static int cg_nl_family_cb(const struct nlattr *const *tb, void *arg)
 
 static int cg_nl_info_cb(const struct nlattr *const *tb, void *arg)
 {
-	*(__u32 *)arg = cg_nla_uint(tb[CG_A_ABI_VERSION]);
+	struct cg_nl *nl = arg;
+
+	nl->abi = cg_nla_uint(tb[CG_A_ABI_VERSION]);
+	nl->flags = cg_nla_uint(tb[CG_A_FLAGS]);
 	return 0;
 }
 
@@ -163,11 +169,12 @@ static void cg_nl_close(struct cg_nl *nl)
 static int cg_nl_open(struct cg_nl *nl)
 {
 	struct cg_nl_req r;
-	__u32 abi = 0;
 	int ret;
 
 	nl->seq = 0;
 	nl->family = 0;
+	nl->abi = 0;
+	nl->flags = 0;
 	nl->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
 	if (nl->fd < 0)
 		return -errno;
@@ -179,9 +186,9 @@ static int cg_nl_open(struct cg_nl *nl)
 		ret = -EPROTO;
 	if (!ret) {
 		cg_nl_req_init(&r, nl->family, CG_CMD_INFO, 0);
-		ret = cg_nl_talk(nl, &r, cg_nl_info_cb, &abi);
+		ret = cg_nl_talk(nl, &r, cg_nl_info_cb, nl);
 	}
-	if (!ret && abi != CG_ABI_VERSION)
+	if (!ret && nl->abi != CG_ABI_VERSION)
 		ret = -EPROTO;
 	if (ret)
 		cg_nl_close(nl);
@@ -251,12 +258,31 @@ static void cg_kmod_probe(struct cg_probe *p)
 }
 
 /*
+ * The module, or the kernel under it, cannot do --egress: say which, in
+ * one line. Modules that predate it answer INFO without FLAGS.
+ */
+static int cg_kmod_no_egress(const struct cg_target *t, const struct cg_nl *nl)
+{
+	struct utsname u;
+
+	if (!nl->flags)
+		cg_err("cannot attach to %s%s%s with --egress: module %s is too old for it (reload it from the matching csum-guard package)",
+		       t->dev, t->netns ? " in netns " : "", t->netns ?: "", CG_KMOD_NAME);
+	else
+		cg_err("cannot attach to %s%s%s with --egress: kernel %s has no netfilter egress hook (CONFIG_NETFILTER_EGRESS, 5.16+)",
+		       t->dev, t->netns ? " in netns " : "", t->netns ?: "",
+		       uname(&u) ? "?" : u.release);
+	return -EOPNOTSUPP;
+}
+
+/*
  * Load the module when its family is missing, then attach. -ENOPKG: the
- * module could not be loaded; -EPROTO: it speaks another ABI.
+ * module could not be loaded; -EPROTO: it speaks another ABI;
+ * -EOPNOTSUPP: it cannot do what was asked here (reported).
  */
 static int cg_kmod_attach(const struct cg_target *t, const struct cg_attach_opts *o)
 {
-	__u32 flags = o && o->log_drops ? CG_F_LOG_DROPS : 0;
+	__u32 flags = (o->log_drops ? CG_F_LOG_DROPS : 0) | (o->egress ? CG_F_EGRESS : 0);
 	struct cg_nl nl;
 	int ret;
 
@@ -270,7 +296,10 @@ static int cg_kmod_attach(const struct cg_target *t, const struct cg_attach_opts
 	}
 	if (ret)
 		return ret;
-	ret = cg_nl_dev_cmd(&nl, CG_CMD_ATTACH, t->ifindex, &flags, NULL, NULL);
+	if ((flags & CG_F_EGRESS) && !(nl.flags & CG_F_EGRESS))
+		ret = cg_kmod_no_egress(t, &nl);
+	else
+		ret = cg_nl_dev_cmd(&nl, CG_CMD_ATTACH, t->ifindex, &flags, NULL, NULL);
 	cg_nl_close(&nl);
 	return ret;
 }
@@ -305,6 +334,7 @@ static int cg_kmod_status_cb(const struct nlattr *const *tb, void *arg)
 
 	st->attached = true;
 	st->log_drops = cg_nla_uint(tb[CG_A_FLAGS]) & CG_F_LOG_DROPS;
+	st->egress = cg_nla_uint(tb[CG_A_FLAGS]) & CG_F_EGRESS;
 	st->dropped = cg_nla_uint(tb[CG_A_DROPPED]);
 	st->dropped_unreadable = cg_nla_uint(tb[CG_A_DROPPED_UNREADABLE]);
 	return 0;

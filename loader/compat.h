@@ -12,6 +12,7 @@
 
 /* enum bpf_attach_type, kernel 6.6 */
 #define CG_BPF_TCX_INGRESS	46
+#define CG_BPF_TCX_EGRESS	47
 /* enum bpf_link_type, kernel 6.6 */
 #define CG_BPF_LINK_TYPE_TCX	11
 /* mprog attach flag: place the program before all others */

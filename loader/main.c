@@ -2,7 +2,7 @@
 /*
  * main.c - the csum-guard command: one contract over both backends.
  *
- *	csum-guard attach DEV [--netns NS] [--log-drops] [--backend B] [--mode M]
+ *	csum-guard attach DEV [--netns NS] [--egress] [--log-drops] [--backend B] [--mode M]
  *	csum-guard detach DEV [--netns NS]
  *	csum-guard status [DEV] [--netns NS] [--json]
  *	csum-guard probe [--json]
@@ -84,7 +84,7 @@ static int cg_silent_libbpf(enum libbpf_print_level level, const char *fmt, va_l
 }
 
 static const char usage_text[] =
-	"Usage: csum-guard attach DEV [--netns NS] [--log-drops] [--backend auto|bpf|kmod] [--mode tcx|clsact]\n"
+	"Usage: csum-guard attach DEV [--netns NS] [--egress] [--log-drops] [--backend auto|bpf|kmod] [--mode tcx|clsact]\n"
 	"       csum-guard detach DEV [--netns NS]\n"
 	"       csum-guard status [DEV] [--netns NS] [--json]\n"
 	"       csum-guard probe [--json]\n"
@@ -98,7 +98,9 @@ static const char usage_text[] =
 	"  and a veth in throwaway namespaces; guards on this host's devices are not\n"
 	"  there and do not change the result. Exit status: 0 fixed (every path tested\n"
 	"  drops the frame), 10 vulnerable (some path corrupts it), 11 cannot tell,\n"
-	"  1 the check could not be set up.\n";
+	"  1 the check could not be set up.\n"
+	"attach guards what enters DEV; --egress also what leaves it, such as the host's\n"
+	"own AF_PACKET frames. Options converge: attach without --egress removes it.\n";
 
 struct cg_args {
 	const char *cmd;
@@ -107,6 +109,7 @@ struct cg_args {
 	const char *path;	/* check --path */
 	enum cg_choice backend;
 	bool log_drops;
+	bool egress;
 	bool json;
 };
 
@@ -137,6 +140,7 @@ static int cg_parse(int argc, char **argv, struct cg_args *a)
 	static const struct option opts[] = {
 		{ "netns", required_argument, NULL, 'n' },
 		{ "log-drops", no_argument, NULL, 'l' },
+		{ "egress", no_argument, NULL, 'e' },
 		{ "backend", required_argument, NULL, 'b' },
 		{ "mode", required_argument, NULL, 'm' },
 		{ "json", no_argument, NULL, 'j' },
@@ -163,6 +167,11 @@ static int cg_parse(int argc, char **argv, struct cg_args *a)
 			if (!attach)
 				return cg_usage_err("--log-drops goes with attach");
 			a->log_drops = true;
+			break;
+		case 'e':
+			if (!attach)
+				return cg_usage_err("--egress goes with attach");
+			a->egress = true;
 			break;
 		case 'b':
 			if (!attach)
@@ -298,14 +307,36 @@ static int cg_need_root(const char *verb)
 	return -EPERM;
 }
 
+/* ", egress, log-drops": the options a guard has, for messages */
+static const char *cg_opts_text(const struct cg_status *st)
+{
+	return st->egress && st->log_drops ? ", egress, log-drops" :
+	       st->egress ? ", egress" : st->log_drops ? ", log-drops" : "";
+}
+
+/* What an update changed, e.g. ": egress added, log-drops off" */
+static void cg_changes_text(const struct cg_status *was, const struct cg_status *now,
+			    char *buf, size_t n)
+{
+	const char *e = was->egress == now->egress ? NULL :
+			now->egress ? "egress added" : "egress removed";
+	const char *l = was->log_drops == now->log_drops ? NULL :
+			now->log_drops ? "log-drops on" : "log-drops off";
+
+	if (e && l)
+		snprintf(buf, n, ": %s, %s", e, l);
+	else if (e || l)
+		snprintf(buf, n, ": %s", e ?: l);
+}
+
 static int do_attach(const struct cg_args *a)
 {
-	struct cg_attach_opts o = { .log_drops = a->log_drops };
+	struct cg_attach_opts o = { .log_drops = a->log_drops, .egress = a->egress };
 	enum cg_choice now, use;
-	struct cg_status st;
+	struct cg_status st, was;
 	struct cg_target t;
 	struct cg_probe p;
-	char where[128], why[256];
+	char where[128], why[256], what[64] = "";
 	bool changed;
 	int err;
 
@@ -321,7 +352,9 @@ static int do_attach(const struct cg_args *a)
 		       where, cg_choice_name(now));
 		return 1;
 	}
-	changed = now != CG_CHOICE_NONE && st.log_drops != a->log_drops;
+	changed = now != CG_CHOICE_NONE &&
+		  (st.log_drops != a->log_drops || st.egress != a->egress);
+	was = st;
 	use = now;
 	if (use == CG_CHOICE_NONE) {
 		cg_probe_all(&p);
@@ -342,9 +375,11 @@ static int do_attach(const struct cg_args *a)
 		       where, cg_choice_name(use));
 		return 1;
 	}
-	cg_info("%s %s (%s, %s%s)",
+	if (changed)
+		cg_changes_text(&was, &st, what, sizeof(what));
+	cg_info("%s %s (%s, %s%s)%s",
 		now == CG_CHOICE_NONE ? "guarding" : changed ? "updated the guard of" : "already guarding",
-		where, cg_choice_name(use), st.mode, st.log_drops ? ", log-drops" : "");
+		where, cg_choice_name(use), st.mode, cg_opts_text(&st), what);
 	return 0;
 }
 
@@ -389,7 +424,7 @@ static void cg_print_status(const struct cg_args *a, const char *dev, int ifinde
 			printf("not guarded\n");
 		else
 			printf("guarded by %s (%s%s), dropped %llu, dropped_unreadable %llu\n",
-			       cg_choice_name(c), st->mode, st->log_drops ? ", log-drops" : "",
+			       cg_choice_name(c), st->mode, cg_opts_text(st),
 			       (unsigned long long)st->dropped,
 			       (unsigned long long)st->dropped_unreadable);
 		return;
@@ -401,6 +436,7 @@ static void cg_print_status(const struct cg_args *a, const char *dev, int ifinde
 	cg_json_kv_str(&first, "backend", cg_choice_name(c));
 	cg_json_kv_bool(&first, "attached", st->attached);
 	cg_json_kv_str(&first, "mode", st->attached ? st->mode : NULL);
+	cg_json_kv_bool(&first, "egress", st->egress);
 	cg_json_kv_bool(&first, "log_drops", st->log_drops);
 	cg_json_kv_u64(&first, "dropped", st->dropped);
 	cg_json_kv_u64(&first, "dropped_unreadable", st->dropped_unreadable);

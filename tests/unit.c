@@ -157,29 +157,33 @@ static void test_not_judged(void)
 }
 
 /*
- * Tags left in the packet: a frame laid out as the hooks see it (network
- * header at the first remaining tag), walked the way both backends walk it.
- * Up to CG_VLAN_MAX tags the inner header's rule applies; deeper, or a tag
- * cut short, fails closed; a non-IP payload behind tags passes.
+ * Tags left in the packet: a frame laid out as the hooks see it, walked the
+ * way both backends walk it. The network header is nh: at the first
+ * remaining tag (ingress), or past the tags (egress, an AF_PACKET frame),
+ * with the MAC header at 0. Up to CG_VLAN_MAX tags the inner header's rule
+ * applies; deeper, or a tag cut short, fails closed; a non-IP payload
+ * behind tags passes.
  */
-static enum cg_verdict walk(__u8 *pkt, unsigned int len, __u16 proto, __u32 cs)
+static enum cg_verdict walk(__u8 *pkt, unsigned int len, __u16 proto, __u32 cs,
+			    __u32 nh)
 {
 	struct cg_fields f = {
 		.csum_start = cs,
-		.network_header = NH,
+		.network_header = nh,
 		.protocol = proto,
 		.ip_summed = CG_CHECKSUM_PARTIAL,
 	};
 	int i;
 
+	cg_vlan_rewind(&f, 0);
 	for (i = 0; i < CG_VLAN_MAX && cg_wants_vlan(&f); i++) {
-		if (NH + f.l3_off + CG_VLAN_HLEN > (int)len)
+		if (f.network_header + f.l3_off + CG_VLAN_HLEN > len)
 			break;
-		cg_vlan_step(&f, pkt + NH + f.l3_off);
+		cg_vlan_step(&f, pkt + f.network_header + f.l3_off);
 	}
-	if (cg_wants_l3(&f) && NH + f.l3_off < (int)len) {
+	if (cg_wants_l3(&f) && f.network_header + f.l3_off < len) {
 		f.l3_readable = 1;
-		f.ip_vhl = pkt[NH + f.l3_off];
+		f.ip_vhl = pkt[f.network_header + f.l3_off];
 	}
 	return cg_verdict(&f);
 }
@@ -215,10 +219,16 @@ static void test_vlan(void)
 					want = CG_PASS;
 				else
 					want = cs < l3 + hl ? CG_DROP : CG_PASS;
-				got = walk(pkt, sizeof(pkt), first, cs);
+				got = walk(pkt, sizeof(pkt), first, cs, NH);
 				if (got != want && !bad++)
 					snprintf(why, sizeof(why),
 						 "%u tags, inner 0x%04x, csum_start %u: verdict %d, want %d",
+						 depth, inner[k], cs, got, want);
+				/* egress: the kernel moved nh past up to 8 tags */
+				got = walk(pkt, sizeof(pkt), first, cs, depth <= 8 ? l3 : NH);
+				if (got != want && !bad++)
+					snprintf(why, sizeof(why),
+						 "egress, %u tags, inner 0x%04x, csum_start %u: verdict %d, want %d",
 						 depth, inner[k], cs, got, want);
 			}
 		}
@@ -226,7 +236,7 @@ static void test_vlan(void)
 	/* the second tag cut off by the end of the frame */
 	pkt[NH + 2] = CG_ETH_P_8021Q >> 8;
 	pkt[NH + 3] = CG_ETH_P_8021Q & 0xff;
-	if (walk(pkt, NH + 6, CG_ETH_P_8021AD, 200) != CG_DROP_UNREADABLE && !bad++)
+	if (walk(pkt, NH + 6, CG_ETH_P_8021AD, 200, NH) != CG_DROP_UNREADABLE && !bad++)
 		snprintf(why, sizeof(why), "a truncated inner tag did not fail closed");
 	report("vlan-tags-stepped-over", bad, why);
 }

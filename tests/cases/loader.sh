@@ -168,6 +168,7 @@ case_bad_input() {
 	2|attach this-name-is-too-long --netns $VM
 	2|attach a/b --netns $VM
 	2|status tap0 --log-drops --netns $VM
+	2|detach tap0 --egress --netns $VM
 	2|probe tap0
 	2|detach tap0 --json --netns $VM
 	1|attach nosuch0 --netns $VM

@@ -18,9 +18,16 @@
  * VLAN tags) whose verdict, as predicted from the frame bytes by its own
  * oracle, is CLASS; see "the sweep" below.
  *
+ * With --packet the same virtio_net_hdr + frame goes to an AF_PACKET socket
+ * with PACKET_VNET_HDR bound to --dev instead: a sender on the host itself,
+ * whose frames leave through the device's transmit path and never enter
+ * it. --qdisc-bypass sets PACKET_QDISC_BYPASS on that socket.
+ *
  * Exit codes: 0 all frames written, 1 set-up failed (no such tap, tap down,
  * ioctl error), 2 bad arguments, 3 write() failed (the kernel refused the
- * frame; with --sweep only an error other than EINVAL).
+ * frame; with --sweep only an error other than EINVAL), 4 --packet only:
+ * every frame was taken, but the transmit path dropped some (ENOBUFS: a tc
+ * or netfilter egress hook, a full queue).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +42,7 @@
 #include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <linux/if_packet.h>
 #include <linux/if_tun.h>
 #include <linux/virtio_net.h>
 
@@ -66,6 +74,7 @@ enum {
 	EXIT_SETUP = 1,
 	EXIT_USAGE = 2,
 	EXIT_WRITE = 3,
+	EXIT_TX_DROP = 4,
 };
 
 /* What the command line asked for */
@@ -99,6 +108,8 @@ struct config {
 	bool verbose;
 	int sweep;		/* -1: no sweep; else a sweep_class */
 	bool list;		/* --sweep: print each vector */
+	bool packet;		/* AF_PACKET socket instead of a tap */
+	bool qdisc_bypass;	/* PACKET_QDISC_BYPASS on it */
 };
 
 /* Where the headers of the frame being built start and end */
@@ -142,7 +153,10 @@ static void usage(void)
 	       "                       expects to get that verdict, then a summary line;\n"
 	       "                       only --dev, --dmac (default 02:00:00:00:00:01, not\n"
 	       "                       the tap's), --smac and --vnet-hdr-sz apply\n"
-	       "  --list               with --sweep: print each vector (no --dev: only that)\n");
+	       "  --list               with --sweep: print each vector (no --dev: only that)\n"
+	       "  --packet             send from an AF_PACKET socket (PACKET_VNET_HDR) on DEV\n"
+	       "                       instead of writing to a tap\n"
+	       "  --qdisc-bypass       with --packet: set PACKET_QDISC_BYPASS\n");
 }
 
 static void __attribute__((noreturn)) bad_arg(const char *opt, const char *val)
@@ -227,7 +241,8 @@ enum {
 	OPT_SMAC, OPT_CSUM_START, OPT_CSUM_OFFSET, OPT_NO_CSUM, OPT_IHL, OPT_IHL_FIELD,
 	OPT_TOT_LEN, OPT_TRUNCATE, OPT_ETHERTYPE, OPT_VLAN, OPT_VLAN_PROTO,
 	OPT_IPV6, OPT_GSO, OPT_GSO_SIZE, OPT_HDR_LEN, OPT_SPORT, OPT_DPORT,
-	OPT_VNET_SZ, OPT_VERBOSE, OPT_SWEEP, OPT_LIST, OPT_HELP,
+	OPT_VNET_SZ, OPT_VERBOSE, OPT_SWEEP, OPT_LIST,
+	OPT_PACKET, OPT_QDISC_BYPASS, OPT_HELP,
 };
 
 static const struct option long_opts[] = {
@@ -258,6 +273,8 @@ static const struct option long_opts[] = {
 	{ "verbose",		no_argument,	   NULL, OPT_VERBOSE },
 	{ "sweep",		required_argument, NULL, OPT_SWEEP },
 	{ "list",		no_argument,	   NULL, OPT_LIST },
+	{ "packet",		no_argument,	   NULL, OPT_PACKET },
+	{ "qdisc-bypass",	no_argument,	   NULL, OPT_QDISC_BYPASS },
 	{ "help",		no_argument,	   NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -385,6 +402,12 @@ static int apply_opt(struct config *c, int opt, const char *arg)
 	case OPT_LIST:
 		c->list = true;
 		break;
+	case OPT_PACKET:
+		c->packet = true;
+		break;
+	case OPT_QDISC_BYPASS:
+		c->qdisc_bypass = true;
+		break;
 	default:
 		return 0;
 	}
@@ -408,6 +431,16 @@ static void check_config(struct config *c)
 	}
 	if (c->ipv6 && c->ihl != 5) {
 		fprintf(stderr, PROG ": --ihl is for IPv4 only\n");
+		exit(EXIT_USAGE);
+	}
+	/* AF_PACKET reads exactly a struct virtio_net_hdr */
+	if (c->packet && c->vnet_sz != sizeof(struct virtio_net_hdr)) {
+		fprintf(stderr, PROG ": --packet sends a %zu-byte virtio_net_hdr only\n",
+			sizeof(struct virtio_net_hdr));
+		exit(EXIT_USAGE);
+	}
+	if (c->qdisc_bypass && !c->packet) {
+		fprintf(stderr, PROG ": --qdisc-bypass goes with --packet\n");
 		exit(EXIT_USAGE);
 	}
 	if (c->ethertype >= 0 && c->csum_offset >= 0 && c->csum_start < 0) {
@@ -749,6 +782,34 @@ static int open_tap(const struct config *c)
 	return fd;
 }
 
+/*
+ * --packet: an AF_PACKET socket bound to the device, which takes the same
+ * virtio_net_hdr + frame per write() as a tap does. Protocol 0: it receives
+ * nothing, and the kernel reads skb->protocol from the frame's own header.
+ */
+static int open_packet(const struct config *c)
+{
+	struct sockaddr_ll sll;
+	int fd, one = 1;
+
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_ifindex = if_nametoindex(c->dev);
+	if (!sll.sll_ifindex)
+		setup_fail("cannot find", c->dev, -ENODEV);
+	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		setup_fail("cannot open a packet socket for", c->dev, -errno);
+	if (setsockopt(fd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one)) < 0)
+		setup_fail("cannot set PACKET_VNET_HDR for", c->dev, -errno);
+	if (c->qdisc_bypass &&
+	    setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one)) < 0)
+		setup_fail("cannot set PACKET_QDISC_BYPASS for", c->dev, -errno);
+	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0)
+		setup_fail("cannot bind a packet socket to", c->dev, -errno);
+	return fd;
+}
+
 /* Default destination MAC: the tap's own, so the host takes the frame */
 static void read_tap_mac(struct config *c, int fd)
 {
@@ -785,13 +846,18 @@ static int send_frames(const struct config *c, const struct layout *l, int fd,
 {
 	size_t total = c->vnet_sz + wire_len;
 	uint8_t *vnet = frame - c->vnet_sz;
-	unsigned long i;
+	unsigned long i, dropped = 0;
 	ssize_t n;
 
 	for (i = 0; i < c->count; i++) {
 		if (c->ethertype < 0 && !c->ipv6)
 			stamp_ipv4(l, frame, (i + 1) & 0xffff);
 		n = write(fd, vnet, total);
+		if (n < 0 && c->packet && errno == ENOBUFS) {
+			/* the socket took it; the device's transmit path dropped it */
+			dropped++;
+			continue;
+		}
 		if (n < 0) {
 			fprintf(stderr, PROG ": write to %s: %s\n", c->dev,
 				strerror(errno));
@@ -805,6 +871,11 @@ static int send_frames(const struct config *c, const struct layout *l, int fd,
 	}
 	if (c->verbose)
 		printf(PROG ": %s: wrote %lu frame(s)\n", c->dev, c->count);
+	if (dropped) {
+		fprintf(stderr, PROG ": %s: %lu of %lu frame(s) dropped on transmit\n",
+			c->dev, dropped, c->count);
+		return EXIT_TX_DROP;
+	}
 	return 0;
 }
 
@@ -1223,7 +1294,7 @@ int main(int argc, char **argv)
 		}
 		wire_len = cfg.truncate;
 	}
-	fd = open_tap(&cfg);
+	fd = cfg.packet ? open_packet(&cfg) : open_tap(&cfg);
 	read_tap_mac(&cfg, fd);
 	/* Rebuild with the tap's MAC in place; the vnet header goes first */
 	build_frame(&cfg, &l, frame, partial);
