@@ -8,7 +8,8 @@
 # make dist       build/dist: the BPF object, the loader, the DKMS source
 #                 tarball and its .deb, each with a .sha256, and SHA256SUMS
 # make build-deps only what building (make, make dist) needs
-# make install    the loader, the object and the DKMS source
+# make install    the loader, the object and the man page csum-guard(8)
+#                 (the module installs through the .deb of make dist)
 # make clean
 #
 # V=1 shows the commands.
@@ -31,11 +32,11 @@ LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
 LOADER_SRCS := $(wildcard loader/*.c)
 LOADER_OBJS := $(LOADER_SRCS:loader/%.c=$(BUILD)/loader/%.o)
 TOOLS := $(BUILD)/tests/cg-inject $(BUILD)/tests/cg-sniff $(BUILD)/tests/cg-nfq \
-	$(BUILD)/tests/unit
+	$(BUILD)/tests/unit $(BUILD)/tests/guard-alt.bpf.o $(BUILD)/tests/guard-abi-next.bpf.o
 
 # Debian packages each target needs on a fresh Debian 12 machine.
 BUILD_DEPS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
-TEST_DEPS := iproute2 kmod jq ethtool dkms util-linux nftables iptables
+TEST_DEPS := iproute2 kmod jq ethtool dkms util-linux nftables iptables curl
 
 ifeq ($(V),1)
 Q :=
@@ -81,10 +82,25 @@ $(BUILD)/tests/%: tests/tools/%.c tests/tools/csum.h | $(BUILD)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $<
 
-# The unit tests run the decision and the backend choice, no kernel needed.
-$(BUILD)/tests/unit: tests/unit.c include/csum_guard.h loader/select.c loader/select.h | $(BUILD)/tests
+# The unit tests run the decision, the backend choice and the digest, no
+# kernel needed.
+$(BUILD)/tests/unit: tests/unit.c include/csum_guard.h loader/select.c loader/select.h \
+		loader/sha256.c loader/sha256.h | $(BUILD)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) $(INCLUDES) -Iloader -o $@ tests/unit.c loader/select.c
+	$(Q)$(CC) $(CFLAGS) $(WARN) $(INCLUDES) -Iloader -o $@ tests/unit.c loader/select.c loader/sha256.c
+
+# Objects that attach --object is tried with (tests/cases/object.sh): the
+# guard with one constant changed, so another program of our ABI, and the
+# guard claiming the next ABI version. Each must differ from the source.
+$(BUILD)/tests/guard-alt.bpf.c: bpf/csum_guard.bpf.c | $(BUILD)/tests
+	$(Q)sed 's/^#define CG_MAX_DIRECT_OFF 0x3fff$$/#define CG_MAX_DIRECT_OFF 0x3ffe/' $< > $@
+	$(Q)! cmp -s $< $@
+$(BUILD)/tests/guard-abi-next.bpf.c: bpf/csum_guard.bpf.c | $(BUILD)/tests
+	$(Q)sed 's/abi_version = CG_ABI_VERSION;/abi_version = CG_ABI_VERSION + 1;/' $< > $@
+	$(Q)! cmp -s $< $@
+$(BUILD)/tests/%.bpf.o: $(BUILD)/tests/%.bpf.c include/csum_guard.h include/csum_guard_abi.h $(BUILD)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) -g -O2 -target bpf $(INCLUDES) -c $< -o $@
 
 # $(call apt-need,PACKAGES): install from Debian those not installed yet
 define apt-need
@@ -174,6 +190,8 @@ $(DIST)/SHA256SUMS: $(DIST_FILES)
 install: all
 	install -D -m 0755 $(BUILD)/csum-guard $(DESTDIR)$(PREFIX)/sbin/csum-guard
 	install -D -m 0644 $(BUILD)/csum_guard.bpf.o $(DESTDIR)$(PREFIX)/lib/csum-guard/csum_guard.bpf.o
+	install -d $(DESTDIR)$(PREFIX)/share/man/man8
+	sed 's/@VERSION@/$(VERSION)/' doc/csum-guard.8 > $(DESTDIR)$(PREFIX)/share/man/man8/csum-guard.8
 
 clean:
 	$(call msg,CLEAN,$(BUILD))

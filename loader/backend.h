@@ -23,10 +23,15 @@ struct cg_target {
 struct cg_attach_opts {
 	bool log_drops;
 	bool egress;		/* guard the device's egress as well */
+	/* bpf: the object to load instead of the built-in one, already
+	 * verified by digest (attach --object --sha256); NULL: built in */
+	const void *object;
+	size_t object_size;
 };
 
 struct cg_status {
 	bool attached;
+	__u32 prog_id;		/* bpf: the running program, 0 otherwise */
 	bool log_drops;
 	bool egress;
 	char mode[16];		/* "tcx", "clsact", "netfilter" */
@@ -64,6 +69,9 @@ struct cg_backend {
 };
 
 extern const struct cg_backend cg_backend_bpf;
+/* Is data an object of the guard this loader speaks to? 0, -ENOEXEC or
+ * -EPROTO (another ABI version), with the reason in why. Loads nothing. */
+int cg_bpf_object_check(const void *data, size_t size, char *why, size_t why_len);
 extern const struct cg_backend cg_backend_kmod;
 
 #endif /* CG_BACKEND_H */

@@ -56,6 +56,7 @@ enum cg_mode {
 
 /* flags in struct cg_meta besides CG_F_* */
 #define CG_META_CREATED_CLSACT	(1U << 16)
+#define CG_META_OBJECT		(1U << 17)	/* the program came from --object */
 
 struct cg_meta {
 	__u32 abi;
@@ -442,35 +443,139 @@ static bool cg_have_tcx(void)
 	return !bpf_prog_query(1, CG_BPF_TCX_INGRESS, 0, NULL, NULL, &cnt);
 }
 
-static int cg_load(struct csum_guard_bpf **skelp, bool log_drops, __u32 mode,
-		   int counters_fd)
+/* A guard program ready to attach: its object, program and counters map. */
+struct cg_obj {
+	struct bpf_object *obj;
+	struct bpf_program *prog;
+	struct bpf_map *counters;
+};
+
+static void cg_obj_close(struct cg_obj *o)
 {
-	struct csum_guard_bpf *skel;
+	bpf_object__close(o->obj);	/* NULL-safe */
+	memset(o, 0, sizeof(*o));
+}
+
+/*
+ * A read-only global of the object, found by name in its BTF rather than at
+ * an offset compiled into this loader: an object built from another tree
+ * (attach --object) is read right or refused, never misread.
+ */
+static void *cg_rodata_var(struct bpf_object *obj, const char *name, __u32 want_size)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(obj, ".rodata");
+	struct btf *btf = bpf_object__btf(obj);
+	const struct btf_var_secinfo *vs;
+	const struct btf_type *sec, *var;
+	char *data;
+	size_t sz;
+	int id, i;
+
+	if (!map || !btf)
+		return NULL;
+	id = btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC);
+	/* writable before load (libbpf 1.1 declares it const) */
+	data = (char *)bpf_map__initial_value(map, &sz);
+	if (id < 0 || !data)
+		return NULL;
+	sec = btf__type_by_id(btf, id);
+	vs = btf_var_secinfos(sec);
+	for (i = 0; i < btf_vlen(sec); i++, vs++) {
+		var = btf__type_by_id(btf, vs->type);
+		if (strcmp(btf__name_by_offset(btf, var->name_off), name))
+			continue;
+		if (vs->size != want_size || vs->offset + vs->size > sz)
+			return NULL;
+		return data + vs->offset;
+	}
+	return NULL;
+}
+
+/*
+ * Open an object (the one built in, or attach --object's bytes) and check
+ * that it is a guard this loader speaks to: the program and map by their
+ * ABI names, abi_version equal to ours. Nothing is loaded into the kernel.
+ * why gets the reason of -ENOEXEC (not a guard object) or -EPROTO (another
+ * ABI).
+ */
+static int cg_obj_open(struct cg_obj *o, const void *data, size_t size,
+		       char *why, size_t why_len)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "csum_guard");
+	__u32 *abi;
 	int err;
 
-	skel = csum_guard_bpf__open();
-	if (!skel)
-		return -errno ?: -ENOMEM;
-	if (skel->rodata->abi_version != CG_ABI_VERSION) {
-		err = -EPROTO;
-		goto fail;
+	memset(o, 0, sizeof(*o));
+	if (!data)
+		data = csum_guard_bpf__elf_bytes(&size);
+	o->obj = bpf_object__open_mem(data, size, &opts);
+	if (!o->obj) {
+		char msg[64];
+
+		err = -errno;
+		libbpf_strerror(err, msg, sizeof(msg));
+		snprintf(why, why_len, "not a BPF object libbpf can open (%s)", msg);
+		return -ENOEXEC;
 	}
-	skel->rodata->log_drops = log_drops;
+	o->prog = bpf_object__find_program_by_name(o->obj, CG_BPF_PROG_NAME);
+	o->counters = bpf_object__find_map_by_name(o->obj, CG_BPF_MAP_COUNTERS);
+	abi = cg_rodata_var(o->obj, "abi_version", sizeof(*abi));
+	if (!o->prog || !o->counters || !abi ||
+	    !cg_rodata_var(o->obj, "log_drops", sizeof(bool))) {
+		snprintf(why, why_len, "not a csum-guard object (no %s)",
+			 !o->prog ? "program " CG_BPF_PROG_NAME :
+			 !o->counters ? "map " CG_BPF_MAP_COUNTERS :
+			 !abi ? "abi_version" : "log_drops");
+		cg_obj_close(o);
+		return -ENOEXEC;
+	}
+	if (*abi != CG_ABI_VERSION) {
+		snprintf(why, why_len, "its ABI version is %u, this loader speaks %u",
+			 *abi, CG_ABI_VERSION);
+		cg_obj_close(o);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+int cg_bpf_object_check(const void *data, size_t size, char *why, size_t why_len)
+{
+	struct cg_obj o;
+	int err = cg_obj_open(&o, data, size, why, why_len);
+
+	cg_obj_close(&o);
+	return err;
+}
+
+/*
+ * Open, set up and load a guard program; counters_fd >= 0 reuses a map.
+ * why says what failed.
+ */
+static int cg_load(struct cg_obj *o, const struct cg_attach_opts *opts, __u32 mode,
+		   int counters_fd, char *why, size_t why_len)
+{
+	bool *log;
+	int err;
+
+	err = cg_obj_open(o, opts->object, opts->object_size, why, why_len);
+	if (err)
+		return err;
+	log = cg_rodata_var(o->obj, "log_drops", sizeof(*log));
+	*log = opts->log_drops;
 	if (mode == CG_MODE_TCX)
-		bpf_program__set_expected_attach_type(skel->progs.csum_guard,
-						      CG_BPF_TCX_INGRESS);
+		bpf_program__set_expected_attach_type(o->prog, CG_BPF_TCX_INGRESS);
 	if (counters_fd >= 0) {
-		err = bpf_map__reuse_fd(skel->maps.counters, counters_fd);
+		err = bpf_map__reuse_fd(o->counters, counters_fd);
 		if (err)
 			goto fail;
 	}
-	err = csum_guard_bpf__load(skel);
+	err = bpf_object__load(o->obj);
 	if (err)
 		goto fail;
-	*skelp = skel;
 	return 0;
 fail:
-	csum_guard_bpf__destroy(skel);
+	snprintf(why, why_len, "%s", strerror(-err));
+	cg_obj_close(o);
 	return err;
 }
 
@@ -568,24 +673,25 @@ static int cg_hook_swap(const char *dir, int ifindex, int prog_fd,
 static int cg_attach_fresh(const struct cg_target *t, const char *dir,
 			   const struct cg_attach_opts *o, __u64 cookie)
 {
-	struct csum_guard_bpf *skel = NULL;
+	struct cg_obj obj = {};
 	struct cg_meta m = {
 		.abi = CG_ABI_VERSION,
 		.flags = (o->log_drops ? CG_F_LOG_DROPS : 0) |
-			 (o->egress ? CG_F_EGRESS : 0),
+			 (o->egress ? CG_F_EGRESS : 0) |
+			 (o->object ? CG_META_OBJECT : 0),
 		.ifindex = t->ifindex,
 		.netns_cookie = cookie,
 	};
-	char path[PATH_MAX];
+	char path[PATH_MAX], why[128];
 	int prog_fd, err;
 
 	m.mode = cg_bpf_mode_request ?: (cg_have_tcx() ? CG_MODE_TCX : CG_MODE_CLSACT);
-	err = cg_load(&skel, o->log_drops, m.mode, -1);
+	err = cg_load(&obj, o, m.mode, -1, why, sizeof(why));
 	if (err) {
-		cg_err("cannot load the BPF program: %s", strerror(-err));
+		cg_err("cannot load the BPF program: %s", why);
 		return err;
 	}
-	prog_fd = bpf_program__fd(skel->progs.csum_guard);
+	prog_fd = bpf_program__fd(obj.prog);
 	m.prog_id = cg_prog_id(prog_fd);
 
 	err = cg_mkdir(CG_PIN_ROOT);
@@ -603,7 +709,7 @@ static int cg_attach_fresh(const struct cg_target *t, const char *dir,
 	if (err)
 		goto undo;
 	cg_pin_path(path, sizeof(path), dir, CG_PIN_COUNTERS);
-	err = bpf_map__pin(skel->maps.counters, path);
+	err = bpf_map__pin(obj.counters, path);
 	if (err)
 		goto undo;
 	err = cg_hook_attach(dir, t->ifindex, prog_fd, &m, CG_HOOK_INGRESS);
@@ -616,51 +722,80 @@ static int cg_attach_fresh(const struct cg_target *t, const char *dir,
 undo:
 	cg_state_remove(dir, t->ifindex, &m);
 out:
-	csum_guard_bpf__destroy(skel);
+	cg_obj_close(&obj);
 	return err;
 }
 
+/* The kernel's tag of a loaded program: a hash of its instructions. */
+static int cg_prog_tag(int fd, __u8 tag[BPF_TAG_SIZE])
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	memcpy(tag, info.tag, BPF_TAG_SIZE);
+	return 0;
+}
+
 /*
- * Attached, but with other options: converge hook by hook, keep the
- * counters. Another log_drops needs another program (it is read-only data),
- * swapped in atomically on each hook; egress alone keeps the running one.
- * A step that fails undoes the ones before it, so the guard is left as it
- * was.
+ * Attached, but with other options or another object: converge hook by
+ * hook, keep the counters. Another log_drops needs another program (it is
+ * read-only data), and so does an --object whose instructions differ from
+ * the running program's (rolling forward or back); either is swapped in
+ * atomically on each hook. Egress alone keeps the running program. A step
+ * that fails undoes the ones before it, so the guard is left as it was.
  */
 static int cg_attach_update(const struct cg_target *t, const char *dir,
 			    struct cg_meta *m, const struct cg_attach_opts *o)
 {
 	bool had_egress = m->flags & CG_F_EGRESS;
 	bool relog = o->log_drops != !!(m->flags & CG_F_LOG_DROPS);
-	struct csum_guard_bpf *skel = NULL;
+	bool reload = relog || o->object;
+	__u8 old_tag[BPF_TAG_SIZE], new_tag[BPF_TAG_SIZE];
 	int counters_fd, old_fd, prog_fd, err = 0;
-	char path[PATH_MAX];
+	struct cg_obj obj = {};
+	char path[PATH_MAX], why[128];
 
+	/* another log_drops means another program: from which object? */
+	if (relog && !o->object && (m->flags & CG_META_OBJECT)) {
+		cg_err("%s runs a program from --object; give --object and --sha256 again "
+		       "to change --log-drops", t->dev);
+		return -EINVAL;
+	}
 	old_fd = bpf_prog_get_fd_by_id(m->prog_id);
 	if (old_fd < 0)
 		return -errno;
 	prog_fd = old_fd;
-	if (relog) {
+	if (reload) {
 		cg_pin_path(path, sizeof(path), dir, CG_PIN_COUNTERS);
 		counters_fd = bpf_obj_get(path);
 		if (counters_fd < 0) {
 			err = -errno;
 			goto out;
 		}
-		err = cg_load(&skel, o->log_drops, m->mode, counters_fd);
+		err = cg_load(&obj, o, m->mode, counters_fd, why, sizeof(why));
 		close(counters_fd);
-		if (err)
+		if (err) {
+			cg_err("cannot load the BPF program: %s", why);
 			goto out;
-		prog_fd = bpf_program__fd(skel->progs.csum_guard);
+		}
+		prog_fd = bpf_program__fd(obj.prog);
+		/* the same object again: nothing to swap unless the log changes */
+		if (!relog && !cg_prog_tag(old_fd, old_tag) && !cg_prog_tag(prog_fd, new_tag) &&
+		    !memcmp(old_tag, new_tag, BPF_TAG_SIZE)) {
+			reload = false;
+			prog_fd = old_fd;
+		}
 	}
 
 	if (o->egress && !had_egress)
 		err = cg_hook_attach(dir, t->ifindex, prog_fd, m, CG_HOOK_EGRESS);
-	else if (o->egress && relog)
+	else if (o->egress && reload)
 		err = cg_hook_swap(dir, t->ifindex, prog_fd, m, CG_HOOK_EGRESS);
 	if (err)
 		goto out;
-	if (relog) {
+	if (reload) {
 		err = cg_hook_swap(dir, t->ifindex, prog_fd, m, CG_HOOK_INGRESS);
 		if (err) {
 			if (!had_egress)
@@ -673,16 +808,18 @@ static int cg_attach_update(const struct cg_target *t, const char *dir,
 	}
 	if (had_egress && !o->egress)
 		cg_hook_detach(dir, t->ifindex, m->mode, CG_HOOK_EGRESS, m->prog_id);
-	if (m->mode == CG_MODE_CLSACT && relog)
+	if (m->mode == CG_MODE_CLSACT && reload)
 		cg_pin_prog(dir, prog_fd);	/* for the curious only */
 
 	m->prog_id = cg_prog_id(prog_fd);
 	m->flags &= ~(CG_F_LOG_DROPS | CG_F_EGRESS);
 	m->flags |= (o->log_drops ? CG_F_LOG_DROPS : 0) | (o->egress ? CG_F_EGRESS : 0);
+	if (o->object)
+		m->flags |= CG_META_OBJECT;
 	err = cg_meta_write(dir, m);
 out:
 	close(old_fd);
-	csum_guard_bpf__destroy(skel);
+	cg_obj_close(&obj);
 	return err;
 }
 
@@ -710,7 +847,7 @@ static int cg_bpf_attach(const struct cg_target *t, const struct cg_attach_opts 
 			return -EBUSY;
 		}
 		if (!!(m.flags & CG_F_LOG_DROPS) == o->log_drops &&
-		    !!(m.flags & CG_F_EGRESS) == o->egress)
+		    !!(m.flags & CG_F_EGRESS) == o->egress && !o->object)
 			return 0;
 		return cg_attach_update(t, dir, &m, o);
 	}
@@ -794,6 +931,7 @@ static int cg_bpf_status(const struct cg_target *t, struct cg_status *st)
 	if (!cg_state_live(dir, t, &m, cookie))
 		return 0;
 	st->attached = true;
+	st->prog_id = m.prog_id;
 	st->log_drops = m.flags & CG_F_LOG_DROPS;
 	st->egress = m.flags & CG_F_EGRESS;
 	snprintf(st->mode, sizeof(st->mode), "%s", cg_mode_name(m.mode));
@@ -833,7 +971,9 @@ static int cg_bpf_list(int *ifindexes, int max)
 
 static void cg_bpf_probe(struct cg_probe *p)
 {
-	struct csum_guard_bpf *skel = NULL;
+	struct cg_attach_opts opts = {};
+	struct cg_obj obj = {};
+	char why[96];
 	struct btf *btf;
 	int err;
 
@@ -857,12 +997,11 @@ static void cg_bpf_probe(struct cg_probe *p)
 		return;
 	}
 	p->tcx = cg_have_tcx();
-	err = cg_load(&skel, false, p->tcx ? CG_MODE_TCX : CG_MODE_CLSACT, -1);
+	err = cg_load(&obj, &opts, p->tcx ? CG_MODE_TCX : CG_MODE_CLSACT, -1, why, sizeof(why));
 	p->prog_loads = !err;
 	if (err)
-		snprintf(p->bpf_err, sizeof(p->bpf_err),
-			 "the tc program does not load: %s", strerror(-err));
-	csum_guard_bpf__destroy(skel);
+		snprintf(p->bpf_err, sizeof(p->bpf_err), "the tc program does not load: %s", why);
+	cg_obj_close(&obj);
 }
 
 const struct cg_backend cg_backend_bpf = {

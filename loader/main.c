@@ -22,7 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
@@ -30,6 +32,7 @@
 #include "csum_guard_abi.h"
 #include "backend.h"
 #include "check.h"
+#include "sha256.h"
 #include "select.h"
 #include "util.h"
 #include "watch.h"
@@ -39,6 +42,7 @@
 #endif
 #define CG_LOCK_PATH	"/run/csum-guard.lock"
 #define CG_MAX_LIST	4096
+#define CG_OBJECT_MAX	(64 << 20)	/* attach --object: far above any guard */
 
 enum { EXIT_USAGE = 2 };
 
@@ -85,6 +89,7 @@ static int cg_silent_libbpf(enum libbpf_print_level level, const char *fmt, va_l
 
 static const char usage_text[] =
 	"Usage: csum-guard attach DEV [--netns NS] [--egress] [--log-drops] [--backend auto|bpf|kmod] [--mode tcx|clsact]\n"
+	"                         [--object PATH --sha256 HEX]\n"
 	"       csum-guard detach DEV [--netns NS]\n"
 	"       csum-guard status [DEV] [--netns NS] [--json]\n"
 	"       csum-guard probe [--json]\n"
@@ -100,13 +105,18 @@ static const char usage_text[] =
 	"  drops the frame), 10 vulnerable (some path corrupts it), 11 cannot tell,\n"
 	"  1 the check could not be set up.\n"
 	"attach guards what enters DEV; --egress also what leaves it, such as the host's\n"
-	"own AF_PACKET frames. Options converge: attach without --egress removes it.\n";
+	"own AF_PACKET frames. Options converge: attach without --egress removes it.\n"
+	"--object loads the BPF object at PATH instead of the built-in one, only if its\n"
+	"  SHA-256 is HEX and its ABI is this loader's; a guarded device gets the new\n"
+	"  program in place, counters kept (roll forward or back by repinning).\n";
 
 struct cg_args {
 	const char *cmd;
 	const char *dev;
 	const char *netns;
 	const char *path;	/* check --path */
+	const char *object;	/* attach --object */
+	const char *sha256;	/* attach --sha256 */
 	enum cg_choice backend;
 	bool log_drops;
 	bool egress;
@@ -146,6 +156,8 @@ static int cg_parse(int argc, char **argv, struct cg_args *a)
 		{ "json", no_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "path", required_argument, NULL, 'p' },
+		{ "object", required_argument, NULL, 'o' },
+		{ "sha256", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool attach = !strcmp(a->cmd, "attach");
@@ -205,6 +217,21 @@ static int cg_parse(int argc, char **argv, struct cg_args *a)
 				return cg_usage_err("unknown path '%s' (frag or tx)", optarg);
 			a->path = optarg;
 			break;
+		case 'o':
+			if (!attach)
+				return cg_usage_err("--object goes with attach");
+			if (!*optarg)
+				return cg_usage_err("--object needs a path");
+			a->object = optarg;
+			break;
+		case 's':
+			if (!attach)
+				return cg_usage_err("--sha256 goes with attach");
+			if (strlen(optarg) != CG_SHA256_HEX ||
+			    strspn(optarg, "0123456789abcdefABCDEF") != CG_SHA256_HEX)
+				return cg_usage_err("--sha256 needs 64 hex digits, not '%s'", optarg);
+			a->sha256 = optarg;
+			break;
 		case ':':
 			return cg_usage_err("%s needs an argument", argv[optind - 1]);
 		default:
@@ -224,7 +251,65 @@ static int cg_parse(int argc, char **argv, struct cg_args *a)
 		return cg_usage_err("'%s' is not a valid device name", a->dev);
 	if (cg_bpf_mode_request && a->backend == CG_CHOICE_KMOD)
 		return cg_usage_err("--mode is for the bpf backend");
+	if (!!a->object != !!a->sha256)
+		return cg_usage_err("--object and --sha256 go together");
+	if (a->object && a->backend == CG_CHOICE_KMOD)
+		return cg_usage_err("--object is for the bpf backend");
 	return 0;
+}
+
+/*
+ * attach --object PATH --sha256 HEX: read the object once, and hand libbpf
+ * those very bytes only if their digest is the one given and they are a
+ * guard of our ABI. Nothing is touched before that.
+ */
+static int cg_object_read(const struct cg_args *a, void **data, size_t *size)
+{
+	unsigned char digest[CG_SHA256_LEN];
+	char hex[CG_SHA256_HEX + 1], why[128];
+	struct stat st;
+	void *buf;
+	int fd, err;
+
+	fd = open(a->object, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		cg_err("cannot attach: object %s: %s", a->object, strerror(errno));
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size <= 0 || st.st_size > CG_OBJECT_MAX) {
+		cg_err("cannot attach: object %s: not a regular file of 1 byte to %d MiB",
+		       a->object, CG_OBJECT_MAX >> 20);
+		goto fail;
+	}
+	buf = malloc(st.st_size);
+	if (!buf || read(fd, buf, st.st_size) != st.st_size) {
+		cg_err("cannot attach: object %s: %s", a->object,
+		       buf ? "short read" : strerror(ENOMEM));
+		free(buf);
+		goto fail;
+	}
+	close(fd);
+	cg_sha256(buf, st.st_size, digest);
+	cg_sha256_hex(digest, hex);
+	if (strcasecmp(hex, a->sha256)) {
+		cg_err("cannot attach: object %s has SHA-256 %s, not %s: nothing attached",
+		       a->object, hex, a->sha256);
+		free(buf);
+		return -EBADMSG;
+	}
+	err = cg_bpf_object_check(buf, st.st_size, why, sizeof(why));
+	if (err) {
+		cg_err("cannot attach: object %s: %s: nothing attached", a->object, why);
+		free(buf);
+		return err;
+	}
+	*data = buf;
+	*size = st.st_size;
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	return -EINVAL;
 }
 
 /* Serialise attach/detach of concurrent loaders on this host. */
@@ -332,7 +417,7 @@ static void cg_changes_text(const struct cg_status *was, const struct cg_status 
 static int do_attach(const struct cg_args *a)
 {
 	struct cg_attach_opts o = { .log_drops = a->log_drops, .egress = a->egress };
-	enum cg_choice now, use;
+	enum cg_choice now, use, want = a->backend;
 	struct cg_status st, was;
 	struct cg_target t;
 	struct cg_probe p;
@@ -341,13 +426,21 @@ static int do_attach(const struct cg_args *a)
 	int err;
 
 	cg_where(a, where, sizeof(where));
-	if (cg_need_root("attach") || cg_lock() < 0)
+	if (cg_need_root("attach"))
 		return 1;
-	if (cg_resolve(a, &t, "attach to"))
+	if (a->object) {
+		void *data;
+
+		if (cg_object_read(a, &data, &o.object_size))
+			return 1;
+		o.object = data;	/* freed at exit */
+		want = CG_CHOICE_BPF;
+	}
+	if (cg_lock() < 0 || cg_resolve(a, &t, "attach to"))
 		return 1;
 
 	now = cg_guarded_by(&t, &st);
-	if (now != CG_CHOICE_NONE && a->backend != CG_CHOICE_NONE && a->backend != now) {
+	if (now != CG_CHOICE_NONE && want != CG_CHOICE_NONE && want != now) {
 		cg_err("cannot attach to %s: already guarded by the %s backend; detach it first",
 		       where, cg_choice_name(now));
 		return 1;
@@ -358,7 +451,7 @@ static int do_attach(const struct cg_args *a)
 	use = now;
 	if (use == CG_CHOICE_NONE) {
 		cg_probe_all(&p);
-		use = cg_select(&p, a->backend, why, sizeof(why));
+		use = cg_select(&p, want, why, sizeof(why));
 		if (use == CG_CHOICE_NONE) {
 			cg_err("cannot attach to %s: %s", where, why);
 			return 1;
@@ -377,6 +470,10 @@ static int do_attach(const struct cg_args *a)
 	}
 	if (changed)
 		cg_changes_text(&was, &st, what, sizeof(what));
+	else if (now != CG_CHOICE_NONE && a->object && was.prog_id != st.prog_id) {
+		changed = true;
+		snprintf(what, sizeof(what), ": program replaced from %s", a->object);
+	}
 	cg_info("%s %s (%s, %s%s)%s",
 		now == CG_CHOICE_NONE ? "guarding" : changed ? "updated the guard of" : "already guarding",
 		where, cg_choice_name(use), st.mode, cg_opts_text(&st), what);

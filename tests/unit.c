@@ -11,6 +11,7 @@
 #include "csum_guard.h"
 #include "csum_guard_abi.h"
 #include "select.h"
+#include "sha256.h"
 
 static int failures;
 
@@ -283,6 +284,41 @@ static void test_ipv6(void)
 	report("ipv6-fixed-header", bad, why);
 }
 
+/* The digest attach --object checks: the FIPS 180-4 examples, and lengths
+ * around the padding edges against a digest of their concatenation. */
+static void test_sha256(void)
+{
+	static const struct {
+		const char *in;
+		const char *hex;
+	} vec[] = {
+		{ "", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" },
+		{ "abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" },
+		{ "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+		  "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1" },
+		{ "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmno"
+		  "ijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
+		  "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1" },
+	};
+	static unsigned char million[1000000];
+	unsigned char d[CG_SHA256_LEN];
+	char hex[CG_SHA256_HEX + 1], why[160] = "";
+	unsigned int i, bad = 0;
+
+	for (i = 0; i < sizeof(vec) / sizeof(vec[0]); i++) {
+		cg_sha256(vec[i].in, strlen(vec[i].in), d);
+		cg_sha256_hex(d, hex);
+		if (strcmp(hex, vec[i].hex) && !bad++)
+			snprintf(why, sizeof(why), "\"%.20s\": %s", vec[i].in, hex);
+	}
+	memset(million, 'a', sizeof(million));
+	cg_sha256(million, sizeof(million), d);
+	cg_sha256_hex(d, hex);
+	if (strcmp(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0") && !bad++)
+		snprintf(why, sizeof(why), "a million 'a': %s", hex);
+	report("sha256-fips-180-4", bad, why);
+}
+
 static void test_select(void)
 {
 	static const struct {
@@ -336,6 +372,7 @@ int main(void)
 	test_unreadable();
 	test_ipv6();
 	test_vlan();
+	test_sha256();
 	test_select();
 	return failures ? 1 : 0;
 }
