@@ -32,7 +32,10 @@ LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
 LOADER_SRCS := $(wildcard loader/*.c)
 LOADER_OBJS := $(LOADER_SRCS:loader/%.c=$(BUILD)/loader/%.o)
 TOOLS := $(BUILD)/tests/cg-inject $(BUILD)/tests/cg-sniff $(BUILD)/tests/cg-nfq \
-	$(BUILD)/tests/unit $(BUILD)/tests/guard-alt.bpf.o $(BUILD)/tests/guard-abi-next.bpf.o
+	$(BUILD)/tests/cg-stream $(BUILD)/tests/unit $(BUILD)/tests/guard-alt.bpf.o \
+	$(BUILD)/tests/guard-abi-next.bpf.o
+# What the benchmark tools and cg-stream share: netns, numbers, sockets.
+BENCH_UTIL := bench/util.c loader/netns.c
 
 # Debian packages each target needs on a fresh Debian 12 machine.
 BUILD_DEPS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
@@ -81,6 +84,10 @@ $(BUILD)/csum-guard: $(LOADER_OBJS)
 $(BUILD)/tests/%: tests/tools/%.c tests/tools/csum.h | $(BUILD)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $<
+
+$(BUILD)/tests/cg-stream: tests/tools/cg-stream.c $(BENCH_UTIL) bench/util.h | $(BUILD)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $< $(BENCH_UTIL)
 
 # The unit tests run the decision, the backend choice and the digest, no
 # kernel needed.
@@ -220,8 +227,6 @@ $(BUILD)/bench:
 $(BUILD)/bench/empty.bpf.o: bench/empty.bpf.c $(BUILD)/vmlinux.h | $(BUILD)/bench
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) -g -O2 -target bpf $(INCLUDES) -c $< -o $@
-
-BENCH_UTIL := bench/util.c loader/netns.c
 
 $(BUILD)/bench/tapwrite $(BUILD)/bench/tcpbulk: $(BUILD)/bench/%: bench/%.c $(BENCH_UTIL) bench/util.h | $(BUILD)/bench
 	$(call msg,CC,$@)

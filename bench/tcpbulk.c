@@ -2,14 +2,15 @@
 /*
  * tcpbulk.c - one TCP connection, as fast as it goes, counted.
  *
- *	tcpbulk server [--netns NS] [--port P] [--cpu N] [--timeout S]
+ *	tcpbulk server [--netns NS] [--addr A] [--port P] [--cpu N] [--timeout S]
  *	tcpbulk client [--netns NS] --addr A [--port P] (--seconds S | --mib N) [--cpu N]
  *
  * The server accepts one connection, reads until EOF and prints
  * "bytes=B seconds=S mbps=M" (M in 10^6 bytes per second, from its first
  * byte to EOF). The client connects (retrying while the server is not yet
  * listening), writes for S seconds or N MiB, then closes, and prints the
- * same line for its side. Exit codes: 0 done, 1 failed, 2 bad usage.
+ * same line for its side. A is IPv4 or IPv6 (the server's default:
+ * 0.0.0.0). Exit codes: 0 done, 1 failed, 2 bad usage.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,8 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include "util.h"
@@ -54,18 +53,15 @@ static void report(uint64_t bytes, uint64_t ns)
 
 static int do_server(const struct config *c)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_port = htons(c->port) };
+	const char *addr = c->addr ? c->addr : "0.0.0.0";
 	uint64_t bytes = 0, t0 = 0, t1;
-	int lfd, fd, one = 1;
+	int lfd, fd;
 	ssize_t n;
 
-	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (lfd < 0 ||
-	    setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 1)) {
-		fprintf(stderr, PROG ": cannot listen on port %lu: %s\n", c->port,
-			strerror(errno));
+	lfd = cgb_listen(SOCK_STREAM, addr, c->port);
+	if (lfd < 0) {
+		fprintf(stderr, PROG ": cannot listen on %s port %lu: %s\n", addr,
+			c->port, strerror(-lfd));
 		return 1;
 	}
 	fd = accept(lfd, NULL, NULL);
@@ -94,32 +90,6 @@ static int do_server(const struct config *c)
 	return 0;
 }
 
-static int connect_retry(const struct config *c)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_port = htons(c->port) };
-	int fd, i;
-
-	if (inet_pton(AF_INET, c->addr, &sa.sin_addr) != 1) {
-		fprintf(stderr, PROG ": bad address '%s'\n", c->addr);
-		return -1;
-	}
-	for (i = 0; i < CONNECT_TRIES; i++) {
-		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd < 0)
-			break;
-		if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
-			return fd;
-		close(fd);
-		if (errno != ECONNREFUSED)
-			break;
-		usleep(10000);
-	}
-	fprintf(stderr, PROG ": cannot connect to %s:%lu: %s\n", c->addr, c->port,
-		strerror(errno));
-	return -1;
-}
-
 static int do_client(const struct config *c)
 {
 	uint64_t bytes = 0, limit, t0, now, end;
@@ -127,9 +97,12 @@ static int do_client(const struct config *c)
 	ssize_t n;
 	int fd;
 
-	fd = connect_retry(c);
-	if (fd < 0)
+	fd = cgb_connect(SOCK_STREAM, c->addr, c->port, CONNECT_TRIES);
+	if (fd < 0) {
+		fprintf(stderr, PROG ": cannot connect to %s port %lu: %s\n", c->addr,
+			c->port, strerror(-fd));
 		return 1;
+	}
 	limit = c->mib ? (uint64_t)c->mib << 20 : UINT64_MAX;
 	t0 = cgb_clock_ns(CLOCK_MONOTONIC);
 	end = c->seconds ? t0 + c->seconds * 1000000000ull : UINT64_MAX;
@@ -159,7 +132,7 @@ static int do_client(const struct config *c)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: " PROG " server [--netns NS] [--port P] [--cpu N] [--timeout S]\n"
+	fprintf(f, "usage: " PROG " server [--netns NS] [--addr A] [--port P] [--cpu N] [--timeout S]\n"
 		"       " PROG " client [--netns NS] --addr A [--port P] (--seconds S | --mib N) [--cpu N]\n");
 }
 

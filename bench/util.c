@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * util.c - helpers of the benchmark tools.
+ * util.c - helpers of the benchmark tools, and of tests/tools/cg-stream.
  *
  * Only the network namespace is entered, never the mount namespace, so
  * that bpffs pins made afterwards land on the host's /sys/fs/bpf (under
@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include "util.h"
 #include "../loader/util.h"	/* cg_netns_open() */
@@ -59,4 +61,71 @@ unsigned long cgb_num(const char *prog, const char *flag, const char *arg,
 		exit(2);
 	}
 	return v;
+}
+
+int cgb_sockaddr(const char *addr, unsigned long port, struct sockaddr_storage *ss)
+{
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (port > 65535)
+		return -EINVAL;
+	if (inet_pton(AF_INET, addr, &s4->sin_addr) == 1) {
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(port);
+		return sizeof(*s4);
+	}
+	if (inet_pton(AF_INET6, addr, &s6->sin6_addr) == 1) {
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(port);
+		return sizeof(*s6);
+	}
+	return -EINVAL;
+}
+
+int cgb_listen(int type, const char *addr, unsigned long port)
+{
+	struct sockaddr_storage ss;
+	int fd, len, one = 1;
+
+	len = cgb_sockaddr(addr, port, &ss);
+	if (len < 0)
+		return len;
+	fd = socket(ss.ss_family, type | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(fd, (struct sockaddr *)&ss, len) ||
+	    (type == SOCK_STREAM && listen(fd, 1))) {
+		len = -errno;
+		close(fd);
+		return len;
+	}
+	return fd;
+}
+
+int cgb_connect(int type, const char *addr, unsigned long port, unsigned int tries)
+{
+	struct sockaddr_storage ss;
+	int fd, len, err = -ECONNREFUSED;
+	unsigned int i;
+
+	len = cgb_sockaddr(addr, port, &ss);
+	if (len < 0)
+		return len;
+	for (i = 0; i < tries; i++) {
+		if (i)
+			usleep(10000);
+		fd = socket(ss.ss_family, type | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return -errno;
+		if (!connect(fd, (struct sockaddr *)&ss, len))
+			return fd;
+		err = -errno;
+		close(fd);
+		if (err != -ECONNREFUSED)
+			break;
+	}
+	return err;
 }

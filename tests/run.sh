@@ -42,7 +42,7 @@ if [ "$(id -u)" != 0 ]; then
 	echo "tests/run.sh: must be run as root (it creates namespaces and taps)" >&2
 	exit 1
 fi
-for b in "$CG" "$INJECT" "$SNIFF" "$NFQ" "$TOP/build/tests/unit"; do
+for b in "$CG" "$INJECT" "$SNIFF" "$NFQ" "$STREAM" "$TOP/build/tests/unit"; do
 	[ -x "$b" ] || { echo "tests/run.sh: $b is missing: run make first" >&2; exit 1; }
 done
 [ -d /sys/fs/bpf ] && ! mountpoint -q /sys/fs/bpf && mount -t bpf bpf /sys/fs/bpf
@@ -51,7 +51,7 @@ done
 CASES=(
 	"repro frag" "repro tx" "repro tx6" "repro vlan" "repro qinq" "repro xtcsum" "repro nfqueue"
 	"repro xtcsum6" "repro nfqueue6" egress boundaries unreadable not_judged sweep log_drops
-	idempotent detach_clean clsact_foreign unnamed_netns vanish bad_input
+	volume gso idempotent detach_clean clsact_foreign unnamed_netns vanish bad_input
 	module_identity rmmod_guarded one_backend watch check object
 )
 

@@ -21,6 +21,7 @@ CG=${CG:-$TOP/build/csum-guard}
 INJECT=$TOP/build/tests/cg-inject
 SNIFF=$TOP/build/tests/cg-sniff
 NFQ=$TOP/build/tests/cg-nfq
+STREAM=$TOP/build/tests/cg-stream
 GUEST_IP=10.0.0.2
 FAR_IP=10.1.0.2
 GUEST_IP6=fd00::2

@@ -11,7 +11,11 @@
  *
  * then one summary line:
  *
- *   summary packets=N datagrams=N sources=A[,B...]
+ *   summary packets=N datagrams=N partial=N sources=A[,B...]
+ *
+ * partial counts the packets the kernel still marked CHECKSUM_PARTIAL when
+ * the capture saw them: on a device's ingress that is the state the ingress
+ * hooks (tc, netfilter) see next, on the same skb.
  *
  * frag_off is the fragment offset in bytes, len the IP packet length (IPv6:
  * 40 + payload length), nh the upper-layer protocol after any extension
@@ -99,6 +103,7 @@ struct ippkt {
 struct capture {
 	unsigned long packets;
 	unsigned long datagrams;
+	unsigned long partial;
 	char (*sources)[INET6_ADDRSTRLEN];
 	size_t nsources;
 	FILE *bytes_out;
@@ -467,6 +472,8 @@ static int report(struct capture *cap, const struct ippkt *ip, bool partial)
 		printf("pkt v6 src=%s dst=%s nh=%u len=%u csum_ok=%s\n",
 		       src, dst, ip->proto, ip->len, ok);
 	cap->packets++;
+	if (partial)
+		cap->partial++;
 	if (!ip->frag_off)
 		cap->datagrams++;
 	if (note_source(cap, src))
@@ -632,8 +639,8 @@ static void print_summary(const struct capture *cap)
 {
 	size_t i;
 
-	printf("summary packets=%lu datagrams=%lu sources=", cap->packets,
-	       cap->datagrams);
+	printf("summary packets=%lu datagrams=%lu partial=%lu sources=", cap->packets,
+	       cap->datagrams, cap->partial);
 	for (i = 0; i < cap->nsources; i++)
 		printf("%s%s", i ? "," : "", cap->sources[i]);
 	printf("%s\n", cap->nsources ? "" : "-");
