@@ -4,7 +4,7 @@
  *
  *	csum-guard attach DEV [--netns NS] [--egress] [--log-drops] [--backend B] [--mode M]
  *	csum-guard detach DEV [--netns NS]
- *	csum-guard status [DEV] [--netns NS] [--json]
+ *	csum-guard status [DEV] [--netns NS] [--json|--prometheus]
  *	csum-guard probe [--json]
  *	csum-guard watch [--match GLOB[,GLOB...]]... [--backend B] [--log-drops]
  *	csum-guard check [--path frag|tx] [--json]
@@ -32,6 +32,7 @@
 #include "csum_guard_abi.h"
 #include "backend.h"
 #include "check.h"
+#include "report.h"
 #include "sha256.h"
 #include "select.h"
 #include "util.h"
@@ -91,7 +92,7 @@ static const char usage_text[] =
 	"Usage: csum-guard attach DEV [--netns NS] [--egress] [--log-drops] [--backend auto|bpf|kmod] [--mode tcx|clsact]\n"
 	"                         [--object PATH --sha256 HEX]\n"
 	"       csum-guard detach DEV [--netns NS]\n"
-	"       csum-guard status [DEV] [--netns NS] [--json]\n"
+	"       csum-guard status [DEV] [--netns NS] [--json|--prometheus]\n"
 	"       csum-guard probe [--json]\n"
 	"       csum-guard watch [--match GLOB[,GLOB...]]... [--backend auto|bpf|kmod] [--log-drops]\n"
 	"       csum-guard check [--path frag|tx] [--json]\n"
@@ -108,7 +109,10 @@ static const char usage_text[] =
 	"own AF_PACKET frames. Options converge: attach without --egress removes it.\n"
 	"--object loads the BPF object at PATH instead of the built-in one, only if its\n"
 	"  SHA-256 is HEX and its ABI is this loader's; a guarded device gets the new\n"
-	"  program in place, counters kept (roll forward or back by repinning).\n";
+	"  program in place, counters kept (roll forward or back by repinning).\n"
+	"status without DEV and --netns lists the guarded devices of every network\n"
+	"  namespace; --prometheus writes the counters for node_exporter's textfile\n"
+	"  collector.\n";
 
 struct cg_args {
 	const char *cmd;
@@ -121,6 +125,7 @@ struct cg_args {
 	bool log_drops;
 	bool egress;
 	bool json;
+	bool prometheus;	/* status --prometheus */
 };
 
 /* What "tap0 in netns vm" reads like in messages. */
@@ -158,6 +163,7 @@ static int cg_parse(int argc, char **argv, struct cg_args *a)
 		{ "path", required_argument, NULL, 'p' },
 		{ "object", required_argument, NULL, 'o' },
 		{ "sha256", required_argument, NULL, 's' },
+		{ "prometheus", no_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool attach = !strcmp(a->cmd, "attach");
@@ -207,6 +213,11 @@ static int cg_parse(int argc, char **argv, struct cg_args *a)
 				return cg_usage_err("--json goes with status, probe and check");
 			a->json = true;
 			break;
+		case 'P':
+			if (strcmp(a->cmd, "status"))
+				return cg_usage_err("--prometheus goes with status");
+			a->prometheus = true;
+			break;
 		case 'q':
 			cg_quiet = true;
 			break;
@@ -249,6 +260,8 @@ static int cg_parse(int argc, char **argv, struct cg_args *a)
 		return cg_usage_err("%s needs a device", a->cmd);
 	if (a->dev && (!*a->dev || strlen(a->dev) >= IFNAMSIZ || strchr(a->dev, '/')))
 		return cg_usage_err("'%s' is not a valid device name", a->dev);
+	if (a->json && a->prometheus)
+		return cg_usage_err("--json and --prometheus exclude each other");
 	if (cg_bpf_mode_request && a->backend == CG_CHOICE_KMOD)
 		return cg_usage_err("--mode is for the bpf backend");
 	if (!!a->object != !!a->sha256)
@@ -510,27 +523,28 @@ static int do_detach(const struct cg_args *a)
 	return 0;
 }
 
-static void cg_print_status(const struct cg_args *a, const char *dev, int ifindex,
-			    enum cg_choice c, const struct cg_status *st)
+static void cg_print_status(const struct cg_args *a, const struct cg_report_row *r)
 {
+	const struct cg_status *st = &r->st;
 	bool first = true;
 
 	if (!a->json) {
-		printf("%s%s%s: ", dev, a->netns ? " netns " : "", a->netns ?: "");
+		printf("%s%s%s: ", r->dev, r->netns ? " netns " : "", r->netns ?: "");
 		if (!st->attached)
 			printf("not guarded\n");
 		else
 			printf("guarded by %s (%s%s), dropped %llu, dropped_unreadable %llu\n",
-			       cg_choice_name(c), st->mode, cg_opts_text(st),
+			       r->backend, st->mode, cg_opts_text(st),
 			       (unsigned long long)st->dropped,
 			       (unsigned long long)st->dropped_unreadable);
 		return;
 	}
 	putchar('{');
-	cg_json_kv_str(&first, "device", dev);
-	cg_json_kv_str(&first, "netns", a->netns);
-	cg_json_kv_u64(&first, "ifindex", ifindex);
-	cg_json_kv_str(&first, "backend", cg_choice_name(c));
+	cg_json_kv_str(&first, "device", r->dev);
+	cg_json_kv_str(&first, "netns", r->netns);
+	cg_json_kv_u64(&first, "netns_ino", r->netns_ino);
+	cg_json_kv_u64(&first, "ifindex", r->ifindex);
+	cg_json_kv_str(&first, "backend", r->backend);
 	cg_json_kv_bool(&first, "attached", st->attached);
 	cg_json_kv_str(&first, "mode", st->attached ? st->mode : NULL);
 	cg_json_kv_bool(&first, "egress", st->egress);
@@ -540,14 +554,123 @@ static void cg_print_status(const struct cg_args *a, const char *dev, int ifinde
 	putchar('}');
 }
 
-static int do_status(const struct cg_args *a)
+struct cg_rows {
+	struct cg_report_row *row;
+	int n, cap;
+};
+
+static struct cg_report_row *cg_row_add(struct cg_rows *rs)
+{
+	struct cg_report_row *p;
+
+	if (rs->n == rs->cap) {
+		p = realloc(rs->row, (rs->cap * 2 + 16) * sizeof(*p));
+		if (!p)
+			return NULL;
+		rs->row = p;
+		rs->cap = rs->cap * 2 + 16;
+	}
+	p = &rs->row[rs->n++];
+	memset(p, 0, sizeof(*p));
+	return p;
+}
+
+/* Every device a backend guards in the current namespace, ino, as netns. */
+static int cg_status_here(struct cg_rows *rs, const char *netns, __u64 ino)
 {
 	static int ifindexes[CG_MAX_LIST];
-	struct cg_status st;
+	struct cg_report_row *r;
+	struct cg_target t = { .netns = netns, .netns_ino = ino };
+	enum cg_choice c;
+	int i, n;
+
+	for (c = CG_CHOICE_BPF; c <= CG_CHOICE_KMOD; c++) {
+		n = cg_backends[c]->list(ifindexes, CG_MAX_LIST);
+		for (i = 0; i < n; i++) {
+			r = cg_row_add(rs);
+			if (!r)
+				return -ENOMEM;
+			t.ifindex = ifindexes[i];
+			if (!if_indextoname(t.ifindex, r->dev))
+				snprintf(r->dev, sizeof(r->dev), "?");
+			t.dev = r->dev;
+			if (cg_backends[c]->status(&t, &r->st) || !r->st.attached) {
+				rs->n--;
+				continue;
+			}
+			r->netns = netns;
+			r->netns_ino = ino;
+			r->ifindex = t.ifindex;
+			r->backend = cg_choice_name(c);
+		}
+	}
+	return 0;
+}
+
+/* The host's namespaces other than ours, once each: by name when they have one. */
+struct cg_nslist {
+	__u64 self;
+	__u64 *ino;
+	char **label;
+	int n;
+};
+
+static void cg_nslist_add(const struct cg_netns_ref *ref, void *arg)
+{
+	struct cg_nslist *l = arg;
+	char **label;
+	__u64 *ino;
+	int i;
+
+	if (ref->ino == l->self)
+		return;
+	for (i = 0; i < l->n; i++)
+		if (l->ino[i] == ref->ino)
+			return;
+	ino = realloc(l->ino, (l->n + 1) * sizeof(*ino));
+	if (ino)
+		l->ino = ino;
+	label = realloc(l->label, (l->n + 1) * sizeof(*label));
+	if (label)
+		l->label = label;
+	if (!ino || !label || !(l->label[l->n] = strdup(ref->name ?: ref->path)))
+		return;
+	l->ino[l->n++] = ref->ino;
+}
+
+/* Each namespace in turn; one that vanished since the scan is skipped. */
+static int cg_status_all(struct cg_rows *rs, __u64 self)
+{
+	struct cg_nslist l = { .self = self };
+	__u64 ino;
+	int i, fd, err = 0;
+
+	cg_netns_scan(cg_nslist_add, &l);
+	for (i = 0; i < l.n && !err; i++) {
+		fd = cg_netns_open(l.label[i]);
+		if (fd < 0)
+			continue;
+		/* a /proc/PID that now leads elsewhere is not the namespace found */
+		if (!cg_netns_enter(fd) && !cg_netns_ino(&ino) && ino == l.ino[i])
+			err = cg_status_here(rs, l.label[i], ino);
+		close(fd);
+		if (cg_netns_restore()) {
+			cg_err("cannot read status: cannot return to our netns");
+			return -EIO;
+		}
+	}
+	free(l.ino);
+	/* the labels stay: rows point to them */
+	return err;
+}
+
+static int do_status(const struct cg_args *a)
+{
+	struct cg_rows rs = {};
+	struct cg_report_row *r;
 	struct cg_target t;
 	enum cg_choice c;
-	bool first = true;
-	int i, n;
+	int i, err;
 
 	/* locked: listing drops the state of vanished devices */
 	if (cg_need_root("read status") || cg_lock() < 0)
@@ -555,33 +678,47 @@ static int do_status(const struct cg_args *a)
 	if (cg_resolve(a, &t, "read status of"))
 		return 1;
 	if (a->dev) {
-		c = cg_guarded_by(&t, &st);
-		cg_print_status(a, a->dev, t.ifindex, c, &st);
-		if (a->json)
-			putchar('\n');
-		return 0;
-	}
-	if (a->json)
-		putchar('[');
-	for (c = CG_CHOICE_BPF; c <= CG_CHOICE_KMOD; c++) {
-		n = cg_backends[c]->list(ifindexes, CG_MAX_LIST);
-		for (i = 0; i < n; i++) {
-			char name[IF_NAMESIZE] = "?";
-
-			t.ifindex = ifindexes[i];
-			t.dev = if_indextoname(t.ifindex, name) ? name : "?";
-			if (cg_backends[c]->status(&t, &st) || !st.attached)
-				continue;
-			if (a->json && !first)
-				putchar(',');
-			first = false;
-			cg_print_status(a, t.dev, t.ifindex, c, &st);
+		r = cg_row_add(&rs);
+		if (!r)
+			return 1;
+		c = cg_guarded_by(&t, &r->st);
+		snprintf(r->dev, sizeof(r->dev), "%s", a->dev);
+		r->netns = a->netns;
+		r->netns_ino = t.netns_ino;
+		r->ifindex = t.ifindex;
+		r->backend = cg_choice_name(c);
+	} else {
+		err = cg_status_here(&rs, a->netns, t.netns_ino);
+		if (!err && !a->netns)
+			err = cg_status_all(&rs, t.netns_ino);
+		if (err) {
+			if (!cg_reported)
+				cg_err("cannot read status: %s", strerror(-err));
+			return 1;
 		}
 	}
-	if (a->json)
+	if (a->prometheus) {
+		cg_report_prometheus(rs.row, rs.n);
+	} else if (a->dev) {
+		cg_print_status(a, &rs.row[0]);
+		if (a->json)
+			putchar('\n');
+	} else if (a->json) {
+		putchar('[');
+		for (i = 0; i < rs.n; i++) {
+			if (i)
+				putchar(',');
+			cg_print_status(a, &rs.row[i]);
+		}
 		puts("]");
-	else if (first)
-		printf("no guarded devices%s%s\n", a->netns ? " in netns " : "", a->netns ?: "");
+	} else {
+		for (i = 0; i < rs.n; i++)
+			cg_print_status(a, &rs.row[i]);
+		if (!rs.n)
+			printf("no guarded devices%s%s\n", a->netns ? " in netns " : "",
+			       a->netns ?: "");
+	}
+	free(rs.row);
 	return 0;
 }
 

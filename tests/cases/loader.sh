@@ -171,6 +171,14 @@ case_bad_input() {
 	2|detach tap0 --egress --netns $VM
 	2|probe tap0
 	2|detach tap0 --json --netns $VM
+	2|status tap0 --json --prometheus --netns $VM
+	2|probe --prometheus
+	2|attach tap0 --object /dev/null --netns $VM
+	2|attach tap0 --sha256 00 --object /dev/null --netns $VM
+	2|attach tap0 --object /dev/null --sha256 $(printf '%064d' 0) --backend kmod --netns $VM
+	2|detach tap0 --object /dev/null --netns $VM
+	1|attach tap0 --object /dev/null --sha256 $(printf '%064d' 0) --netns $VM
+	1|attach tap0 --object /nonexistent.o --sha256 $(printf '%064d' 0) --netns $VM
 	1|attach nosuch0 --netns $VM
 	1|detach nosuch0 --netns $VM
 	1|status nosuch0 --netns $VM
@@ -194,6 +202,7 @@ case_bad_input() {
 	[ "$before" = "$after" ] || { bad=$((bad + 1)); note "state changed"; }
 	if [ $bad = 0 ]; then
 		pass "$t: $n bad invocations, each one line and the right exit, nothing changed"
+		reliability "bad input [$BACKEND]: $n malformed or impossible invocations (not root included), each one line on stderr with exit 2 or 1, no state changed"
 	else
 		fail "$t: $bad of $n bad invocations misbehaved"
 	fi

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * report.c - status in the Prometheus text exposition format (0.0.4), for
+ * node_exporter's textfile collector. HELP and TYPE come even without a
+ * sample, so the file stays valid while nothing is guarded.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "report.h"
+#include "util.h"
+
+/* A label value: backslash, double quote and newline are escaped. */
+static void cg_prom_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			printf("\\%c", *s);
+		else if (*s == '\n')
+			fputs("\\n", stdout);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+static void cg_prom_labels(const struct cg_report_row *r, bool egress)
+{
+	fputs("{device=", stdout);
+	cg_prom_str(r->dev);
+	fputs(",netns=", stdout);
+	cg_prom_str(r->netns ?: "");
+	fputs(",backend=", stdout);
+	cg_prom_str(r->backend);
+	fputs(",mode=", stdout);
+	cg_prom_str(r->st.mode);
+	if (egress)
+		printf(",egress=\"%s\"", r->st.egress ? "true" : "false");
+	putchar('}');
+}
+
+enum { CG_M_GUARDED, CG_M_DROPPED, CG_M_UNREADABLE };
+
+static const struct {
+	const char *name;
+	const char *type;
+	const char *help;
+} cg_metrics[] = {
+	[CG_M_GUARDED] = { "csum_guard_guarded", "gauge",
+		"1 for each device csum-guard guards." },
+	[CG_M_DROPPED] = { "csum_guard_dropped_total", "counter",
+		"CHECKSUM_PARTIAL frames dropped: csum_start inside the IP header." },
+	[CG_M_UNREADABLE] = { "csum_guard_dropped_unreadable_total", "counter",
+		"CHECKSUM_PARTIAL frames dropped: IP header unreadable or IHL below 5." },
+};
+
+void cg_report_prometheus(const struct cg_report_row *rows, int n)
+{
+	unsigned int m;
+	__u64 v;
+	int i;
+
+	for (m = 0; m < ARRAY_SIZE(cg_metrics); m++) {
+		printf("# HELP %s %s\n# TYPE %s %s\n", cg_metrics[m].name, cg_metrics[m].help,
+		       cg_metrics[m].name, cg_metrics[m].type);
+		for (i = 0; i < n; i++) {
+			if (!rows[i].st.attached)
+				continue;
+			v = m == CG_M_GUARDED ? 1 : m == CG_M_DROPPED ? rows[i].st.dropped :
+			    rows[i].st.dropped_unreadable;
+			fputs(cg_metrics[m].name, stdout);
+			cg_prom_labels(&rows[i], m == CG_M_GUARDED);
+			printf(" %llu\n", (unsigned long long)v);
+		}
+	}
+}

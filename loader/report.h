@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+#ifndef CG_REPORT_H
+#define CG_REPORT_H
+
+#include <net/if.h>
+#include <linux/types.h>
+
+#include "backend.h"
+
+/* One device as status reports it. */
+struct cg_report_row {
+	char dev[IF_NAMESIZE];
+	const char *netns;	/* name, /proc/PID/ns/net, or NULL: the caller's */
+	__u64 netns_ino;
+	int ifindex;
+	const char *backend;	/* "bpf", "kmod", NULL when unguarded */
+	struct cg_status st;
+};
+
+/* report.c: the rows in the Prometheus text exposition format, on stdout. */
+void cg_report_prometheus(const struct cg_report_row *rows, int n);
+
+#endif /* CG_REPORT_H */
