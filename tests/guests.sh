@@ -88,3 +88,6 @@ done
 if [ -z "$only_case" ] || [[ dist_deb == *"$only_case"* ]]; then
 	case_dist_deb
 fi
+if [ -z "$only_case" ] || [[ make_install == *"$only_case"* ]]; then
+	case_make_install
+fi

@@ -235,3 +235,41 @@ case_dist_deb() {
 		pass "$t: digests verify, a second build is identical; $detail"
 	fi
 }
+
+# make install into a scratch DESTDIR: the loader that runs, the very object
+# that was built, and the man page with the version filled in and every
+# command and option of the loader's own usage text documented.
+case_make_install() {
+	local t="make-install" d=$TMPD/install man why= w
+
+	rm -rf "$d"
+	if ! make -s -C "$TOP" install DESTDIR="$d" PREFIX=/usr/local >"$TMPD/install.log" 2>&1; then
+		fail "$t: make install failed: $(tail -1 "$TMPD/install.log")"
+		return
+	fi
+	man=$d/usr/local/share/man/man8/csum-guard.8
+	"$d/usr/local/sbin/csum-guard" version | grep -q "^csum-guard $(cat "$TOP/VERSION") " ||
+		why="$why; the installed loader does not say version $(cat "$TOP/VERSION")"
+	cmp -s "$d/usr/local/lib/csum-guard/csum_guard.bpf.o" "$TOP/build/csum_guard.bpf.o" ||
+		why="$why; the installed object is not the one built"
+	if [ ! -s "$man" ]; then
+		why="$why; no man page at share/man/man8/csum-guard.8"
+	else
+		grep -q '@VERSION@' "$man" && why="$why; the man page still says @VERSION@"
+		grep -q "csum-guard $(cat "$TOP/VERSION")" "$man" || why="$why; the man page has no version"
+		# every command and --option of the usage text, in the man page
+		for w in $("$CG" help | grep -o -- '--[a-z0-9-]*\|^ *Usage: csum-guard [a-z]*\|^ *csum-guard [a-z]*' |
+			   awk '{ print $NF }' | sort -u); do
+			case $w in
+			--*) grep -qF -- "${w//-/\\-}" "$man" ;;	# roff escapes each -
+			*) grep -qF "csum-guard $w" "$man" ;;
+			esac || why="$why; $w is not in the man page"
+		done
+	fi
+	rm -rf "$d"
+	if [ -z "$why" ]; then
+		pass "$t: loader, object and csum-guard(8) installed; the man page names every command and option"
+	else
+		fail "$t: ${why#; }"
+	fi
+}
