@@ -55,6 +55,8 @@
 
 #define PROG		"cg-sniff"
 
+#include "timing.h"	/* uses PROG */
+
 #define RX_BUF_LEN	(256 * 1024)
 #define RCVBUF_BYTES	(8 * 1024 * 1024)
 #define MAX_VLANS	8
@@ -570,42 +572,6 @@ fail:
 	return -1;
 }
 
-static int create_ready_file(const char *path)
-{
-	int fd;
-
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		fprintf(stderr, PROG ": cannot create %s: %s\n", path,
-			strerror(errno));
-		return -1;
-	}
-	close(fd);
-	return 0;
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Milliseconds poll() may wait: the nearer deadline, -1 for none */
-static int wait_ms(const struct config *c, uint64_t start, uint64_t last)
-{
-	uint64_t now = now_ms(), deadline = UINT64_MAX;
-
-	if (c->timeout)
-		deadline = last + c->timeout;
-	if (c->max_time && start + c->max_time < deadline)
-		deadline = start + c->max_time;
-	if (deadline == UINT64_MAX)
-		return -1;
-	return deadline > now ? (int)(deadline - now) : 0;
-}
-
 /* Read matching packets until a limit is reached; 0 or a negative errno */
 static int capture(int fd, const struct config *c, struct capture *cap)
 {
@@ -614,7 +580,7 @@ static int capture(int fd, const struct config *c, struct capture *cap)
 	int timeout, err;
 
 	while (!stop && !(c->count && cap->packets >= c->count)) {
-		timeout = wait_ms(c, start, last);
+		timeout = wait_ms(c->timeout, c->max_time, start, last);
 		if (!timeout)
 			break;
 		if (poll(&pfd, 1, timeout) < 0) {
