@@ -138,7 +138,7 @@ static const char *cg_where(const struct cg_args *a, char *buf, size_t n)
 	return buf;
 }
 
-static int cg_usage_err(const char *fmt, ...)
+int cg_usage_err(const char *fmt, ...)
 {
 	va_list ap;
 

@@ -10,6 +10,8 @@
 
 /* One line on stderr, prefixed "csum-guard: ". */
 void cg_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Bad usage: one line on stderr pointing at csum-guard help; returns 2. */
+int cg_usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Progress for humans, on stderr, unless --quiet. */
 void cg_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern bool cg_quiet;

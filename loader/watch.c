@@ -99,18 +99,6 @@ static __u64 cg_now_ms(void)
 	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
 }
 
-static int __attribute__((format(printf, 1, 2))) cg_wusage(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("csum-guard: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputs(" (see csum-guard help)\n", stderr);
-	va_end(ap);
-	return 2;
-}
-
 /* --match takes a glob or a comma-separated list of them, and repeats. */
 static int cg_wadd_match(struct cg_watch *w, const char *arg)
 {
@@ -673,26 +661,26 @@ static int cg_wparse(int argc, char **argv, struct cg_watch *w)
 		switch (c) {
 		case 'm':
 			if (!*optarg || strspn(optarg, ",") == strlen(optarg))
-				return cg_wusage("--match needs a glob");
+				return cg_usage_err("--match needs a glob");
 			if (cg_wadd_match(w, optarg))
-				return cg_wusage("out of memory");
+				return cg_usage_err("out of memory");
 			break;
 		case 'b':
 			if (cg_parse_backend(optarg, &w->backend))
-				return cg_wusage("unknown backend '%s' (auto, bpf or kmod)",
+				return cg_usage_err("unknown backend '%s' (auto, bpf or kmod)",
 						 optarg);
 			break;
 		case 'l':
 			w->log_drops = true;
 			break;
 		case ':':
-			return cg_wusage("%s needs an argument", argv[optind - 1]);
+			return cg_usage_err("%s needs an argument", argv[optind - 1]);
 		default:
-			return cg_wusage("unknown option '%s'", argv[optind - 1]);
+			return cg_usage_err("unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		return cg_wusage("unexpected argument '%s'", argv[optind]);
+		return cg_usage_err("unexpected argument '%s'", argv[optind]);
 	return 0;
 }
 
