@@ -81,7 +81,7 @@ $(BUILD)/csum-guard: $(LOADER_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LIBS) -o $@
 
-$(BUILD)/tests/%: tests/tools/%.c tests/tools/csum.h tests/tools/timing.h | $(BUILD)/tests
+$(BUILD)/tests/%: tests/tools/%.c tests/tools/csum.h tests/tools/capture.h | $(BUILD)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $<
 

@@ -43,7 +43,7 @@
 
 #define PROG		"cg-nfq"
 
-#include "timing.h"	/* uses PROG */
+#include "capture.h"	/* uses PROG */
 
 #define RX_BUF_LEN	(256 * 1024)
 #define RCVBUF_BYTES	(8 * 1024 * 1024)
@@ -81,25 +81,6 @@ static void usage(void)
 	       "  --timeout MS       stop after MS without a packet (1000, 0: never)\n"
 	       "  --max-time MS      stop after MS in total (0: never)\n"
 	       "  --ready-file PATH  create PATH once the queue is bound\n");
-}
-
-static void __attribute__((noreturn)) bad_arg(const char *opt, const char *val)
-{
-	fprintf(stderr, PROG ": bad value for %s: '%s'\n", opt, val);
-	exit(EXIT_USAGE);
-}
-
-static unsigned long parse_num(const char *opt, const char *s,
-			       unsigned long max)
-{
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end || *s == '-' || v > max)
-		bad_arg(opt, s);
-	return v;
 }
 
 enum {

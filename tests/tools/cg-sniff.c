@@ -55,7 +55,7 @@
 
 #define PROG		"cg-sniff"
 
-#include "timing.h"	/* uses PROG */
+#include "capture.h"	/* uses PROG */
 
 #define RX_BUF_LEN	(256 * 1024)
 #define RCVBUF_BYTES	(8 * 1024 * 1024)
@@ -123,25 +123,6 @@ static void usage(void)
 	       "  --ready-file PATH  create PATH once the socket is bound\n"
 	       "  --bytes-out FILE   write the UDP payloads of unfragmented packets\n"
 	       "  --outgoing         also report packets the interface sends\n");
-}
-
-static void __attribute__((noreturn)) bad_arg(const char *opt, const char *val)
-{
-	fprintf(stderr, PROG ": bad value for %s: '%s'\n", opt, val);
-	exit(EXIT_USAGE);
-}
-
-static unsigned long parse_num(const char *opt, const char *s,
-			       unsigned long max)
-{
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end || *s == '-' || v > max)
-		bad_arg(opt, s);
-	return v;
 }
 
 enum {

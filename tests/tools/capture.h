@@ -1,19 +1,40 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * timing.h - what the capturing tools (cg-sniff, cg-nfq) share: a ready
- * file for the test to wait on, and the idle / overall deadlines of their
- * poll loops. The including file defines PROG, its name for messages.
+ * capture.h - what the capturing tools (cg-sniff, cg-nfq) share: numeric
+ * options, a ready file for the test to wait on, and the idle / overall
+ * deadlines of their poll loops. The including file defines PROG, its name
+ * for messages; bad usage exits 2, as in both tools.
  */
-#ifndef CG_TOOLS_TIMING_H
-#define CG_TOOLS_TIMING_H
+#ifndef CG_TOOLS_CAPTURE_H
+#define CG_TOOLS_CAPTURE_H
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+static inline void __attribute__((noreturn)) bad_arg(const char *opt, const char *val)
+{
+	fprintf(stderr, PROG ": bad value for %s: '%s'\n", opt, val);
+	exit(2);
+}
+
+/* A decimal (or 0x hex) number up to max, or exit 2 */
+static inline unsigned long parse_num(const char *opt, const char *s, unsigned long max)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || end == s || *end || *s == '-' || v > max)
+		bad_arg(opt, s);
+	return v;
+}
 
 static inline int create_ready_file(const char *path)
 {
@@ -55,4 +76,4 @@ static inline int wait_ms(uint64_t timeout, uint64_t max_time, uint64_t start,
 	return deadline > now ? (int)(deadline - now) : 0;
 }
 
-#endif /* CG_TOOLS_TIMING_H */
+#endif /* CG_TOOLS_CAPTURE_H */
