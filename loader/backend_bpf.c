@@ -192,8 +192,9 @@ static bool cg_meta_hooks(const struct cg_meta *m, enum cg_hook h)
 /*
  * The device of the tcx link pinned for hook h, 0 once the device is gone;
  * -errno without a link, -EINVAL for a link that is not that hook's.
+ * prog_id (if not NULL) gets the program the link runs.
  */
-static int cg_tcx_link_ifindex(const char *dir, enum cg_hook h)
+static int cg_tcx_link_ifindex(const char *dir, enum cg_hook h, __u32 *prog_id)
 {
 	struct cg_tcx_link_info info = {};
 	__u32 len = sizeof(info);
@@ -211,6 +212,8 @@ static int cg_tcx_link_ifindex(const char *dir, enum cg_hook h)
 	if (info.type != CG_BPF_LINK_TYPE_TCX ||
 	    (info.ifindex && info.attach_type != cg_hooks[h].tcx_type))
 		return -EINVAL;
+	if (prog_id)
+		*prog_id = info.prog_id;
 	return info.ifindex;
 }
 
@@ -235,31 +238,205 @@ static __u32 cg_clsact_prog_id(int ifindex, enum cg_hook h)
 	return opts.prog_id;
 }
 
+static __u32 cg_prog_id(int fd)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return 0;
+	return info.id;
+}
+
+/* The id of the object pinned as name in dir, 0 if none. */
+static __u32 cg_pinned_id(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	union {
+		struct bpf_prog_info prog;
+		struct bpf_map_info map;
+	} info = {};
+	__u32 len = sizeof(info);
+	int fd, ret;
+
+	cg_pin_path(path, sizeof(path), dir, name);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return 0;
+	/* either info has the id second */
+	ret = bpf_obj_get_info_by_fd(fd, &info, &len);
+	close(fd);
+	if (ret)
+		return 0;
+	return strcmp(name, CG_PIN_COUNTERS) ? info.prog.id : info.map.id;
+}
+
+/* Does program id use map map_id? */
+static bool cg_prog_uses_map(__u32 id, __u32 map_id)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info), maps[16], i;
+	int fd, ret;
+
+	fd = bpf_prog_get_fd_by_id(id);
+	if (fd < 0)
+		return false;
+	info.nr_map_ids = ARRAY_SIZE(maps);
+	info.map_ids = (__u64)(unsigned long)maps;
+	ret = bpf_obj_get_info_by_fd(fd, &info, &len);
+	close(fd);
+	if (ret)
+		return false;
+	for (i = 0; i < info.nr_map_ids && i < ARRAY_SIZE(maps); i++)
+		if (maps[i] == map_id)
+			return true;
+	return false;
+}
+
+/*
+ * Is program id, found at our clsact handle, ours? meta names it; or the
+ * pin does (an update pins the new program before it swaps it in, and may
+ * be killed before it rewrites meta); or it counts into our counters map
+ * (an update killed between two pins and swaps left an older one).
+ */
+static bool cg_clsact_ours(const char *dir, const struct cg_meta *m, __u32 id)
+{
+	__u32 map_id;
+
+	if (!id)
+		return false;
+	if (id == m->prog_id || id == cg_pinned_id(dir, CG_PIN_PROG))
+		return true;
+	map_id = cg_pinned_id(dir, CG_PIN_COUNTERS);
+	return map_id && cg_prog_uses_map(id, map_id);
+}
+
+/* The program of ours that hook h of ifindex runs, 0 if none. */
+static __u32 cg_hook_prog(const char *dir, int ifindex, const struct cg_meta *m,
+			  enum cg_hook h)
+{
+	__u32 id = 0;
+
+	if (m->mode == CG_MODE_TCX)
+		return cg_tcx_link_ifindex(dir, h, &id) == ifindex && ifindex > 0 ? id : 0;
+	if (m->mode != CG_MODE_CLSACT || ifindex <= 0)
+		return 0;
+	id = cg_clsact_prog_id(ifindex, h);
+	return cg_clsact_ours(dir, m, id) ? id : 0;
+}
+
+/*
+ * Is the state in dir the guard of t, with its ingress hook running a
+ * program of ours? Then an attach can converge it without losing the
+ * counters, whatever else a killed run left.
+ */
+static bool cg_state_ours(const char *dir, const struct cg_target *t,
+			  const struct cg_meta *m, __u64 cookie)
+{
+	if (m->abi != CG_ABI_VERSION || m->netns_cookie != cookie ||
+	    m->ifindex != (__u32)t->ifindex)
+		return false;
+	if (m->mode != CG_MODE_TCX && (m->mode != CG_MODE_CLSACT || !m->prog_id))
+		return false;
+	return cg_hook_prog(dir, t->ifindex, m, CG_HOOK_INGRESS);
+}
+
 /* Is the state in dir the guard of t, attached and running right now? */
 static bool cg_state_live(const char *dir, const struct cg_target *t,
 			  const struct cg_meta *m, __u64 cookie)
 {
 	enum cg_hook h;
 
-	if (m->abi != CG_ABI_VERSION || m->netns_cookie != cookie ||
-	    m->ifindex != (__u32)t->ifindex)
-		return false;
-	if (m->mode != CG_MODE_TCX && (m->mode != CG_MODE_CLSACT || !m->prog_id))
+	if (!cg_state_ours(dir, t, m, cookie))
 		return false;
 	/*
 	 * Every hook meta names runs the guard, and no other: a run killed
-	 * halfway leaves one too few or too many, and the next attach starts
-	 * over.
+	 * halfway leaves one too few or too many, and the next attach
+	 * converges it.
 	 */
-	for (h = CG_HOOK_INGRESS; h < CG_HOOK_MAX; h++) {
-		bool on = m->mode == CG_MODE_TCX ?
-			  cg_tcx_link_ifindex(dir, h) == t->ifindex :
-			  cg_clsact_prog_id(t->ifindex, h) == m->prog_id;
-
-		if (on != cg_meta_hooks(m, h))
+	for (h = CG_HOOK_INGRESS; h < CG_HOOK_MAX; h++)
+		if (!!cg_hook_prog(dir, t->ifindex, m, h) != cg_meta_hooks(m, h))
 			return false;
-	}
 	return true;
+}
+
+/*
+ * Does meta name the program that runs on every hook of a live state, and
+ * (clsact) the one pinned? An update killed half-way leaves them apart.
+ */
+static bool cg_state_settled(const char *dir, const struct cg_target *t,
+			     const struct cg_meta *m)
+{
+	enum cg_hook h;
+
+	for (h = CG_HOOK_INGRESS; h < CG_HOOK_MAX; h++)
+		if (cg_meta_hooks(m, h) && cg_hook_prog(dir, t->ifindex, m, h) != m->prog_id)
+			return false;
+	return m->mode != CG_MODE_CLSACT || cg_pinned_id(dir, CG_PIN_PROG) == m->prog_id;
+}
+
+/* Is nh one of the tc objects a dump was asked for? */
+typedef bool (*cg_tc_match)(const struct nlmsghdr *nh, int ifindex);
+
+/*
+ * Dump the tc objects of one kind (RTM_GETQDISC or RTM_GETTFILTER) of
+ * ifindex under parent: does match() hold for one of them? true also when
+ * we cannot tell.
+ */
+static bool cg_tc_dump_any(__u16 type, int ifindex, __u32 parent, cg_tc_match match)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct tcmsg tc;
+	} req;
+	char buf[8192];
+	bool found = false, done = false;
+	int fd;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return true;
+	memset(&req, 0, sizeof(req));
+	req.nh.nlmsg_len = sizeof(req);
+	req.nh.nlmsg_type = type;
+	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	req.nh.nlmsg_seq = 1;
+	req.tc.tcm_family = AF_UNSPEC;
+	req.tc.tcm_ifindex = ifindex;
+	req.tc.tcm_parent = parent;
+	if (send(fd, &req, sizeof(req), 0) < 0)
+		found = done = true;
+	while (!done) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		struct nlmsghdr *nh;
+
+		if (n <= 0) {
+			found = true;
+			break;
+		}
+		for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, n); nh = NLMSG_NEXT(nh, n)) {
+			if (nh->nlmsg_type == NLMSG_DONE || nh->nlmsg_type == NLMSG_ERROR)
+				done = true;
+			else if (match(nh, ifindex))
+				found = true;
+		}
+	}
+	close(fd);
+	return found;
+}
+
+static bool cg_is_filter(const struct nlmsghdr *nh, int ifindex)
+{
+	return nh->nlmsg_type == RTM_NEWTFILTER;
+}
+
+/* clsact and ingress both sit at TC_H_CLSACT: either way, there is one */
+static bool cg_is_clsact(const struct nlmsghdr *nh, int ifindex)
+{
+	const struct tcmsg *tc = NLMSG_DATA(nh);
+
+	return nh->nlmsg_type == RTM_NEWQDISC && nh->nlmsg_len >= NLMSG_LENGTH(sizeof(*tc)) &&
+	       tc->tcm_ifindex == ifindex && tc->tcm_parent == TC_H_CLSACT;
 }
 
 /*
@@ -269,57 +446,16 @@ static bool cg_state_live(const char *dir, const struct cg_target *t,
  */
 static bool cg_clsact_has_filters(int ifindex)
 {
-	static const __u32 parents[] = {
-		TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS),
-		TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_EGRESS),
-	};
-	struct {
-		struct nlmsghdr nh;
-		struct tcmsg tc;
-	} req;
-	char buf[8192];
-	bool found = false;
-	unsigned int i;
-	int fd;
+	return cg_tc_dump_any(RTM_GETTFILTER, ifindex,
+			      TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS), cg_is_filter) ||
+	       cg_tc_dump_any(RTM_GETTFILTER, ifindex,
+			      TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_EGRESS), cg_is_filter);
+}
 
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (fd < 0)
-		return true;	/* cannot tell: keep the qdisc */
-	for (i = 0; i < ARRAY_SIZE(parents) && !found; i++) {
-		bool done = false;
-
-		memset(&req, 0, sizeof(req));
-		req.nh.nlmsg_len = sizeof(req);
-		req.nh.nlmsg_type = RTM_GETTFILTER;
-		req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-		req.nh.nlmsg_seq = i + 1;
-		req.tc.tcm_family = AF_UNSPEC;
-		req.tc.tcm_ifindex = ifindex;
-		req.tc.tcm_parent = parents[i];
-		if (send(fd, &req, sizeof(req), 0) < 0) {
-			found = true;
-			break;
-		}
-		while (!done) {
-			ssize_t n = recv(fd, buf, sizeof(buf), 0);
-			struct nlmsghdr *nh;
-
-			if (n <= 0) {
-				found = true;
-				break;
-			}
-			for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, n);
-			     nh = NLMSG_NEXT(nh, n)) {
-				if (nh->nlmsg_type == NLMSG_DONE ||
-				    nh->nlmsg_type == NLMSG_ERROR)
-					done = true;
-				else if (nh->nlmsg_type == RTM_NEWTFILTER)
-					found = true;
-			}
-		}
-	}
-	close(fd);
-	return found;
+/* Has ifindex a clsact qdisc (or an ingress one) already? */
+static bool cg_clsact_exists(int ifindex)
+{
+	return cg_tc_dump_any(RTM_GETQDISC, ifindex, 0, cg_is_clsact);
 }
 
 static void cg_unpin_all(const char *dir)
@@ -345,18 +481,18 @@ static void cg_unpin_all(const char *dir)
 
 /*
  * Take the guard off hook h: a tcx link is detached and unpinned; a clsact
- * filter at our handle is deleted only if it runs prog_id, so that a
- * filter someone put there since stays. ifindex 0: the device is gone,
- * and its filters with it.
+ * filter at our handle is deleted only if it runs a program of ours
+ * (cg_clsact_ours), so that a filter someone put there since stays.
+ * ifindex 0: the device is gone, and its filters with it.
  */
-static void cg_hook_detach(const char *dir, int ifindex, __u32 mode,
-			   enum cg_hook h, __u32 prog_id)
+static void cg_hook_detach(const char *dir, int ifindex, const struct cg_meta *m,
+			   enum cg_hook h)
 {
 	char path[PATH_MAX];
 	struct bpf_tc_hook hook;
 	int fd;
 
-	if (mode == CG_MODE_TCX) {
+	if (m->mode == CG_MODE_TCX) {
 		cg_pin_path(path, sizeof(path), dir, cg_hooks[h].pin);
 		fd = bpf_obj_get(path);
 		if (fd >= 0) {
@@ -364,8 +500,7 @@ static void cg_hook_detach(const char *dir, int ifindex, __u32 mode,
 			close(fd);
 		}
 		unlink(path);
-	} else if (mode == CG_MODE_CLSACT && ifindex > 0 && prog_id &&
-		   cg_clsact_prog_id(ifindex, h) == prog_id) {
+	} else if (cg_hook_prog(dir, ifindex, m, h)) {
 		LIBBPF_OPTS(bpf_tc_opts, opts, .handle = CG_TC_HANDLE,
 			    .priority = CG_TC_PRIO);
 
@@ -386,7 +521,7 @@ static void cg_state_remove(const char *dir, int ifindex, const struct cg_meta *
 	enum cg_hook h;
 
 	for (h = CG_HOOK_INGRESS; m && h < CG_HOOK_MAX; h++)
-		cg_hook_detach(dir, ifindex, m->mode, h, m->prog_id);
+		cg_hook_detach(dir, ifindex, m, h);
 	if (m && m->mode == CG_MODE_CLSACT && ifindex > 0 &&
 	    (m->flags & CG_META_CREATED_CLSACT) && !cg_clsact_has_filters(ifindex)) {
 		cg_tc_hook_init(&hook, ifindex, CG_HOOK_INGRESS);
@@ -426,7 +561,7 @@ static void cg_prune(void)
 			snprintf(dir, sizeof(dir), "%s/%s", nsdir, dev->d_name);
 			if (cg_meta_read(dir, &m) || m.mode != CG_MODE_TCX)
 				continue;
-			if (cg_tcx_link_ifindex(dir, CG_HOOK_INGRESS) == 0)
+			if (cg_tcx_link_ifindex(dir, CG_HOOK_INGRESS, NULL) == 0)
 				cg_state_remove(dir, 0, &m);
 		}
 		closedir(d);
@@ -579,16 +714,6 @@ fail:
 	return err;
 }
 
-static __u32 cg_prog_id(int fd)
-{
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
-
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		return 0;
-	return info.id;
-}
-
 /* tcx: link hook h, before any other tcx program there, and pin it. */
 static int cg_attach_tcx(const char *dir, int ifindex, int prog_fd, enum cg_hook h)
 {
@@ -600,6 +725,7 @@ static int cg_attach_tcx(const char *dir, int ifindex, int prog_fd, enum cg_hook
 	if (fd < 0)
 		return -errno;
 	cg_pin_path(path, sizeof(path), dir, cg_hooks[h].pin);
+	unlink(path);	/* a link of a device gone, if anything */
 	if (bpf_obj_pin(fd, path))
 		err = -errno;
 	close(fd);	/* on error the link goes with the fd */
@@ -609,7 +735,9 @@ static int cg_attach_tcx(const char *dir, int ifindex, int prog_fd, enum cg_hook
 /*
  * clsact: our filter on hook h, replacing what is at our handle (a leftover
  * of ours, or the program an update swaps out). Creates the qdisc if there
- * is none, and records that in meta first.
+ * is none, and records that in meta first: detach destroys the qdisc only
+ * if attach created it, and a run killed right after creating it must
+ * leave the next one able to. Someone else's qdisc stays.
  */
 static int cg_attach_clsact(const char *dir, int ifindex, int prog_fd,
 			    struct cg_meta *m, enum cg_hook h)
@@ -620,20 +748,31 @@ static int cg_attach_clsact(const char *dir, int ifindex, int prog_fd,
 	int err;
 
 	cg_tc_hook_init(&hook, ifindex, h);
-	err = bpf_tc_hook_create(&hook);
-	if (err && err != -EEXIST)
-		return err;
-	if (!err) {
-		m->flags |= CG_META_CREATED_CLSACT;
-		err = cg_meta_write(dir, m);
-		if (err)
+	if (!cg_clsact_exists(ifindex)) {
+		bool mine = !(m->flags & CG_META_CREATED_CLSACT);
+
+		if (mine) {
+			m->flags |= CG_META_CREATED_CLSACT;
+			err = cg_meta_write(dir, m);
+			if (err)
+				return err;
+		}
+		err = bpf_tc_hook_create(&hook);
+		if (err == -EEXIST && mine) {	/* someone made one meanwhile */
+			m->flags &= ~CG_META_CREATED_CLSACT;
+			err = cg_meta_write(dir, m);
+		}
+		if (err && err != -EEXIST)
 			return err;
 	}
 	opts.prog_fd = prog_fd;
 	return bpf_tc_attach(&hook, &opts);
 }
 
-/* clsact: pin the program the filters run, for anyone who looks. */
+/*
+ * clsact: pin the program the filters run, before they run it: a filter
+ * running the pinned program is ours (cg_clsact_ours).
+ */
 static int cg_pin_prog(const char *dir, int prog_fd)
 {
 	char path[PATH_MAX];
@@ -712,11 +851,12 @@ static int cg_attach_fresh(const struct cg_target *t, const char *dir,
 	err = bpf_map__pin(obj.counters, path);
 	if (err)
 		goto undo;
-	err = cg_hook_attach(dir, t->ifindex, prog_fd, &m, CG_HOOK_INGRESS);
+	if (m.mode == CG_MODE_CLSACT)
+		err = cg_pin_prog(dir, prog_fd);
+	if (!err)
+		err = cg_hook_attach(dir, t->ifindex, prog_fd, &m, CG_HOOK_INGRESS);
 	if (!err && o->egress)
 		err = cg_hook_attach(dir, t->ifindex, prog_fd, &m, CG_HOOK_EGRESS);
-	if (!err && m.mode == CG_MODE_CLSACT)
-		err = cg_pin_prog(dir, prog_fd);
 	if (!err)
 		goto out;
 undo:
@@ -745,29 +885,37 @@ static int cg_prog_tag(int fd, __u8 tag[BPF_TAG_SIZE])
  * the running program's (rolling forward or back); either is swapped in
  * atomically on each hook. Egress alone keeps the running program. A step
  * that fails undoes the ones before it, so the guard is left as it was.
+ * force: a run killed half-way left hooks running other programs than
+ * meta names (or one hook too few or too many): put one program with the
+ * options asked for on every hook, meta's own if it is still there and
+ * has them.
  */
 static int cg_attach_update(const struct cg_target *t, const char *dir,
-			    struct cg_meta *m, const struct cg_attach_opts *o)
+			    struct cg_meta *m, const struct cg_attach_opts *o, bool force)
 {
-	bool had_egress = m->flags & CG_F_EGRESS;
+	bool egress_on = cg_hook_prog(dir, t->ifindex, m, CG_HOOK_EGRESS);
 	bool relog = o->log_drops != !!(m->flags & CG_F_LOG_DROPS);
-	bool reload = relog || o->object;
+	bool reload = relog || o->object || force;
+	bool clsact = m->mode == CG_MODE_CLSACT;
 	__u8 old_tag[BPF_TAG_SIZE], new_tag[BPF_TAG_SIZE];
 	int counters_fd, old_fd, prog_fd, err = 0;
 	struct cg_obj obj = {};
 	char path[PATH_MAX], why[128];
 
-	/* another log_drops means another program: from which object? */
-	if (relog && !o->object && (m->flags & CG_META_OBJECT)) {
-		cg_err("%s runs a program from --object; give --object and --sha256 again "
-		       "to change --log-drops", t->dev);
-		return -EINVAL;
-	}
 	old_fd = bpf_prog_get_fd_by_id(m->prog_id);
-	if (old_fd < 0)
+	if (old_fd < 0 && !force)
 		return -errno;
 	prog_fd = old_fd;
-	if (reload) {
+	if (force && !relog && !o->object && old_fd >= 0) {
+		/* meta's program, with the options asked for, is still there */
+	} else if (reload) {
+		/* another program: from which object? */
+		if (!o->object && (m->flags & CG_META_OBJECT)) {
+			cg_err("%s runs a program from --object; give --object and --sha256 "
+			       "again to change --log-drops", t->dev);
+			err = -EINVAL;
+			goto out;
+		}
 		cg_pin_path(path, sizeof(path), dir, CG_PIN_COUNTERS);
 		counters_fd = bpf_obj_get(path);
 		if (counters_fd < 0) {
@@ -782,43 +930,50 @@ static int cg_attach_update(const struct cg_target *t, const char *dir,
 		}
 		prog_fd = bpf_program__fd(obj.prog);
 		/* the same object again: nothing to swap unless the log changes */
-		if (!relog && !cg_prog_tag(old_fd, old_tag) && !cg_prog_tag(prog_fd, new_tag) &&
-		    !memcmp(old_tag, new_tag, BPF_TAG_SIZE)) {
+		if (!relog && !force && !cg_prog_tag(old_fd, old_tag) &&
+		    !cg_prog_tag(prog_fd, new_tag) && !memcmp(old_tag, new_tag, BPF_TAG_SIZE)) {
 			reload = false;
 			prog_fd = old_fd;
 		}
 	}
 
-	if (o->egress && !had_egress)
+	/* the pin first: a filter running it is ours, whenever we are killed */
+	if (clsact && reload) {
+		err = cg_pin_prog(dir, prog_fd);
+		if (err)
+			goto out;
+	}
+	if (o->egress && !egress_on)
 		err = cg_hook_attach(dir, t->ifindex, prog_fd, m, CG_HOOK_EGRESS);
 	else if (o->egress && reload)
 		err = cg_hook_swap(dir, t->ifindex, prog_fd, m, CG_HOOK_EGRESS);
 	if (err)
-		goto out;
+		goto unpin;
 	if (reload) {
 		err = cg_hook_swap(dir, t->ifindex, prog_fd, m, CG_HOOK_INGRESS);
 		if (err) {
-			if (!had_egress)
-				cg_hook_detach(dir, t->ifindex, m->mode, CG_HOOK_EGRESS,
-					       cg_prog_id(prog_fd));
-			else if (o->egress)
+			if (o->egress && !egress_on)
+				cg_hook_detach(dir, t->ifindex, m, CG_HOOK_EGRESS);
+			else if (o->egress && old_fd >= 0)
 				cg_hook_swap(dir, t->ifindex, old_fd, m, CG_HOOK_EGRESS);
-			goto out;
+			goto unpin;
 		}
 	}
-	if (had_egress && !o->egress)
-		cg_hook_detach(dir, t->ifindex, m->mode, CG_HOOK_EGRESS, m->prog_id);
-	if (m->mode == CG_MODE_CLSACT && reload)
-		cg_pin_prog(dir, prog_fd);	/* for the curious only */
+	if (egress_on && !o->egress)
+		cg_hook_detach(dir, t->ifindex, m, CG_HOOK_EGRESS);
 
 	m->prog_id = cg_prog_id(prog_fd);
-	m->flags &= ~(CG_F_LOG_DROPS | CG_F_EGRESS);
-	m->flags |= (o->log_drops ? CG_F_LOG_DROPS : 0) | (o->egress ? CG_F_EGRESS : 0);
-	if (o->object)
-		m->flags |= CG_META_OBJECT;
+	m->flags &= ~(CG_F_LOG_DROPS | CG_F_EGRESS | CG_META_OBJECT);
+	m->flags |= (o->log_drops ? CG_F_LOG_DROPS : 0) | (o->egress ? CG_F_EGRESS : 0) |
+		    (o->object ? CG_META_OBJECT : 0);
 	err = cg_meta_write(dir, m);
+	goto out;
+unpin:
+	if (clsact && reload && old_fd >= 0)
+		cg_pin_prog(dir, old_fd);
 out:
-	close(old_fd);
+	if (old_fd >= 0)
+		close(old_fd);
 	cg_obj_close(&obj);
 	return err;
 }
@@ -840,16 +995,25 @@ static int cg_bpf_attach(const struct cg_target *t, const struct cg_attach_opts 
 	cg_state_dir(dir, sizeof(dir), t);
 
 	err = cg_meta_read(dir, &m);
-	if (!err && cg_state_live(dir, t, &m, cookie)) {
+	if (!err && cg_state_ours(dir, t, &m, cookie)) {
+		bool settled;
+
 		if (cg_bpf_mode_request && cg_bpf_mode_request != (int)m.mode) {
 			cg_err("%s is already guarded through %s; detach it first to change the mode",
 			       t->dev, cg_mode_name(m.mode));
 			return -EBUSY;
 		}
+		/*
+		 * Done if the options match and meta names the programs in
+		 * place. A run killed half-way leaves a hook too few or too
+		 * many, or running another program than meta names: apply
+		 * the options asked for again, keeping the counters.
+		 */
+		settled = cg_state_live(dir, t, &m, cookie) && cg_state_settled(dir, t, &m);
 		if (!!(m.flags & CG_F_LOG_DROPS) == o->log_drops &&
-		    !!(m.flags & CG_F_EGRESS) == o->egress && !o->object)
+		    !!(m.flags & CG_F_EGRESS) == o->egress && !o->object && settled)
 			return 0;
-		return cg_attach_update(t, dir, &m, o);
+		return cg_attach_update(t, dir, &m, o, !settled);
 	}
 	/* stale (device or namespace reused) or half-made: start over */
 	cg_state_remove(dir, t->ifindex, err ? NULL : &m);
@@ -866,12 +1030,16 @@ static int cg_bpf_detach(const struct cg_target *t)
 
 	cg_state_dir(dir, sizeof(dir), t);
 	err = cg_meta_read(dir, &m);
-	if (err)
+	if (err) {
+		/* a run killed before meta, or after unlinking it, left directories */
+		if (err == -ENOENT)
+			cg_unpin_all(dir);
 		return err;
+	}
 	err = cg_netns_cookie(&cookie);
 	if (err)
 		return err;
-	live = cg_state_live(dir, t, &m, cookie);
+	live = cg_state_ours(dir, t, &m, cookie);
 	/* a stale state of another namespace is not ours to undo here */
 	cg_state_remove(dir, m.netns_cookie == cookie ? t->ifindex : 0, &m);
 	cg_prune();
@@ -928,12 +1096,16 @@ static int cg_bpf_status(const struct cg_target *t, struct cg_status *st)
 	err = cg_netns_cookie(&cookie);
 	if (err)
 		return err;
-	if (!cg_state_live(dir, t, &m, cookie))
+	/*
+	 * Attached while ingress runs a program of ours; egress as it is
+	 * (a run killed half-way may have left it other than meta says).
+	 */
+	if (!cg_state_ours(dir, t, &m, cookie))
 		return 0;
 	st->attached = true;
 	st->prog_id = m.prog_id;
 	st->log_drops = m.flags & CG_F_LOG_DROPS;
-	st->egress = m.flags & CG_F_EGRESS;
+	st->egress = cg_hook_prog(dir, t->ifindex, &m, CG_HOOK_EGRESS);
 	snprintf(st->mode, sizeof(st->mode), "%s", cg_mode_name(m.mode));
 	return cg_counters_read(dir, st);
 }
@@ -962,7 +1134,7 @@ static int cg_bpf_list(int *ifindexes, int max)
 			continue;
 		t.ifindex = atoi(de->d_name);
 		snprintf(dir, sizeof(dir), "%s/%s", nsdir, de->d_name);
-		if (!cg_meta_read(dir, &m) && cg_state_live(dir, &t, &m, cookie))
+		if (!cg_meta_read(dir, &m) && cg_state_ours(dir, &t, &m, cookie))
 			ifindexes[n++] = t.ifindex;
 	}
 	closedir(d);

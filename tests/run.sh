@@ -52,7 +52,7 @@ CASES=(
 	"repro frag" "repro tx" "repro tx6" "repro vlan" "repro qinq" "repro xtcsum" "repro nfqueue"
 	"repro xtcsum6" "repro nfqueue6" egress boundaries unreadable not_judged sweep log_drops
 	volume gso idempotent detach_clean clsact_foreign unnamed_netns vanish bad_input
-	module_identity rmmod_guarded one_backend watch check object fleet
+	module_identity rmmod_guarded one_backend watch check object fleet kill_attach many_taps
 )
 
 # Which backends this kernel runs, from the loader's own probe.

@@ -191,18 +191,45 @@ case_bad_input() {
 		"$CG" attach tap0 --netns "$VM" --backend kmod 2>"$TMPD/err" && bad=$((bad + 1))
 		[ "$(wc -l <"$TMPD/err")" = 1 ] || bad=$((bad + 1))
 	fi
+	# Not root, no capabilities: refused with one line, whether the tap is
+	# guarded or not, and the guard (or its absence) stays as it was.
+	local nobody=0 state guarded
 	if command -v setpriv >/dev/null; then
-		n=$((n + 1))
-		setpriv --reuid=65534 --regid=65534 --clear-groups "$CG" attach tap0 --netns "$VM" 2>"$TMPD/err"
-		rc=$?
-		grep -q 'must be run as root' "$TMPD/err" && [ $rc = 1 ] ||
-			{ bad=$((bad + 1)); note "not root: rc=$rc $(cat "$TMPD/err")"; }
+		for state in unguarded guarded; do
+			if [ $state = guarded ]; then
+				guard_on || { bad=$((bad + 1)); note "not root: set-up attach failed"; }
+				guarded=$(state_snapshot)
+			fi
+			while read -r args; do
+				n=$((n + 1)) nobody=$((nobody + 1))
+				setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+					"$CG" $args >"$TMPD/out" 2>"$TMPD/err"
+				rc=$?
+				if [ $rc = 0 ] || [ "$(wc -l <"$TMPD/err")" != 1 ] || [ -s "$TMPD/out" ] ||
+				   ! grep -q '^csum-guard: .*must be run as root$' "$TMPD/err"; then
+					bad=$((bad + 1))
+					note "not root, $state: csum-guard $args: rc=$rc: $(head -3 "$TMPD/err" | tr '\n' ' ')"
+				fi
+			done <<-EOT
+			attach tap0 --netns $VM --backend $BACKEND
+			attach tap0 --netns $VM --log-drops
+			attach tap0 --netns $VM --egress
+			detach tap0 --netns $VM
+			status tap0 --netns $VM --json
+			status --netns $VM
+			EOT
+			if [ $state = guarded ]; then
+				[ "$(state_snapshot)" = "$guarded" ] && [ "$(guard_counters)" = "0 0 true" ] ||
+					{ bad=$((bad + 1)); note "not root: the guard changed"; }
+				guard_off
+			fi
+		done
 	fi
 	after=$(state_snapshot)
 	[ "$before" = "$after" ] || { bad=$((bad + 1)); note "state changed"; }
 	if [ $bad = 0 ]; then
-		pass "$t: $n bad invocations, each one line and the right exit, nothing changed"
-		reliability "bad input [$BACKEND]: $n malformed or impossible invocations (not root included), each one line on stderr with exit 2 or 1, no state changed"
+		pass "$t: $n bad invocations ($nobody unprivileged), each one line and the right exit, nothing changed"
+		reliability "bad input [$BACKEND]: $n malformed or impossible invocations ($nobody unprivileged: attach, detach, status; tap guarded and not), each one line on stderr with exit 2 or 1, no state changed"
 	else
 		fail "$t: $bad of $n bad invocations misbehaved"
 	fi
