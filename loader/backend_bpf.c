@@ -911,8 +911,12 @@ static int cg_attach_update(const struct cg_target *t, const char *dir,
 	} else if (reload) {
 		/* another program: from which object? */
 		if (!o->object && (m->flags & CG_META_OBJECT)) {
-			cg_err("%s runs a program from --object; give --object and --sha256 "
-			       "again to change --log-drops", t->dev);
+			if (relog)
+				cg_err("%s runs a program from --object; give --object and "
+				       "--sha256 again to change --log-drops", t->dev);
+			else
+				cg_err("%s was left half-updated running a program from --object; "
+				       "give --object and --sha256 again to repair it", t->dev);
 			err = -EINVAL;
 			goto out;
 		}

@@ -78,9 +78,54 @@ case_object() {
 	else
 		fail "$t: roll back: prog $p2 -> $p3, dropped=$1 (want 4)"
 	fi
+	obj_half_update "$t" "$obj"
 	guard_off
 	obj_provisioner "$t"
 	topo_down
+}
+
+# obj_half_update T OBJ: an update to another object killed right after
+# the link took the new program: meta names a program that no longer
+# exists. A plain attach cannot know which bytes to load, so it asks for
+# --object again and leaves the guard dropping; --object repairs it.
+obj_half_update() {
+	local t="$1 half-updated" obj=$2 ref=$TMPD/obj.ref out=$TMPD/obj.out k err rc p
+	local alt=(--object "$OBJ_ALT" --sha256 "$(obj_sha "$OBJ_ALT")")
+
+	command -v strace >/dev/null || { skip "$t: strace missing"; return; }
+	[ -n "$(obj_prog)" ] || { skip "$t: not a tcx link here"; return; }
+	strace -f -qq -o "$ref" -e trace=bpf "$CG" attach tap0 --netns "$VM" --quiet "${alt[@]}"
+	guard_on --object "$obj" --sha256 "$(obj_sha "$obj")"
+	# the bpf call after the link update, counted within its process
+	k=$(awk '$2 ~ /^bpf\(/ { n[$1]++ } $2 ~ /^bpf\(BPF_LINK_UPDATE/ { p = $1; next }
+		 p != "" && $1 == p && $2 ~ /^bpf\(/ { print n[p]; exit }' "$ref")
+	[ -n "$k" ] || { fail "$t: no link update in the reference run"; return; }
+	# (strace dies of the signal it injected: keep bash from reporting it)
+	(strace -f -qq -o "$out" -e trace=bpf -e inject=bpf:signal=KILL:when="$k" \
+		"$CG" attach tap0 --netns "$VM" --quiet "${alt[@]}"; true) >/dev/null 2>&1
+	grep -q 'killed by SIGKILL' "$out" || { fail "$t: the kill after the link update missed"; return; }
+	err=$("$CG" attach tap0 --netns "$VM" --quiet 2>&1)
+	rc=$?
+	ip netns exec "$VM" "$INJECT" --dev tap0 --csum-start 20 --csum-offset 6 --count 1
+	set -- $(guard_counters)
+	if [ $rc = 1 ] && [ "$(wc -l <<<"$err")" = 1 ] && grep -q 'give --object and --sha256 again to repair' <<<"$err" &&
+	   [ "$1" = 5 ]; then
+		pass "$t: a plain attach asks for the object in one line and the guard keeps dropping (dropped=$1): $err"
+	else
+		fail "$t: plain attach exit $rc, dropped=$1 (want 5): $err"
+	fi
+	guard_on "${alt[@]}" || { fail "$t: attach --object did not repair it"; return; }
+	p=$(obj_prog)
+	ip netns exec "$VM" "$INJECT" --dev tap0 --csum-start 20 --csum-offset 6 --count 1
+	set -- $(guard_counters)
+	# repaired: meta names the running program, so a plain attach is a no-op
+	err=$("$CG" attach tap0 --netns "$VM" --quiet 2>&1)
+	rc=$?
+	if [ "$1" = 6 ] && [ "$3" = true ] && [ -n "$p" ] && [ $rc = 0 ] && [ "$(obj_prog)" = "$p" ]; then
+		pass "$t: attach --object repairs it in place (prog $p), counters kept (dropped=$1), a plain attach is then a no-op"
+	else
+		fail "$t: after the repair: prog $p -> $(obj_prog), dropped=$1, plain attach exit $rc: $err"
+	fi
 }
 
 # The README's provisioner example, as printed, against build/dist.
