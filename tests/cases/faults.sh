@@ -323,10 +323,15 @@ case_kill_attach() {
 	esac
 	modes=${FAULT_MODES:-$modes}
 	# Under TCG one kill point costs several seconds: there, only those at
-	# and right after a change of state, within about 3.5 minutes.
+	# and right after a change of state, within about 3.5 minutes (full)
+	# or 1.5 (quick). The host kills at every point in a full run, and
+	# within about 2.5 minutes in a quick one.
 	if [ -n "${CG_GUEST:-}" ] && [ -z "$FAULT_BUDGET" ]; then
-		FAULT_BUDGET=$((210 / ($(wc -w <<<"$modes") * 8)))
+		FAULT_BUDGET=$(($([ "$CG_DEPTH" = full ] && echo 210 || echo 90) / ($(wc -w <<<"$modes") * 8)))
 		why="$why; under TCG only the points at and right after a change of state, about $FAULT_BUDGET s per operation"
+	elif [ -z "$FAULT_BUDGET" ] && [ "$CG_DEPTH" = quick ]; then
+		FAULT_BUDGET=$((150 / ($(wc -w <<<"$modes") * 8)))
+		why="$why; quick run: only the points at and right after a change of state, about $FAULT_BUDGET s per operation"
 	elif [ -n "$FAULT_BUDGET" ]; then
 		why="$why; FAULT_BUDGET: only the points at and right after a change of state, about $FAULT_BUDGET s per operation"
 	fi
@@ -396,6 +401,8 @@ many_listed() {
 case_many_taps() {
 	local t="many-taps [$BACKEND]" nns=64 per=4 budget=140 scale= i c t0 ta td
 	local nss=() inos out=$TMPD/many why= leaks=0
+
+	[ "$CG_DEPTH" = quick ] && budget=60
 
 	PROG_B=$(prog_ids)
 	rm -f "$TMPD/disturbed"

@@ -36,6 +36,16 @@ VM=$CG_PFX-vm
 FAR=$CG_PFX-far
 TMPD=${TMPD:-$(mktemp -d /tmp/cg-test.XXXXXX)}
 
+# How deep the costly lifecycle cases go (tests/cases/faults.sh): quick
+# (make test) kills the loader at the points where it changes state, within
+# a budget; full (make test-matrix) at every point on the host, and in
+# guests with a larger budget. Every other case is the same in both.
+CG_DEPTH=${CG_DEPTH:-quick}
+case $CG_DEPTH in
+quick|full) ;;
+*) echo "tests: CG_DEPTH is quick or full, not '$CG_DEPTH'" >&2; exit 2 ;;
+esac
+
 # How long a capture waits for the next packet. Guests run under TCG, where
 # starting a process takes a good part of a second.
 if [ -n "${CG_GUEST:-}" ]; then
