@@ -8,43 +8,55 @@
 # module available to modprobe, run `tests/run.sh --here` inside, and fold
 # its PASS/FAIL/SKIP lines into this run's, tagged with the kernel. Then,
 # once, the release artifacts (tests/cases/dist.sh).
+#
+# An entry NAME runs every backend the kernel has in one boot; NAME:BACKEND
+# boots it for that backend only. TCG runs a guest on one CPU, so a kernel
+# with two backends split in two boots takes half the time on two CPUs.
+#
+# guests_start puts all of it in the background, so that the host's own
+# cases run meanwhile; guests_finish waits and folds the results in.
 
-: "${CG_GUESTS:=deb6.1-vuln deb6.1-fixed deb6.12}"
+: "${CG_GUESTS:=deb6.12:bpf deb6.12:kmod deb6.1-vuln}"
 
-# guest_prepare NAME: fetch the kernel, build the module; records KVER and
-# the module directory for guest_boot. Failures are results.
+# guest_prepare NAME: fetch the kernel, build the module; records the module
+# directory for guest_boot. It runs in the background: its results go to
+# $TMPD/prepare.log as PASS/FAIL lines, folded in by guests_finish.
 guest_prepare() {
-	local k=$1 moddir
+	local k=$1 moddir KVER=
 
 	if ! eval "$("$TOP/tests/guest/fetch.sh" "$k" 2>"$TMPD/fetch-$k.log")" || [ -z "${KVER:-}" ]; then
-		fail "[$k] fetch the kernel: $(tail -1 "$TMPD/fetch-$k.log")"
+		echo "FAIL [$k] fetch the kernel: $(tail -1 "$TMPD/fetch-$k.log")"
 		return 1
 	fi
 	if ! moddir=$("$TOP/tests/guest/dkms.sh" "$k" 2>"$TMPD/dkms-$k.err"); then
-		fail "[$k] dkms build/install for $KVER: $(cat "$TMPD/dkms-$k.err")"
+		echo "FAIL [$k] dkms build/install for $KVER: $(tr '\n' ' ' <"$TMPD/dkms-$k.err")"
 		return 1
 	fi
-	pass "[$k] dkms add/build/install csum_guard for $KVER"
+	echo "PASS [$k] dkms add/build/install csum_guard for $KVER"
 	echo "$moddir" >"$TMPD/moddir-$k"
 }
 
-# guest_boot NAME: the suite inside the guest, its output to a log.
+# guest_boot ENTRY: the suite inside the guest, its output to a log.
 guest_boot() {
-	local k=$1 moddir srcv
+	local e=$1 k=${1%%:*} b= moddir srcv t0=$SECONDS
 
+	[ "$e" != "$k" ] && b=${e#*:}
 	moddir=$(cat "$TMPD/moddir-$k")
 	srcv=$(modinfo -F srcversion "$moddir"/csum_guard.ko*)
 	"$TOP/tests/guest/run.sh" --kernel "$k" --timeout 1800 --modules-dir "$moddir" -- \
-		env CG_MODULE_SRCVERSION="$srcv" CG_PFX=cgg "$TOP/tests/run.sh" --here \
-		${only_case:+--case "$only_case"} ${only_backend:+--backend "$only_backend"} \
-		>"$TMPD/guest-$k.log" 2>&1
-	echo $? >"$TMPD/guest-$k.rc"
+		env CG_MODULE_SRCVERSION="$srcv" CG_PFX=cgg CG_DEPTH="$CG_DEPTH" "$TOP/tests/run.sh" --here \
+		${only_case:+--case "$only_case"} ${b:+--backend "$b"} \
+		${only_backend:+--backend "$only_backend"} >"$TMPD/guest-$e.log" 2>&1
+	echo $? $((SECONDS - t0)) >"$TMPD/guest-$e.rc"
 }
 
-# guest_fold NAME: the guest's results become this run's, tagged.
+# guest_fold ENTRY: the guest's results become this run's, tagged with
+# the kernel's name (the two boots of a split kernel are one kernel).
 guest_fold() {
-	local k=$1 log=$TMPD/guest-$1.log r rest verdict=
+	local e=$1 k=${1%%:*} log=$TMPD/guest-$1.log r rest verdict= rc secs
 
+	read -r rc secs <"$TMPD/guest-$e.rc"
+	note "[$k] boot of $e: ${secs} s"
 	while read -r r rest; do
 		case $r in
 		PASS) pass "[$k] $rest" ;;
@@ -58,36 +70,80 @@ guest_fold() {
 		esac
 	done <"$log"
 	if [ -z "$verdict" ]; then
-		fail "[$k] the guest gave no verdict (exit $(cat "$TMPD/guest-$k.rc"): panic, oops, WARN or timeout); its last lines:"
+		fail "[$k] the guest ($e) gave no verdict (exit $rc: panic, oops, WARN or timeout); its last lines:"
 		tail -15 "$log" | sed 's/^/#   /'
 	fi
 }
 
-ready=()
-for k in $CG_GUESTS; do
-	guest_prepare "$k" && ready+=("$k")
-done
-# TCG runs a guest on one CPU: boot as many at once as there are CPUs.
-note "booting ${ready[*]} under QEMU (TCG), $(nproc) at a time"
-running=0
-for k in "${ready[@]}"; do
-	if [ $running -ge "$(nproc)" ]; then
-		wait -n
-		running=$((running - 1))
-	fi
-	guest_boot "$k" &
-	running=$((running + 1))
-done
-wait
-for k in "${ready[@]}"; do
-	guest_fold "$k"
-done
+# An entry's boot, or a wrong entry: a result, not a silent skip.
+guest_entry_ok() {
+	local k=${1%%:*}
 
-# Once, on the host, after the guests: it installs the .deb system-wide and
-# boots a guest of its own (see tests/cases/dist.sh).
-if [ -z "$only_case" ] || [[ dist_deb == *"$only_case"* ]]; then
-	case_dist_deb
-fi
-if [ -z "$only_case" ] || [[ make_install == *"$only_case"* ]]; then
-	case_make_install
-fi
+	if [ "$1" != "$k" ] && [ "${1#*:}" != bpf ] && [ "${1#*:}" != kmod ]; then
+		echo "FAIL [$k] CG_GUESTS entry $1: the backend after ':' is bpf or kmod"
+		return 1
+	fi
+	[ -n "$only_backend" ] && [ "$1" != "$k" ] && [ "${1#*:}" != "$only_backend" ] && return 1
+	return 0
+}
+
+# All of it, in the background: prepare each kernel (one at a time: DKMS
+# builds take both CPUs), then boot the entries, as many at once as there
+# are CPUs. The entries that boot are listed in $TMPD/guests.ready.
+guests_run() {
+	local e k entries=() running=0
+
+	for e in $CG_GUESTS; do
+		guest_entry_ok "$e" || continue
+		k=${e%%:*}
+		if [ ! -f "$TMPD/moddir-$k" ] && [ ! -f "$TMPD/failed-$k" ]; then
+			guest_prepare "$k" || touch "$TMPD/failed-$k"
+		fi
+		[ -f "$TMPD/moddir-$k" ] && entries+=("$e")
+	done >>"$TMPD/prepare.log"
+	# the split kernels first: they take longest, the rest fills in
+	printf '%s\n' "${entries[@]}" | grep : >"$TMPD/guests.ready"
+	printf '%s\n' "${entries[@]}" | grep -v : | grep . >>"$TMPD/guests.ready"
+	while read -r e; do
+		if [ $running -ge "$(nproc)" ]; then
+			wait -n
+			running=$((running - 1))
+		fi
+		guest_boot "$e" &
+		running=$((running + 1))
+	done <"$TMPD/guests.ready"
+	wait
+}
+
+guests_start() {
+	: >"$TMPD/prepare.log"
+	note "guests ${CG_GUESTS} start in the background under QEMU (TCG), $(nproc) at a time"
+	guests_run </dev/null >"$TMPD/guests.out" 2>&1 &
+	GUESTS_PID=$!
+}
+
+# The artifacts' checks first (they run on the host), then the guests.
+guests_finish() {
+	local r rest e
+
+	# Once, on the host: it installs the .deb system-wide and boots a guest
+	# of its own (see tests/cases/dist.sh).
+	if [ -z "$only_case" ] || [[ dist_deb == *"$only_case"* ]]; then
+		case_dist_deb
+	fi
+	if [ -z "$only_case" ] || [[ make_install == *"$only_case"* ]]; then
+		case_make_install
+	fi
+	note "waiting for the guests"
+	wait "$GUESTS_PID"
+	[ -s "$TMPD/guests.out" ] && sed 's/^/# guests: /' "$TMPD/guests.out"
+	while read -r r rest; do
+		case $r in
+		PASS) pass "$rest" ;;
+		FAIL) fail "$rest" ;;
+		esac
+	done <"$TMPD/prepare.log"
+	while read -r e; do
+		guest_fold "$e"
+	done <"$TMPD/guests.ready"
+}

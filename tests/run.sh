@@ -31,7 +31,15 @@ done
 for f in tests/cases/*.sh; do . "$f"; done
 
 ROWS=()
+# A process and everything under it (the background guests: QEMU included).
+kill_tree() {
+	local c
+	for c in $(pgrep -P "$1"); do kill_tree "$c"; done
+	kill "$1" 2>/dev/null
+}
+
 cleanup() {
+	[ -n "${GUESTS_PID:-}" ] && kill -0 "$GUESTS_PID" 2>/dev/null && kill_tree "$GUESTS_PID"
 	topo_down
 	rm -rf "$TMPD"
 }
@@ -61,13 +69,22 @@ BPF_OK=$(jq -r 'if .bpf_unavailable == null then 1 else 0 end' <<<"$PROBE")
 KMOD_OK=$(jq -r 'if .kmod_unavailable == null then 1 else 0 end' <<<"$PROBE")
 
 run_backend() {
-	local c
+	local c t0
 	BACKEND=$1
 	ROWS+=("backend $BACKEND")
 	for c in "${CASES[@]}"; do
 		[ -z "$only_case" ] || [[ "$c" == *"$only_case"* ]] || continue
+		t0=$SECONDS
 		case_${c% *} $([ "${c#* }" != "$c" ] && echo "${c#* }")
+		echo "$((SECONDS - t0)) $c [$BACKEND]" >>"$TMPD/durations"
 	done
+}
+
+# Where the time went: the slowest cases, for whoever keeps CI short.
+durations() {
+	[ -s "$TMPD/durations" ] || return 0
+	note "slowest cases on $(uname -r), of $(awk '{ s += $1 } END { print s }' "$TMPD/durations") s:" \
+		"$(sort -rn "$TMPD/durations" | head -8 | awk '{ $1 = $1 "s"; print }' | paste -sd, | sed 's/,/, /g')"
 }
 
 # What the suite made, it removed: namespaces, pins, programs, the module's hooks.
@@ -136,6 +153,13 @@ while read -r r rest; do
 done <"$TMPD/unit"
 check_probe_choice
 
+# The guest kernels (make test): in the background while the host's cases run.
+GUESTS_PID=
+if [ $mode = all ] && [ -z "${CG_GUEST:-}" ] && [ -f tests/guests.sh ]; then
+	. tests/guests.sh
+	guests_start
+fi
+
 for b in bpf kmod; do
 	[ -z "$only_backend" ] || [ "$b" = "$only_backend" ] || continue
 	if backend_ok $b; then
@@ -147,10 +171,9 @@ for b in bpf kmod; do
 done
 [ ${#ROWS[@]} -gt 0 ] && [ -n "$(printf '%s\n' "${ROWS[@]}" | grep -v '^backend ')" ] && print_table
 leak_check
+durations
 
-if [ $mode = all ] && [ -z "${CG_GUEST:-}" ] && [ -f tests/guests.sh ]; then
-	. tests/guests.sh
-fi
+[ -n "$GUESTS_PID" ] && guests_finish
 
 [ $mode = all ] && kernel_table && reliability_table
 echo "$n_pass passed, $n_fail failed, $n_skip skipped"
