@@ -400,7 +400,7 @@ many_listed() {
 # once, then nothing left. The bpf backend loads one program per device.
 case_many_taps() {
 	local t="many-taps [$BACKEND]" nns=64 per=4 budget=140 scale= i c t0 ta td
-	local nss=() inos out=$TMPD/many why= leaks=0
+	local nss=() inos out=$TMPD/many why= leaks=0 p1
 
 	[ "$CG_DEPTH" = quick ] && budget=60
 
@@ -440,9 +440,11 @@ case_many_taps() {
 	inos=$(stat -L -c %i "${nss[@]/#//run/netns/}")
 
 	t0=$SECONDS
+	# (named waits: the guests of make test run in the background too)
 	many_loop attach fwd "${nss[@]}" >"$out.a1" &
+	p1=$!
 	many_loop attach rev "${nss[@]}" >"$out.a2" &
-	wait
+	wait $p1 $!
 	ta=$((SECONDS - t0))
 	[ -s "$out.a1" ] || [ -s "$out.a2" ] && why="$why attach runs failed: $(cat "$out.a1" "$out.a2" | head -3 | tr '\n' ' ')"
 	c=$(many_listed '["tap0","tap1","tap2","tap3"]' "${nss[@]}")
@@ -451,8 +453,9 @@ case_many_taps() {
 
 	t0=$SECONDS
 	many_loop detach fwd "${nss[@]}" >"$out.d1" &
+	p1=$!
 	many_loop detach rev "${nss[@]}" >"$out.d2" &
-	wait
+	wait $p1 $!
 	td=$((SECONDS - t0))
 	[ -s "$out.d1" ] || [ -s "$out.d2" ] && why="$why detach runs failed: $(cat "$out.d1" "$out.d2" | head -3 | tr '\n' ' ')"
 	c=$(many_listed '[]' "${nss[@]}")
