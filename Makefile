@@ -33,7 +33,7 @@ LOADER_SRCS := $(wildcard loader/*.c)
 LOADER_OBJS := $(LOADER_SRCS:loader/%.c=$(BUILD)/loader/%.o)
 TOOLS := $(BUILD)/tests/cg-inject $(BUILD)/tests/cg-sniff $(BUILD)/tests/cg-nfq \
 	$(BUILD)/tests/cg-stream $(BUILD)/tests/unit $(BUILD)/tests/guard-alt.bpf.o \
-	$(BUILD)/tests/guard-abi-next.bpf.o
+	$(BUILD)/tests/guard-abi-next.bpf.o $(BUILD)/tests/sc-syn $(BUILD)/tests/xdp-pass.bpf.o
 # What the benchmark tools and cg-stream share: netns, numbers, sockets.
 BENCH_UTIL := bench/util.c loader/netns.c
 
@@ -52,7 +52,7 @@ endif
 .PHONY: all clean test test-matrix demo dist install deps build-deps tools unit
 .DELETE_ON_ERROR:
 
-all: $(BUILD)/csum_guard.bpf.o $(BUILD)/csum-guard tools
+all: $(BUILD)/csum_guard.bpf.o $(BUILD)/syncookie.bpf.o $(BUILD)/csum-guard tools
 
 tools: $(TOOLS)
 
@@ -73,7 +73,19 @@ $(BUILD)/csum_guard.skel.h: $(BUILD)/csum_guard.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name csum_guard_bpf > $@
 
-$(BUILD)/loader/%.o: loader/%.c loader/*.h include/*.h $(BUILD)/csum_guard.skel.h | $(BUILD)/loader
+# The SYN-cookie responder: uapi headers only (no CO-RE), so it loads on
+# any kernel with bpf_tcp_gen_syncookie (5.3+).
+$(BUILD)/syncookie.bpf.o: bpf/syncookie.bpf.c include/syncookie_abi.h | $(BUILD)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) -g -O2 -target bpf $(INCLUDES) -I/usr/include/$(shell $(CC) -dumpmachine) -c $< -o $@
+	$(Q)llvm-strip -g $@ 2>/dev/null || true
+
+$(BUILD)/syncookie.skel.h: $(BUILD)/syncookie.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name syncookie_bpf > $@
+
+$(BUILD)/loader/%.o: loader/%.c loader/*.h include/*.h $(BUILD)/csum_guard.skel.h \
+		$(BUILD)/syncookie.skel.h | $(BUILD)/loader
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(WARN) $(INCLUDES) -DCG_VERSION='"$(VERSION)"' -c $< -o $@
 
@@ -81,7 +93,7 @@ $(BUILD)/csum-guard: $(LOADER_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LIBS) -o $@
 
-$(BUILD)/tests/%: tests/tools/%.c tests/tools/csum.h tests/tools/capture.h | $(BUILD)/tests
+$(BUILD)/tests/%: tests/tools/%.c tests/tools/csum.h tests/tools/capture.h tests/tools/synframe.h | $(BUILD)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $<
 
@@ -108,6 +120,12 @@ $(BUILD)/tests/guard-abi-next.bpf.c: bpf/csum_guard.bpf.c | $(BUILD)/tests
 $(BUILD)/tests/%.bpf.o: $(BUILD)/tests/%.bpf.c include/csum_guard.h include/csum_guard_abi.h $(BUILD)/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) -g -O2 -target bpf $(INCLUDES) -c $< -o $@
+
+# An XDP program that passes everything: on a veth peer it turns NAPI on,
+# which native XDP_TX toward that peer needs (tests/cases/syncookie.sh).
+$(BUILD)/tests/xdp-pass.bpf.o: tests/tools/xdp-pass.bpf.c | $(BUILD)/tests
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) -g -O2 -target bpf -I/usr/include/$(shell $(CC) -dumpmachine) -c $< -o $@
 
 # $(call apt-need,PACKAGES): install from Debian those not installed yet
 define apt-need
@@ -213,7 +231,8 @@ clean:
 
 BENCH_DEPS := gnuplot-nox ethtool jq bpftool iproute2
 BENCH_TOOLS := $(BUILD)/bench/empty.bpf.o $(BUILD)/bench/tapwrite \
-	$(BUILD)/bench/attach-empty $(BUILD)/bench/testrun $(BUILD)/bench/tcpbulk
+	$(BUILD)/bench/attach-empty $(BUILD)/bench/testrun $(BUILD)/bench/tcpbulk \
+	$(BUILD)/bench/synflood
 
 .PHONY: bench bench-deps bench-tools bench-clean
 
@@ -233,6 +252,10 @@ $(BUILD)/bench/empty.bpf.o: bench/empty.bpf.c $(BUILD)/vmlinux.h | $(BUILD)/benc
 $(BUILD)/bench/tapwrite $(BUILD)/bench/tcpbulk: $(BUILD)/bench/%: bench/%.c $(BENCH_UTIL) bench/util.h | $(BUILD)/bench
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $< $(BENCH_UTIL)
+
+$(BUILD)/bench/synflood: bench/synflood.c tests/tools/synframe.h tests/tools/csum.h $(BENCH_UTIL) bench/util.h | $(BUILD)/bench
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $< $(BENCH_UTIL) -lpthread
 
 $(BUILD)/bench/attach-empty $(BUILD)/bench/testrun: $(BUILD)/bench/%: bench/%.c $(BENCH_UTIL) bench/util.h | $(BUILD)/bench
 	$(call msg,CC,$@)

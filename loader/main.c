@@ -35,6 +35,7 @@
 #include "report.h"
 #include "sha256.h"
 #include "select.h"
+#include "syncookie.h"
 #include "util.h"
 #include "watch.h"
 
@@ -96,6 +97,11 @@ static const char usage_text[] =
 	"       csum-guard probe [--json]\n"
 	"       csum-guard watch [--match GLOB[,GLOB...]]... [--backend auto|bpf|kmod] [--log-drops]\n"
 	"       csum-guard check [--path frag|tx] [--json]\n"
+	"       csum-guard syncookie attach DEV --ports P[,P...] [--netns NS]\n"
+	"                         [--mode auto|xdp|xdp-generic|tc|nft] [--set-sysctl]\n"
+	"       csum-guard syncookie detach DEV [--netns NS]\n"
+	"       csum-guard syncookie status [DEV] [--netns NS] [--json]\n"
+	"       csum-guard syncookie probe [--json]\n"
 	"       csum-guard version\n"
 	"NS is a name from `ip netns` or a path such as /proc/PID/ns/net.\n"
 	"check: does this kernel write a guest's checksum over the IPv4 header when IP\n"
@@ -112,7 +118,12 @@ static const char usage_text[] =
 	"  program in place, counters kept (roll forward or back by repinning).\n"
 	"status without DEV and --netns lists the guarded devices of every network\n"
 	"  namespace; --prometheus writes the counters for node_exporter's textfile\n"
-	"  collector.\n";
+	"  collector.\n"
+	"syncookie: answer SYNs to the given TCP ports of DEV with SYN cookies from\n"
+	"  XDP or tc (bpf_tcp_gen_syncookie), or the kernel's SYNPROXY (nft) where\n"
+	"  the helper is missing. Needs net.ipv4.tcp_syncookies=2 in DEV's netns\n"
+	"  (nft: net.netfilter.nf_conntrack_tcp_loose=0); --set-sysctl sets it and\n"
+	"  detach puts the old value back.\n";
 
 struct cg_args {
 	const char *cmd;
@@ -771,6 +782,10 @@ int main(int argc, char **argv)
 	if (!strcmp(a.cmd, "version") || !strcmp(a.cmd, "--version")) {
 		printf("csum-guard %s (abi %d)\n", CG_VERSION, CG_ABI_VERSION);
 		return 0;
+	}
+	if (!strcmp(a.cmd, "syncookie")) {
+		libbpf_set_print(cg_silent_libbpf);
+		return cg_syncookie(argc, argv);
 	}
 	if (!strcmp(a.cmd, "watch")) {
 		libbpf_set_print(cg_silent_libbpf);

@@ -41,6 +41,7 @@ kill_tree() {
 cleanup() {
 	[ -n "${GUESTS_PID:-}" ] && kill -0 "$GUESTS_PID" 2>/dev/null && kill_tree "$GUESTS_PID"
 	topo_down
+	sc_down
 	rm -rf "$TMPD"
 }
 trap cleanup EXIT
@@ -50,7 +51,7 @@ if [ "$(id -u)" != 0 ]; then
 	echo "tests/run.sh: must be run as root (it creates namespaces and taps)" >&2
 	exit 1
 fi
-for b in "$CG" "$INJECT" "$SNIFF" "$NFQ" "$STREAM" "$TOP/build/tests/unit"; do
+for b in "$CG" "$INJECT" "$SNIFF" "$NFQ" "$STREAM" "$TOP/build/tests/unit" "$SYN"; do
 	[ -x "$b" ] || { echo "tests/run.sh: $b is missing: run make first" >&2; exit 1; }
 done
 [ -d /sys/fs/bpf ] && ! mountpoint -q /sys/fs/bpf && mount -t bpf bpf /sys/fs/bpf
@@ -63,21 +64,33 @@ CASES=(
 	module_identity rmmod_guarded one_backend watch check object fleet kill_attach many_taps
 )
 
+# Cases that do not depend on the checksum guard's backend (the SYN-cookie
+# responder): each runs once per kernel, after the backends' cases.
+KERNEL_CASES=(
+	"syn_connect xdp" "syn_connect xdp-generic" "syn_connect tc" "syn_connect nft"
+	syn_stack syn_malformed syn_idempotent syn_bad_input
+)
+
 # Which backends this kernel runs, from the loader's own probe.
 PROBE=$("$CG" probe --json)
 BPF_OK=$(jq -r 'if .bpf_unavailable == null then 1 else 0 end' <<<"$PROBE")
 KMOD_OK=$(jq -r 'if .kmod_unavailable == null then 1 else 0 end' <<<"$PROBE")
 
-run_backend() {
+# run_cases CASE...: those the --case filter lets through, "name arg" as case_name arg
+run_cases() {
 	local c t0
-	BACKEND=$1
-	ROWS+=("backend $BACKEND")
-	for c in "${CASES[@]}"; do
+	for c; do
 		[ -z "$only_case" ] || [[ "$c" == *"$only_case"* ]] || continue
 		t0=$SECONDS
 		case_${c% *} $([ "${c#* }" != "$c" ] && echo "${c#* }")
 		echo "$((SECONDS - t0)) $c [$BACKEND]" >>"$TMPD/durations"
 	done
+}
+
+run_backend() {
+	BACKEND=$1
+	ROWS+=("backend $BACKEND")
+	run_cases "${CASES[@]}"
 }
 
 # Where the time went: the slowest cases, for whoever keeps CI short.
@@ -94,6 +107,7 @@ leak_check() {
 	ip netns list | grep -q "^$CG_PFX-" && left="$left netns"
 	[ "$(pin_list)" != "$PINS0" ] && left="$left pins"
 	[ "$(prog_count)" != "$PROGS0" ] && left="$left programs"
+	[ "$(sc_progs)" != "$SC_PROGS0" ] && left="$left syncookie-programs"
 	if [ -d /sys/module/csum_guard ]; then
 		[ "$("$CG" status --json 2>/dev/null)" = "[]" ] || left="$left guarded-devices"
 		[ "$(cat /sys/module/csum_guard/refcnt 2>/dev/null || echo 0)" = 0 ] || left="$left module-refs"
@@ -117,8 +131,9 @@ backend_why() {
 }
 
 # Guards the host had before the suite (an operator's) are not leaks.
-pin_list() { find /sys/fs/bpf/csum_guard 2>/dev/null | sort; }
+pin_list() { find /sys/fs/bpf/csum_guard /sys/fs/bpf/csum_guard_syncookie 2>/dev/null | sort; }
 PROGS0=$(prog_count)
+SC_PROGS0=$(sc_progs)
 PINS0=$(pin_list)
 note "kernel $(uname -r); probe picks $(jq -r '.backend // "none"' <<<"$PROBE"): $(jq -r .reason <<<"$PROBE")"
 
@@ -169,6 +184,11 @@ for b in bpf kmod; do
 		skip "backend $b on $(uname -r): $(backend_why $b)"
 	fi
 done
+# (a guest booted for the module alone leaves them to the bpf boot)
+if [ "$only_backend" != kmod ]; then
+	BACKEND=kernel
+	run_cases "${KERNEL_CASES[@]}"
+fi
 [ ${#ROWS[@]} -gt 0 ] && [ -n "$(printf '%s\n' "${ROWS[@]}" | grep -v '^backend ')" ] && print_table
 leak_check
 durations

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * syncookie.bpf.c - answer TCP SYNs to protected ports with a SYN cookie
+ * SYN-ACK straight from the device's receive hook, so that a SYN flood
+ * never reaches the listener's request queue. The kernel issues the cookie
+ * (bpf_tcp_gen_syncookie, 5.3+) and later validates the returning ACK with
+ * its own cookie check, so the connection is the stack's from then on.
+ *
+ * One parser serves two programs: XDP (the frame goes back with XDP_TX) and
+ * tc ingress (redirected to the same device's egress). Uapi structures
+ * only, no CO-RE: it loads on any kernel with the helper.
+ *
+ * The SYN-ACK carries the MSS option alone: without a timestamp option the
+ * cookie cannot encode window scaling, SACK or ECN, so none is offered,
+ * which is what the kernel's own cookies do for a client without
+ * timestamps. Anything that is not a well-formed SYN to a protected port
+ * (or that the helper declines) passes untouched.
+ */
+#include <stdbool.h>
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/pkt_cls.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+#include "syncookie_abi.h"
+
+#define TC_ACT_NEXT	(-1)	/* tcx: TCX_NEXT; clsact: next filter */
+#define SC_TTL		64
+#define SC_IP4_LEN	20
+#define SC_IP6_LEN	40
+#define SC_TH_MAX	60
+#define SC_OPT_MAX	40
+#define SC_IP_DF	0x4000
+#define SC_IP_FRAG	0x3fff	/* MF and the offset */
+#define TH_FIN		0x01
+#define TH_SYN		0x02
+#define TH_RST		0x04
+#define TH_ACK		0x10
+
+const volatile __u32 abi_version = SC_ABI_VERSION;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sc_ports);
+} sc_ports SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SC_CNT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} sc_counters SEC(".maps");
+
+/* The SYN-ACK's TCP header, built on the stack for its checksum. */
+struct sc_tcp {
+	__be16 source, dest;
+	__be32 seq, ack_seq;
+	__u8 doff;		/* data offset << 4 */
+	__u8 flags;
+	__be16 window, check, urg_ptr;
+	__u8 mss_kind, mss_len;
+	__be16 mss;
+};
+
+enum { SC_PASS, SC_ANSWER };
+
+static __always_inline void sc_count(__u32 idx)
+{
+	__u64 *c = bpf_map_lookup_elem(&sc_counters, &idx);
+
+	if (c)
+		*c += 1;
+}
+
+static __always_inline __u16 sc_fold(__u64 s)
+{
+	s = (s & 0xffffffff) + (s >> 32);
+	s = (s & 0xffffffff) + (s >> 32);
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return s;
+}
+
+static __always_inline bool sc_port_protected(__u16 port)
+{
+	__u32 key = 0;
+	struct sc_ports *p = bpf_map_lookup_elem(&sc_ports, &key);
+
+	return p && (p->bits[(port >> 3) & 8191] & (1 << (port & 7)));
+}
+
+/*
+ * The options of the SYN end inside its header: every option but EOL and
+ * NOP has a length byte of at least 2 that stays within thlen. The stack
+ * tolerates worse; such a SYN is its to judge. The mask the compiler
+ * cannot drop keeps the verifier's states few: off never exceeds 60.
+ */
+static __always_inline bool sc_options_ok(__u8 *th, __u32 thlen, void *data_end)
+{
+	__u32 off = 20, i;
+	__u8 *o;
+
+#pragma clang loop unroll(disable)
+	for (i = 0; i < SC_OPT_MAX; i++) {
+		asm volatile("%0 &= 63" : "+r"(off));
+		if (off >= thlen)
+			return true;
+		o = th + off;
+		if ((void *)(o + 1) > data_end)
+			return false;
+		if (o[0] == 0)		/* EOL: the rest is padding */
+			return true;
+		if (o[0] == 1) {	/* NOP */
+			off++;
+			continue;
+		}
+		if ((void *)(o + 2) > data_end || o[1] < 2 || off + o[1] > thlen)
+			return false;
+		off += o[1];
+	}
+	return true;
+}
+
+/*
+ * Judge the frame. SC_ANSWER: it has become the SYN-ACK, to be cut to
+ * *len bytes (never more than it had) and sent back. Otherwise it is
+ * untouched. Counts every SYN to a protected port it does not answer.
+ */
+static __always_inline int sc_handle(void *ctx, void *data, void *data_end, __u32 *len)
+{
+	__u32 thbuf[SC_TH_MAX / 4] = {};
+	struct bpf_sock_tuple tuple = {};
+	struct ethhdr *eth = data;
+	struct iphdr *ip4 = data + ETH_HLEN;
+	struct ipv6hdr *ip6 = data + ETH_HLEN;
+	__u32 thlen, seglen, tlen, i, *w;
+	__u64 hl;
+	__u64 sum = 0;
+	struct bpf_sock *sk;
+	struct sc_tcp t;
+	__u8 mac[ETH_ALEN];
+	__s64 cookie;
+	__u32 mss;
+	bool v6;
+	__u8 *th;
+
+	if ((void *)(eth + 1) > data_end || (eth->h_dest[0] & 1) || (eth->h_source[0] & 1))
+		return SC_PASS;
+	if (eth->h_proto == bpf_htons(ETH_P_IP))
+		v6 = false;
+	else if (eth->h_proto == bpf_htons(ETH_P_IPV6))
+		v6 = true;
+	else
+		return SC_PASS;
+	if (!v6) {
+		th = (__u8 *)(ip4 + 1);
+		/* options and fragments are left to the stack */
+		if ((void *)th > data_end || ip4->ihl != 5 || ip4->protocol != IPPROTO_TCP ||
+		    (ip4->frag_off & bpf_htons(SC_IP_FRAG)))
+			return SC_PASS;
+		/* neither from nor to multicast, broadcast or 0.0.0.0 */
+		if ((bpf_ntohl(ip4->saddr) >> 28) >= 0xe || (bpf_ntohl(ip4->daddr) >> 28) >= 0xe ||
+		    !ip4->saddr || !ip4->daddr)
+			return SC_PASS;
+	} else {
+		th = (__u8 *)(ip6 + 1);
+		/* extension headers are left to the stack */
+		if ((void *)th > data_end || ip6->nexthdr != IPPROTO_TCP ||
+		    ip6->saddr.s6_addr[0] == 0xff || ip6->daddr.s6_addr[0] == 0xff)
+			return SC_PASS;
+	}
+	/* a SYN to a protected port, or none of our business */
+	if ((void *)(th + 20) > data_end)
+		return SC_PASS;
+	if ((th[13] & (TH_SYN | TH_ACK)) != TH_SYN || !sc_port_protected(bpf_ntohs(*(__be16 *)(th + 2))))
+		return SC_PASS;
+
+	thlen = (th[12] >> 4) * 4;
+	if (!v6) {
+		tlen = bpf_ntohs(ip4->tot_len);
+		seglen = tlen - SC_IP4_LEN;
+		tlen += ETH_HLEN;
+		if (tlen < ETH_HLEN + SC_IP4_LEN)
+			goto malformed;
+		/* the IP header checksum */
+		if (sc_fold(bpf_csum_diff(NULL, 0, (__be32 *)ip4, SC_IP4_LEN, 0)) != 0xffff)
+			goto malformed;
+		sum = (__u64)ip4->saddr + ip4->daddr + bpf_htonl((IPPROTO_TCP << 16) | (seglen & 0xffff));
+	} else {
+		seglen = bpf_ntohs(ip6->payload_len);
+		tlen = ETH_HLEN + SC_IP6_LEN + seglen;
+		w = (__u32 *)&ip6->saddr;
+#pragma unroll
+		for (i = 0; i < 8; i++)
+			sum += w[i];
+		sum += bpf_htonl(seglen) + bpf_htonl(IPPROTO_TCP);
+	}
+	if ((th[13] & (TH_FIN | TH_RST)) || thlen < 20 || seglen < thlen ||
+	    tlen > (__u64)(data_end - data))
+		goto malformed;
+	if (seglen != thlen) {
+		/* data on the SYN (Fast Open): the stack's */
+		sc_count(SC_CNT_PASSED);
+		return SC_PASS;
+	}
+	/* checksum the header, copying it for the helper, which wants
+	 * exactly doff * 4 bytes it can see */
+	w = (__u32 *)th;
+#pragma unroll
+	for (i = 0; i < SC_TH_MAX / 4; i++) {
+		if (i * 4 < thlen) {
+			if ((void *)(w + i + 1) > data_end)
+				goto malformed;
+			thbuf[i] = w[i];
+			sum += w[i];
+		}
+	}
+	if (sc_fold(sum) != 0xffff || !sc_options_ok(th, thlen, data_end))
+		goto malformed;
+
+	if (!v6) {
+		tuple.ipv4.saddr = ip4->saddr;
+		tuple.ipv4.daddr = ip4->daddr;
+		tuple.ipv4.sport = *(__be16 *)th;
+		tuple.ipv4.dport = *(__be16 *)(th + 2);
+		sk = bpf_skc_lookup_tcp(ctx, &tuple, sizeof(tuple.ipv4), BPF_F_CURRENT_NETNS, 0);
+	} else {
+		__builtin_memcpy(tuple.ipv6.saddr, &ip6->saddr, 16);
+		__builtin_memcpy(tuple.ipv6.daddr, &ip6->daddr, 16);
+		tuple.ipv6.sport = *(__be16 *)th;
+		tuple.ipv6.dport = *(__be16 *)(th + 2);
+		sk = bpf_skc_lookup_tcp(ctx, &tuple, sizeof(tuple.ipv6), BPF_F_CURRENT_NETNS, 0);
+	}
+	if (!sk)
+		goto passed;	/* closed: the stack resets it */
+	if (sk->state != BPF_TCP_LISTEN) {
+		bpf_sk_release(sk);
+		goto passed;
+	}
+	/*
+	 * The length in a register the verifier knows to be within [20, 60]
+	 * (it is: checked above). 6.1 refuses a maybe-zero size, and loses a
+	 * check made on another copy of a spilled value; bounded inside one
+	 * asm block, every copy of it is bounded.
+	 */
+	hl = thlen;
+	asm volatile("%0 &= 0x3c\n\tif %0 > 19 goto +1\n\t%0 = 20" : "+r"(hl));
+	if (!v6)
+		cookie = bpf_tcp_gen_syncookie(sk, ip4, SC_IP4_LEN, (void *)thbuf, hl);
+	else
+		cookie = bpf_tcp_gen_syncookie(sk, ip6, SC_IP6_LEN, (void *)thbuf, hl);
+	bpf_sk_release(sk);
+	if (cookie < 0)
+		goto passed;	/* -ENOENT: not under flood and tcp_syncookies != 2 */
+	mss = cookie >> 32;
+
+	/* The reply, in place: addresses and ports swapped, seq the cookie. */
+	__builtin_memcpy(mac, eth->h_dest, ETH_ALEN);
+	__builtin_memcpy(eth->h_dest, eth->h_source, ETH_ALEN);
+	__builtin_memcpy(eth->h_source, mac, ETH_ALEN);
+	tlen = thlen > 20 ? 24 : 20;	/* no room, no MSS option: 536 */
+	t.source = *(__be16 *)(th + 2);
+	t.dest = *(__be16 *)th;
+	t.seq = bpf_htonl((__u32)cookie);
+	t.ack_seq = bpf_htonl(bpf_ntohl(*(__be32 *)(th + 4)) + 1);
+	t.doff = (tlen / 4) << 4;
+	t.flags = TH_SYN | TH_ACK;
+	/* well inside the window the listener gives the cookie socket */
+	t.window = bpf_htons(mss * 10 > 65535 ? 65535 : mss * 10);
+	t.check = 0;
+	t.urg_ptr = 0;
+	t.mss_kind = 2;
+	t.mss_len = 4;
+	t.mss = bpf_htons(mss);
+	if (!v6) {
+		__be32 a = ip4->saddr;
+
+		ip4->saddr = ip4->daddr;
+		ip4->daddr = a;
+		ip4->tos = 0;
+		ip4->tot_len = bpf_htons(SC_IP4_LEN + tlen);
+		ip4->id = 0;
+		ip4->frag_off = bpf_htons(SC_IP_DF);
+		ip4->ttl = SC_TTL;
+		ip4->check = 0;
+		ip4->check = ~sc_fold(bpf_csum_diff(NULL, 0, (__be32 *)ip4, SC_IP4_LEN, 0));
+		sum = (__u64)ip4->saddr + ip4->daddr + bpf_htonl((IPPROTO_TCP << 16) | tlen);
+		*len = ETH_HLEN + SC_IP4_LEN + tlen;
+	} else {
+		struct in6_addr a = ip6->saddr;
+
+		ip6->saddr = ip6->daddr;
+		ip6->daddr = a;
+		*(__be32 *)ip6 = bpf_htonl(0x60000000);	/* no class, no flow label */
+		ip6->payload_len = bpf_htons(tlen);
+		ip6->hop_limit = SC_TTL;
+		sum = bpf_htonl(tlen) + bpf_htonl(IPPROTO_TCP);
+		w = (__u32 *)&ip6->saddr;
+#pragma unroll
+		for (i = 0; i < 8; i++)
+			sum += w[i];
+		*len = ETH_HLEN + SC_IP6_LEN + tlen;
+	}
+	w = (__u32 *)&t;
+#pragma unroll
+	for (i = 0; i < 5; i++)
+		sum += w[i];
+	if (tlen == 24)
+		sum += w[5];
+	t.check = ~sc_fold(sum);
+	/* thlen >= tlen: the SYN's header has room for ours */
+	__builtin_memcpy(th, &t, 20);
+	if (tlen == 24 && (void *)(th + 24) <= data_end)
+		__builtin_memcpy(th + 20, &t.mss_kind, 4);
+	return SC_ANSWER;
+
+malformed:
+	sc_count(SC_CNT_MALFORMED);
+passed:
+	sc_count(SC_CNT_PASSED);
+	return SC_PASS;
+}
+
+SEC("xdp")
+int syncookie_xdp(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	__u32 len;
+
+	if (sc_handle(ctx, data, data_end, &len) != SC_ANSWER)
+		return XDP_PASS;
+	/* only ever shrinks, which fails only below an Ethernet header */
+	if (bpf_xdp_adjust_tail(ctx, (int)len - (int)(data_end - data)))
+		return XDP_DROP;
+	sc_count(SC_CNT_SYNACK);
+	return XDP_TX;
+}
+
+SEC("tc")
+int syncookie_tc(struct __sk_buff *skb)
+{
+	void *data = (void *)(long)skb->data;
+	void *data_end = (void *)(long)skb->data_end;
+	__u32 len;
+
+	/* a small frame not all in the linear part: pull it in once */
+	if (skb->len <= 256 && data + skb->len > data_end) {
+		if (bpf_skb_pull_data(skb, skb->len))
+			return TC_ACT_NEXT;
+		data = (void *)(long)skb->data;
+		data_end = (void *)(long)skb->data_end;
+	}
+	if (sc_handle(skb, data, data_end, &len) != SC_ANSWER)
+		return TC_ACT_NEXT;
+	/* the SYN is gone either way: a failed cut drops it, the client retries */
+	if (bpf_skb_change_tail(skb, len, 0))
+		return TC_ACT_SHOT;
+	sc_count(SC_CNT_SYNACK);
+	return bpf_redirect(skb->ifindex, 0);
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

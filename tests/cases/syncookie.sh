@@ -1,0 +1,353 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# syncookie.sh - the second guard, `csum-guard syncookie`: SYNs to protected
+# ports answered with cookies from XDP or tc (or SYNPROXY through nft).
+# These cases do not depend on the checksum guard's backend: tests/run.sh
+# runs them once per kernel (KERNEL_CASES).
+#
+#   netns $SC_C (client)                      netns $SC_S (server)
+#   veth0 10.9.0.1/24 fd09::1/64  --------  veth1 10.9.0.2/24 fd09::2/64
+#   TX checksum offload off                 responder on veth1's receive
+#
+# The client's TX checksum offload is off so that its SYNs carry complete
+# checksums, as frames from a wire do: with offload on, a veth hands its
+# peer CHECKSUM_PARTIAL frames whose checksum field is not final, and the
+# responder (which checks every SYN) passes them to the stack as malformed.
+
+SC_C=$CG_PFX-sc
+SC_S=$CG_PFX-ss
+SC_PORT=5300		# protected, a listener (cg-stream's default port)
+SC_CLOSED=5301		# protected, nobody listens
+SC_OPEN=5302		# not protected, a listener
+SYN=$TOP/build/tests/sc-syn
+XDP_PASS_OBJ=$TOP/build/tests/xdp-pass.bpf.o
+if [ -n "${CG_GUEST:-}" ]; then
+	SC_BYTES=${SC_BYTES:-200000}
+	SC_WAIT=${SC_WAIT:-3000}
+else
+	SC_BYTES=${SC_BYTES:-2000000}
+	SC_WAIT=${SC_WAIT:-400}
+fi
+SC_N=5			# SYNs per injection
+
+sc_up() {
+	sc_down
+	ip netns add "$SC_C" && ip netns add "$SC_S" || return 1
+	ip -n "$SC_C" link set lo up
+	ip -n "$SC_S" link set lo up
+	ip -n "$SC_C" link add veth0 type veth peer name veth1 netns "$SC_S" || return 1
+	ip -n "$SC_C" addr add 10.9.0.1/24 dev veth0
+	ip -n "$SC_S" addr add 10.9.0.2/24 dev veth1
+	ip -n "$SC_C" addr add fd09::1/64 dev veth0 nodad
+	ip -n "$SC_S" addr add fd09::2/64 dev veth1 nodad
+	ip -n "$SC_C" link set veth0 up
+	ip -n "$SC_S" link set veth1 up
+	ip netns exec "$SC_C" ethtool -K veth0 tx off >/dev/null 2>&1 || return 1
+	SC_MAC=$(link_mac "$SC_S" veth1)
+}
+
+sc_down() {
+	ip netns del "$SC_C" 2>/dev/null
+	ip netns del "$SC_S" 2>/dev/null
+	true
+}
+
+sc_on() { "$CG" syncookie attach veth1 --netns "$SC_S" --quiet "$@"; }
+sc_off() { "$CG" syncookie detach veth1 --netns "$SC_S" --quiet; }
+# "synack passed malformed" of the responder
+sc_counters() {
+	"$CG" syncookie status veth1 --netns "$SC_S" --json |
+		jq -r '"\(.counters.synack) \(.counters.passed) \(.counters.malformed)"'
+}
+sc_progs() { bpftool prog show 2>/dev/null | grep -c 'name syncookie_'; }
+
+# tcpext NAME: the server's TcpExt counter NAME (absolute, /proc/net/netstat)
+tcpext() {
+	ip netns exec "$SC_S" awk -v k="$1" '/^TcpExt:/ {
+		if (!h) { for (i = 1; i <= NF; i++) if ($i == k) c = i; h = 1 } else print $c + 0 }' \
+		/proc/net/netstat
+}
+
+# The SYNPROXY's valid cookies in the server's namespace, all CPUs.
+synproxy_valid() {
+	local v s=0
+
+	for v in $(ip netns exec "$SC_S" awk 'NR > 1 { print $4 }' /proc/net/stat/synproxy 2>/dev/null); do
+		s=$((s + 0x$v))
+	done
+	echo $s
+}
+
+# inject PORT KIND [ADDR]: SC_N SYNs of KIND from the client; prints the reply counts
+inject() {
+	local dst=${3:-10.9.0.2} src=10.9.0.1
+
+	[ "$dst" = "${dst#*:}" ] || src=fd09::1
+	ip netns exec "$SC_C" "$SYN" --dev veth0 --dst-mac "$SC_MAC" --src $src --dst "$dst" \
+		--port "$1" --kind "$2" --count $SC_N --wait $SC_WAIT
+}
+
+# connect ADDR: SC_BYTES over one connection to SC_PORT, every byte checked
+connect() {
+	local l rc_l rc_c
+
+	rm -f "$TMPD/sc.ready"
+	"$STREAM" --netns "$SC_S" --listen "$1" --ready-file "$TMPD/sc.ready" --timeout 20 \
+		>"$TMPD/sc.listen" 2>&1 &
+	l=$!
+	wait_ready "$TMPD/sc.ready"
+	"$STREAM" --netns "$SC_C" --connect "$1" --bytes $SC_BYTES --timeout 20 >"$TMPD/sc.conn" 2>&1
+	rc_c=$?
+	wait $l
+	rc_l=$?
+	[ $rc_c = 0 ] && [ $rc_l = 0 ]
+}
+
+# Real connections over IPv4 and IPv6 through the responder in MODE: they
+# complete and carry every byte, the SYN-ACK came from the program (its
+# synack counter) and not from the stack: TcpExtSyncookiesSent, which the
+# stack's own cookie SYN-ACK counts, stays; TcpExtSyncookiesRecv, the
+# kernel's acceptance of the returning ACK, moves by one per connection.
+# nft: SYNPROXY answers (its counter, and /proc/net/stat/synproxy's
+# cookie_valid); IPv6 is left to the stack there.
+case_syn_connect() {
+	local mode=$1 t="syn-connect [$1]" addr c0 c1 sent0 recv0 sp0 why= got
+
+	sc_up || { fail "$t: set-up"; return; }
+	if [ "$mode" = xdp ]; then
+		# native XDP_TX toward a veth needs NAPI on the peer: an XDP program there
+		ip -n "$SC_C" link set dev veth0 xdpdrv obj "$XDP_PASS_OBJ" sec xdp 2>"$TMPD/err" ||
+			{ skip "$t: no native XDP on the client veth: $(head -1 "$TMPD/err")"; sc_down; return; }
+	fi
+	if ! sc_on --ports $SC_PORT --mode "$mode" --set-sysctl 2>"$TMPD/err"; then
+		if [ "$mode" = nft ] && ! command -v nft >/dev/null; then
+			skip "$t: no nft"
+		else
+			fail "$t: attach: $(head -1 "$TMPD/err")"
+		fi
+		sc_down
+		return
+	fi
+	got=$("$CG" syncookie status veth1 --netns "$SC_S" --json | jq -r .mode)
+	[ "$got" = "$mode" ] || why="$why; status says mode $got"
+	for addr in 10.9.0.2 fd09::2; do
+		c0=$(sc_counters)
+		sent0=$(tcpext SyncookiesSent)
+		recv0=$(tcpext SyncookiesRecv)
+		sp0=$(synproxy_valid)
+		if ! connect $addr; then
+			why="$why; $addr: transfer failed: $(tr '\n' ' ' <"$TMPD/sc.listen") $(tr '\n' ' ' <"$TMPD/sc.conn")"
+			continue
+		fi
+		c1=$(sc_counters)
+		set -- $c0 $c1
+		if [ "$mode" = nft ]; then
+			if [ $addr = 10.9.0.2 ]; then
+				[ $(($4 - $1)) -ge 1 ] && [ $(($(synproxy_valid) - sp0)) -ge 1 ] ||
+					why="$why; $addr: synproxy synack +$(($4 - $1)) cookie_valid +$(($(synproxy_valid) - sp0))"
+			elif [ $(($4 - $1)) != 0 ]; then
+				why="$why; $addr: SYNPROXY answered IPv6"
+			fi
+			continue
+		fi
+		[ $(($4 - $1)) = 1 ] && [ $(($5 - $2)) = 0 ] && [ "$(tcpext SyncookiesSent)" = "$sent0" ] &&
+			[ $(($(tcpext SyncookiesRecv) - recv0)) = 1 ] ||
+			why="$why; $addr: synack +$(($4 - $1)) passed +$(($5 - $2)) SyncookiesSent +$(($(tcpext SyncookiesSent) - sent0)) SyncookiesRecv +$(($(tcpext SyncookiesRecv) - recv0))"
+	done
+	sc_off
+	if [ -z "$why" ]; then
+		if [ "$mode" = nft ]; then
+			pass "$t: IPv4 answered by SYNPROXY (cookie validated), IPv6 by the stack, $SC_BYTES bytes each intact"
+		else
+			pass "$t: IPv4 and IPv6, $SC_BYTES bytes each intact; SYN-ACK from the program, the kernel took its cookie, the stack sent none"
+		fi
+	else
+		fail "$t:${why#;}"
+	fi
+	sc_down
+}
+
+# What is not the responder's stays the stack's: a closed protected port
+# gets the stack's RST, an unprotected port the stack's own SYN-ACK (a
+# cookie too, with tcp_syncookies=2: SyncookiesSent counts it).
+case_syn_stack() {
+	local t="syn-stack" l why= c0 c1 sent0 r
+
+	sc_up || { fail "$t: set-up"; return; }
+	sc_on --ports $SC_PORT,$SC_CLOSED --set-sysctl || { fail "$t: attach"; sc_down; return; }
+	rm -f "$TMPD/sc.ready"
+	"$STREAM" --netns "$SC_S" --listen :: --port $SC_OPEN --ready-file "$TMPD/sc.ready" \
+		--timeout 120 >/dev/null 2>&1 &
+	l=$!
+	wait_ready "$TMPD/sc.ready"
+	for a in 10.9.0.2 fd09::2; do
+		c0=$(sc_counters)
+		r=$(inject $SC_CLOSED good $a)
+		c1=$(sc_counters)
+		set -- $c0 $c1
+		[ "$r" = "sent=$SC_N synack=0 rst=$SC_N other=0" ] && [ $(($4 - $1)) = 0 ] &&
+			[ $(($5 - $2)) = $SC_N ] ||
+			why="$why; closed $a: $r, synack +$(($4 - $1)) passed +$(($5 - $2))"
+		sent0=$(tcpext SyncookiesSent)
+		r=$(inject $SC_OPEN good $a)
+		c0=$(sc_counters)
+		[ "$r" = "sent=$SC_N synack=$SC_N rst=0 other=0" ] && [ "$c0" = "$c1" ] &&
+			[ $(($(tcpext SyncookiesSent) - sent0)) = $SC_N ] ||
+			why="$why; unprotected $a: $r, counters $c1 -> $c0, SyncookiesSent +$(($(tcpext SyncookiesSent) - sent0))"
+	done
+	kill $l 2>/dev/null
+	wait $l 2>/dev/null
+	sc_off
+	if [ -z "$why" ]; then
+		pass "$t: closed protected port: the stack's RST; unprotected port: the stack's SYN-ACK; IPv4 and IPv6"
+	else
+		fail "$t:${why#;}"
+	fi
+	sc_down
+}
+
+# Malformed SYNs to a protected port with a listener pass to the stack,
+# counted malformed and passed, and the program answers none of them:
+# whatever SYN-ACK comes back is the stack's own (SyncookiesSent moves by
+# as many; the stack tolerates a truncated option, and answers it).
+case_syn_malformed() {
+	local t="syn-malformed" l why= a k c0 c1 sent0 r n=0 stack=0 acks
+
+	sc_up || { fail "$t: set-up"; return; }
+	sc_on --ports $SC_PORT --set-sysctl || { fail "$t: attach"; sc_down; return; }
+	rm -f "$TMPD/sc.ready"
+	"$STREAM" --netns "$SC_S" --listen :: --ready-file "$TMPD/sc.ready" --timeout 120 >/dev/null 2>&1 &
+	l=$!
+	wait_ready "$TMPD/sc.ready"
+	for a in 10.9.0.2 fd09::2; do
+		for k in csum doff doff-long opt ipcsum good; do
+			[ $k = ipcsum ] && [ $a = fd09::2 ] && continue
+			c0=$(sc_counters)
+			sent0=$(tcpext SyncookiesSent)
+			r=$(inject $SC_PORT $k $a)
+			c1=$(sc_counters)
+			acks=$(sed -n 's/.*synack=\([0-9]*\).*/\1/p' <<<"$r")
+			set -- $c0 $c1
+			if [ $k = good ]; then
+				# the control: the same injector's good SYNs are answered by the program
+				[ $(($4 - $1)) = $SC_N ] && [ "$acks" = $SC_N ] ||
+					why="$why; good $a: $r, synack +$(($4 - $1))"
+				continue
+			fi
+			n=$((n + 1))
+			stack=$((stack + acks))
+			[ $(($4 - $1)) = 0 ] && [ $(($5 - $2)) = $SC_N ] && [ $(($6 - $3)) = $SC_N ] &&
+				[ "$acks" = $(($(tcpext SyncookiesSent) - sent0)) ] ||
+				why="$why; $k $a: $r, synack +$(($4 - $1)) passed +$(($5 - $2)) malformed +$(($6 - $3)) SyncookiesSent +$(($(tcpext SyncookiesSent) - sent0))"
+		done
+	done
+	kill $l 2>/dev/null
+	wait $l 2>/dev/null
+	sc_off
+	if [ -z "$why" ]; then
+		pass "$t: $n kinds x $SC_N SYNs (bad checksums, data offsets, truncated option) passed, counted malformed, none answered by the program ($stack SYN-ACKs were the stack's own)"
+	else
+		fail "$t:${why#;}"
+	fi
+	sc_down
+}
+
+# Attach converges, ports change in place with the counters kept, another
+# mode is refused while attached, auto picks generic XDP on a veth, and
+# detach leaves nothing: no pins, programs, XDP, tc or nft state, and the
+# sysctl as it was.
+sc_snapshot() {
+	{
+		find /sys/fs/bpf/csum_guard_syncookie 2>/dev/null
+		sc_progs
+		ip -n "$SC_S" link show veth1 | grep -o 'xdp[a-z]*'
+		ip netns exec "$SC_S" tc qdisc show dev veth1
+		ip netns exec "$SC_S" nft list tables 2>/dev/null
+		ip netns exec "$SC_S" sysctl -n net.ipv4.tcp_syncookies
+	} | md5sum
+}
+
+case_syn_idempotent() {
+	local t="syn-idempotent" why= before p0 id0 id1 m r
+
+	sc_up || { fail "$t: set-up"; return; }
+	before=$(sc_snapshot)
+	p0=$(sc_progs)
+	sc_on --ports $SC_PORT --set-sysctl && sc_on --ports $SC_PORT --set-sysctl ||
+		why="$why; attach twice failed"
+	m=$("$CG" syncookie status veth1 --netns "$SC_S" --json | jq -r .mode)
+	[ "$m" = xdp-generic ] || why="$why; auto on a veth picked $m, not xdp-generic"
+	[ $(($(sc_progs) - p0)) = 1 ] || why="$why; programs +$(($(sc_progs) - p0)) after two attaches"
+	id0=$(bpftool prog show 2>/dev/null | awk '/name syncookie_/ { print $1 }' | tail -1)
+	r=$(inject $SC_PORT good)	# no listener: passed, counted
+	sc_on --ports $SC_CLOSED,$SC_PORT --set-sysctl
+	id1=$(bpftool prog show 2>/dev/null | awk '/name syncookie_/ { print $1 }' | tail -1)
+	[ "$id0" = "$id1" ] || why="$why; the program changed on a ports update"
+	[ "$("$CG" syncookie status veth1 --netns "$SC_S" --json | jq -c '[.ports, .counters.passed]')" = \
+	  "[[$SC_PORT,$SC_CLOSED],$SC_N]" ] ||
+		why="$why; after the ports update: $("$CG" syncookie status veth1 --netns "$SC_S" --json)"
+	sc_on --ports $SC_PORT --mode tc 2>"$TMPD/err" && why="$why; a mode change was taken while attached"
+	[ "$(wc -l <"$TMPD/err")" = 1 ] || why="$why; mode change: $(cat "$TMPD/err")"
+	sc_off && sc_off || why="$why; detach twice failed"
+	[ "$(sc_snapshot)" = "$before" ] || why="$why; state left after detach (auto)"
+	for m in tc nft xdp-generic; do
+		[ $m = nft ] && ! command -v nft >/dev/null && continue
+		sc_on --ports $SC_PORT --mode $m --set-sysctl && sc_on --ports $SC_PORT --mode $m &&
+			sc_off || why="$why; $m: attach/attach/detach failed"
+		[ "$(sc_snapshot)" = "$before" ] || why="$why; state left after detach ($m)"
+	done
+	if [ -z "$why" ]; then
+		pass "$t: attach converges (one program, auto = xdp-generic on veth), ports updated in place with counters kept, mode change refused, detach leaves nothing (auto, tc, nft, xdp-generic)"
+	else
+		fail "$t:${why#;}"
+	fi
+	sc_down
+}
+
+# Bad input: one line on stderr, status 2 (usage) or 1 (refused), and no change.
+case_syn_bad_input() {
+	local t="syn-bad-input" before want args rc bad=0 n=0
+
+	sc_up || { fail "$t: set-up"; return; }
+	ip netns exec "$SC_S" sysctl -qw net.ipv4.tcp_syncookies=1
+	before=$(sc_snapshot)
+	while IFS='|' read -r want args; do
+		[ -n "$want" ] || continue
+		n=$((n + 1))
+		eval "set -- $args"
+		"$CG" syncookie "$@" >"$TMPD/out" 2>"$TMPD/err"
+		rc=$?
+		if [ "$rc" != "$want" ] || [ "$(wc -l <"$TMPD/err")" != 1 ] || [ -s "$TMPD/out" ] ||
+		   ! grep -q '^csum-guard: ' "$TMPD/err"; then
+			bad=$((bad + 1))
+			note "csum-guard syncookie $args: rc=$rc (want $want): $(head -2 "$TMPD/err" | tr '\n' ' ')"
+		fi
+	done <<-EOT
+	2|
+	2|frobnicate
+	2|attach
+	2|attach veth1 --netns $SC_S
+	2|attach veth1 --netns $SC_S --ports 0
+	2|attach veth1 --netns $SC_S --ports 65536
+	2|attach veth1 --netns $SC_S --ports 80,
+	2|attach veth1 --netns $SC_S --ports http
+	2|attach veth1 --netns $SC_S --ports 80 --mode warp
+	2|attach veth1 veth0 --netns $SC_S --ports 80
+	2|attach a/b --netns $SC_S --ports 80
+	2|detach veth1 --ports 80 --netns $SC_S
+	2|detach veth1 --set-sysctl --netns $SC_S
+	2|status veth1 --mode xdp --netns $SC_S
+	2|probe veth1
+	2|probe --netns $SC_S
+	2|detach
+	1|attach veth1 --netns $SC_S --ports 80
+	1|attach nosuch0 --netns $SC_S --ports 80 --set-sysctl
+	1|detach nosuch0 --netns $SC_S
+	1|attach veth1 --netns $CG_PFX-nosuchns --ports 80
+	EOT
+	if [ $bad = 0 ] && [ "$(sc_snapshot)" = "$before" ]; then
+		pass "$t: $n bad invocations, one line each, status 2 or 1 (tcp_syncookies=1 without --set-sysctl refused), nothing changed"
+	else
+		fail "$t: $bad of $n misbehaved; state changed: $([ "$(sc_snapshot)" = "$before" ] && echo no || echo yes)"
+	fi
+	sc_down
+}
