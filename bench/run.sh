@@ -7,20 +7,21 @@
 #   tap-path   ns per packet on the tap write path, five hook configurations
 #   tcp        TCP throughput through a guarded veth with checksum offload
 #   kmod       the kernel module in a 6.1 guest (QEMU), as a ratio
+#   syncookie  SYN-ACKs/s under a SYN flood, the XDP responder vs the stack
 #
 # Each writes its Markdown table to bench/results/NAME.md. Environment:
 # RUNS (9), PACKETS (prog-cost 1000000, tap-path 2000000), TCP_SECONDS (3),
-# REPEAT (testrun, 1000000), BENCH_CPU (the last CPU), ONLY (a subset).
+# REPEAT (testrun, 1000000), SC_SECONDS (syncookie, 3), BENCH_CPU (the last CPU), ONLY (a subset).
 set -u
 . "$(dirname "$0")/lib.sh"
 rm -rf "$TMPD"
 
-ALL="testrun prog-cost tap-path tcp kmod"
+ALL="testrun prog-cost tap-path tcp kmod syncookie"
 ONLY=${ONLY:-$ALL}
 
 [ "$(id -u)" = 0 ] || die "needs root"
 for f in "$CG" "$GUARD_OBJ" "$EMPTY_OBJ" "$BB/tapwrite" "$BB/attach-empty" \
-	"$BB/testrun" "$BB/tcpbulk"; do
+	"$BB/testrun" "$BB/tcpbulk" "$BB/synflood"; do
 	[ -e "$f" ] || die "$f missing: run make bench (or make all bench-tools)"
 done
 [ "$(sysctl -n kernel.bpf_stats_enabled)" = 0 ] ||
@@ -30,7 +31,7 @@ failed=
 start=$(date +%s)
 for b in $ONLY; do
 	case $b in
-	testrun|prog-cost|tap-path|tcp|kmod)
+	testrun|prog-cost|tap-path|tcp|kmod|syncookie)
 		echo
 		"$BENCH_DIR/$b.sh" || failed="$failed $b" ;;
 	*)

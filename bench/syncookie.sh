@@ -1,0 +1,134 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# syncookie.sh - SYN-ACKs per second under a SYN flood: the responder
+# (`csum-guard syncookie`, native XDP) against the stack alone with
+# cookies forced (net.ipv4.tcp_syncookies=2 either way).
+#
+#   netns $CLI (the flood)                     netns $SRV (the server)
+#   veth0 10.9.0.1/24  ------------------------ veth1 10.9.0.2/24
+#   bench/synflood: random sources in           a listener on port 5300,
+#   198.18.0.0/15 to 10.9.0.2:5300,              route 198.18.0.0/15 via
+#   counts what veth0 receives back             10.9.0.1 (neighbour fixed)
+#
+# Both ends of the veth run an XDP program in both configurations (xdp-pass
+# on veth0: native XDP_TX toward it needs its NAPI; on veth1 the responder,
+# or xdp-pass for the stack alone), so the two differ only in who answers.
+# Configurations alternate from round to round. SC_SECONDS (3) per run.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+SC_SECONDS=${SC_SECONDS:-3}
+CLI=$PFX-cli
+SRV=$PFX-srv
+PORT=5300
+XDP_PASS_OBJ=$BUILD/tests/xdp-pass.bpf.o
+LISTENER=
+
+cleanup() {
+	[ -n "$LISTENER" ] && kill "$LISTENER" 2>/dev/null
+	[ -e "/run/netns/$SRV" ] && "$CG" syncookie detach veth1 --netns "$SRV" --quiet 2>/dev/null
+	netns_del "$CLI"
+	netns_del "$SRV"
+	rm -rf "$TMPD"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+for f in "$BB/synflood" "$XDP_PASS_OBJ" "$BUILD/tests/cg-stream"; do
+	[ -e "$f" ] || die "$f missing: run make all bench-tools"
+done
+
+topo_up() {
+	ip netns add "$CLI" && ip netns add "$SRV" || return 1
+	ip -n "$CLI" link set lo up
+	ip -n "$SRV" link set lo up
+	ip -n "$CLI" link add veth0 type veth peer name veth1 netns "$SRV" || return 1
+	ip -n "$CLI" addr add 10.9.0.1/24 dev veth0
+	ip -n "$SRV" addr add 10.9.0.2/24 dev veth1
+	ip -n "$CLI" link set veth0 up
+	ip -n "$SRV" link set veth1 up
+	ip -n "$SRV" route add 198.18.0.0/15 via 10.9.0.1 || return 1
+	ip -n "$SRV" neigh replace 10.9.0.1 dev veth1 nud permanent lladdr "$(mac "$CLI" veth0)"
+	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_syncookies=2 net.ipv4.conf.all.rp_filter=0 \
+		net.ipv4.conf.veth1.rp_filter=0 net.core.somaxconn=4096
+	ip -n "$CLI" link set dev veth0 xdpdrv obj "$XDP_PASS_OBJ" sec xdp || return 1
+}
+
+mac() { ip -n "$1" -o link show "$2" | sed -n 's/.*link\/ether \([^ ]*\).*/\1/p'; }
+
+# one_run ROUND CONFIG: "ROUND CONFIG synack_pps sent_pps" into raw
+one_run() {
+	local out
+
+	if [ "$2" = responder ]; then
+		"$CG" syncookie attach veth1 --netns "$SRV" --ports $PORT --mode xdp --quiet ||
+			die "cannot attach the responder"
+	else
+		ip -n "$SRV" link set dev veth1 xdpdrv obj "$XDP_PASS_OBJ" sec xdp ||
+			die "cannot attach xdp-pass"
+	fi
+	out=$("$BB/synflood" --netns "$CLI" --dev veth0 --dst-mac "$(mac "$SRV" veth1)" \
+		--dst 10.9.0.2 --port $PORT --seconds "$SC_SECONDS") || die "synflood failed"
+	if [ "$2" = responder ]; then
+		"$CG" syncookie status veth1 --netns "$SRV" --json | jq -r .counters.synack >>"$TMPD/synack"
+		"$CG" syncookie detach veth1 --netns "$SRV" --quiet || die "cannot detach"
+	else
+		ip -n "$SRV" link set dev veth1 xdpdrv off
+	fi
+	echo "$1 $2 $(sed -n 's/.*sent_pps=\([0-9]*\) synack_pps=\([0-9]*\).*/\2 \1/p' <<<"$out")" >>"$TMPD/raw"
+	note "syncookie: round $1 $2: $out"
+}
+
+topo_up || die "cannot build the veth topology"
+rm -f "$TMPD/ready"
+"$BUILD/tests/cg-stream" --netns "$SRV" --listen 10.9.0.2 --port $PORT --timeout 3600 \
+	--ready-file "$TMPD/ready" >/dev/null 2>&1 &
+LISTENER=$!
+for i in $(seq 100); do [ -e "$TMPD/ready" ] && break; sleep 0.05; done
+
+t0=$(date +%s)
+for ((r = 1; r <= RUNS; r++)); do
+	for c in $(rotate "$r" stack responder); do
+		one_run "$r" "$c"
+	done
+done
+elapsed=$(($(date +%s) - t0))
+
+read -r stack _ <<<"$(col "$TMPD/raw" stack | stats3)"
+read -r resp _ <<<"$(col "$TMPD/raw" responder | stats3)"
+{
+	echo "## SYN-ACKs per second under a SYN flood: responder (XDP) vs the stack"
+	echo
+	echo "| configuration | SYN-ACK/s (median) | min–max | SYNs offered/s (median) | ratio to the stack |"
+	echo "|---|---:|---:|---:|---:|"
+	for c in stack responder; do
+		read -r m lo hi <<<"$(col "$TMPD/raw" "$c" | stats3)"
+		read -r o _ <<<"$(col "$TMPD/raw" "$c" 2 | stats3)"
+		echo "| $([ $c = stack ] && echo "stack alone, tcp_syncookies=2" ||
+			echo "responder, native XDP") | **$(fmt 0 "$m")** | $(fmt 0 "$lo")–$(fmt 0 "$hi") |" \
+			"$(fmt 0 "$o") | $(ratio "$m" "$stack") |"
+	done
+	echo
+	echo "Responder / stack: **$(ratio "$resp" "$stack")x** (ratio of medians; goal ≥ 1.4x)." \
+		"The responder's own synack counter over its runs: $(awk '{ s += $1 } END { print s + 0 }' "$TMPD/synack")."
+	echo
+	echo "Method: \`bench/synflood\` in one netns writes SYN frames (random sources in" \
+		"198.18.0.0/15, random ports, MSS option) through packet sockets, one thread per" \
+		"CPU, for ${SC_SECONDS}s into a veth whose peer, in the server's netns, has a" \
+		"listener on port $PORT and tcp_syncookies=2; the SYN-ACKs that come back are" \
+		"counted by veth0's receive counter (the flood is its only traffic). Both veth" \
+		"ends run XDP in both configurations (xdp-pass on veth0; on veth1 the responder," \
+		"\`csum-guard syncookie attach veth1 --mode xdp\`, or xdp-pass). The flood and" \
+		"both stacks share this machine's CPUs (a veth runs its peer's receive on the" \
+		"sending CPU), so the figures are what the whole box answers. $RUNS rounds," \
+		"configurations alternating (who goes first alternates), medians. ${elapsed}s."
+	echo
+	machine_line
+	echo
+	echo "<details><summary>Per-run data (round configuration synack/s offered/s)</summary>"
+	echo
+	echo '```'
+	cat "$TMPD/raw"
+	echo '```'
+	echo "</details>"
+} | write_result syncookie
