@@ -111,7 +111,7 @@ static bool cg_same_mntns_as_init(void)
  * `ip netns exec`): a bpffs mounted there dies with us, and a tcx link
  * pinned on it would vanish with the guard.
  */
-static int cg_bpffs_ready(void)
+int cg_bpffs_ready(void)
 {
 	struct statfs sfs;
 
@@ -126,33 +126,40 @@ static int cg_bpffs_ready(void)
 	return 0;
 }
 
-static int cg_meta_read(const char *dir, struct cg_meta *m)
+/* Element key of the array map pinned at path. */
+int cg_pin_array_get(const char *path, __u32 key, void *val)
 {
-	char path[PATH_MAX];
-	__u32 key = 0;
 	int fd, err = 0;
 
-	cg_pin_path(path, sizeof(path), dir, CG_PIN_META);
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return -errno;
-	if (bpf_map_lookup_elem(fd, &key, m))
+	if (bpf_map_lookup_elem(fd, &key, val))
 		err = -errno;
 	close(fd);
 	return err;
 }
 
-static int cg_meta_write(const char *dir, const struct cg_meta *m)
+static int cg_meta_read(const char *dir, struct cg_meta *m)
 {
 	char path[PATH_MAX];
+
+	cg_pin_path(path, sizeof(path), dir, CG_PIN_META);
+	return cg_pin_array_get(path, 0, m);
+}
+
+/*
+ * Key 0 of the one-entry array map pinned at path, created and pinned
+ * under name if it is not there yet: the state a guard keeps in bpffs.
+ */
+int cg_pin_array_put(const char *path, const char *name, const void *val, __u32 size)
+{
 	__u32 key = 0;
 	int fd, err = 0;
 
-	cg_pin_path(path, sizeof(path), dir, CG_PIN_META);
 	fd = bpf_obj_get(path);
 	if (fd < 0) {
-		fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "cg_meta", sizeof(key),
-				    sizeof(*m), 1, NULL);
+		fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, name, sizeof(key), size, 1, NULL);
 		if (fd < 0)
 			return -errno;
 		if (bpf_obj_pin(fd, path)) {
@@ -160,11 +167,19 @@ static int cg_meta_write(const char *dir, const struct cg_meta *m)
 			goto out;
 		}
 	}
-	if (bpf_map_update_elem(fd, &key, m, BPF_ANY))
+	if (bpf_map_update_elem(fd, &key, val, BPF_ANY))
 		err = -errno;
 out:
 	close(fd);
 	return err;
+}
+
+static int cg_meta_write(const char *dir, const struct cg_meta *m)
+{
+	char path[PATH_MAX];
+
+	cg_pin_path(path, sizeof(path), dir, CG_PIN_META);
+	return cg_pin_array_put(path, "cg_meta", m, sizeof(*m));
 }
 
 /* The two hooks of a device, and how each mode names them. */

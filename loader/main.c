@@ -346,30 +346,42 @@ static int cg_lock(void)
 	return fd;	/* held until exit */
 }
 
+/*
+ * The target namespace of a command (--netns NS): entered for the rest
+ * of it. NULL stays where we are. On failure one line says why.
+ */
+int cg_netns_join(const char *ns, const char *verb)
+{
+	int fd, err;
+
+	if (!ns)
+		return 0;
+	fd = cg_netns_open(ns);
+	if (fd < 0) {
+		cg_err("cannot %s: netns %s: %s", verb, ns,
+		       fd == -EINVAL ? "not a network namespace" :
+		       fd == -ENOENT ? "no such network namespace" : strerror(-fd));
+		return fd;
+	}
+	err = cg_netns_enter(fd);
+	close(fd);
+	if (err)
+		cg_err("cannot %s: cannot enter netns %s: %s", verb, ns, strerror(-err));
+	return err;
+}
+
 /* Enter the namespace and find the device; fills t. */
 static int cg_resolve(const struct cg_args *a, struct cg_target *t, const char *verb)
 {
 	char where[128];
-	int fd, err;
+	int err;
 
 	memset(t, 0, sizeof(*t));
 	t->dev = a->dev;
 	t->netns = a->netns;
-	if (a->netns) {
-		fd = cg_netns_open(a->netns);
-		if (fd < 0) {
-			cg_err("cannot %s: netns %s: %s", verb, a->netns,
-			       fd == -EINVAL ? "not a network namespace" :
-			       fd == -ENOENT ? "no such network namespace" : strerror(-fd));
-			return fd;
-		}
-		err = cg_netns_enter(fd);
-		close(fd);
-		if (err) {
-			cg_err("cannot %s: cannot enter netns %s: %s", verb, a->netns, strerror(-err));
-			return err;
-		}
-	}
+	err = cg_netns_join(a->netns, verb);
+	if (err)
+		return err;
 	err = cg_netns_ino(&t->netns_ino);
 	if (err) {
 		cg_err("cannot %s: %s", verb, strerror(-err));

@@ -186,16 +186,9 @@ static void sc_pin(char *buf, size_t n, const struct sc_target *t, const char *n
 static int sc_map_get(const struct sc_target *t, const char *name, void *val, __u32 key)
 {
 	char path[PATH_MAX];
-	int fd, err = 0;
 
 	sc_pin(path, sizeof(path), t, name);
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return -errno;
-	if (bpf_map_lookup_elem(fd, &key, val))
-		err = -errno;
-	close(fd);
-	return err;
+	return cg_pin_array_get(path, key, val);
 }
 
 /* Write key 0 of the pinned array map name, creating and pinning it if need be. */
@@ -203,46 +196,20 @@ static int sc_map_put(const struct sc_target *t, const char *name, const void *v
 		      __u32 size)
 {
 	char path[PATH_MAX];
-	__u32 key = 0;
-	int fd, err = 0;
 
 	sc_pin(path, sizeof(path), t, name);
-	fd = bpf_obj_get(path);
-	if (fd < 0) {
-		fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, !strcmp(name, SC_PIN_META) ? "sc_meta" :
-				    SC_MAP_PORTS, sizeof(key), size, 1, NULL);
-		if (fd < 0)
-			return -errno;
-		if (bpf_obj_pin(fd, path)) {
-			err = -errno;
-			goto out;
-		}
-	}
-	if (bpf_map_update_elem(fd, &key, val, BPF_ANY))
-		err = -errno;
-out:
-	close(fd);
-	return err;
+	return cg_pin_array_put(path, !strcmp(name, SC_PIN_META) ? "sc_meta" : SC_MAP_PORTS,
+				val, size);
 }
 
+/* bpffs for the pins; one line says why not. */
 static int sc_bpffs_ready(void)
 {
-	struct statfs sfs;
-	struct stat a, b;
+	int err = cg_bpffs_ready();
 
-	if (!statfs("/sys/fs/bpf", &sfs) && sfs.f_type == BPF_FS_MAGIC)
-		return 0;
-	/* a bpffs mounted in a private mount namespace would die with us */
-	if (!stat("/proc/self/ns/mnt", &a) && !stat("/proc/1/ns/mnt", &b) &&
-	    (a.st_ino != b.st_ino || a.st_dev != b.st_dev)) {
-		cg_err("/sys/fs/bpf is not a bpffs in this mount namespace (under `ip netns exec`?): use --netns instead");
-		return -ENOTSUP;
-	}
-	if (mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700")) {
-		cg_err("cannot mount bpffs on /sys/fs/bpf: %s", strerror(errno));
-		return -errno;
-	}
-	return 0;
+	if (err && err != -ENOTSUP)
+		cg_err("cannot mount bpffs on /sys/fs/bpf: %s", strerror(-err));
+	return err;
 }
 
 /* --- nft: SYNPROXY in a table of our own ------------------------------- */
@@ -915,26 +882,14 @@ static void sc_dir(struct sc_target *t)
 /* Enter the namespace, find the device (if any). */
 static int sc_resolve(const struct sc_args *a, struct sc_target *t, const char *verb)
 {
-	int fd, err;
+	int err;
 
 	memset(t, 0, sizeof(*t));
 	t->dev = a->dev;
 	t->netns = a->netns;
-	if (a->netns) {
-		fd = cg_netns_open(a->netns);
-		if (fd < 0) {
-			cg_err("cannot %s: netns %s: %s", verb, a->netns,
-			       fd == -EINVAL ? "not a network namespace" :
-			       fd == -ENOENT ? "no such network namespace" : strerror(-fd));
-			return fd;
-		}
-		err = cg_netns_enter(fd);
-		close(fd);
-		if (err) {
-			cg_err("cannot %s: cannot enter netns %s: %s", verb, a->netns, strerror(-err));
-			return err;
-		}
-	}
+	err = cg_netns_join(a->netns, verb);
+	if (err)
+		return err;
 	err = cg_netns_ino(&t->ino);
 	if (!err)
 		err = cg_netns_cookie(&t->cookie);

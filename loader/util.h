@@ -22,6 +22,13 @@ int cg_netns_enter(int fd);			/* 0 or -errno */
 int cg_netns_restore(void);			/* back to where we started */
 int cg_netns_ino(__u64 *ino);			/* of the current namespace */
 int cg_netns_cookie(__u64 *cookie);		/* SO_NETNS_COOKIE */
+/* main.c: enter the namespace named by --netns (NULL: stay); one line says why not. */
+int cg_netns_join(const char *ns, const char *verb);
+
+/* backend_bpf.c: bpffs, which the guards' pins must outlive us on. */
+int cg_bpffs_ready(void);			/* 0, or -errno (-ENOTSUP: said why) */
+int cg_pin_array_put(const char *path, const char *name, const void *val, __u32 size);
+int cg_pin_array_get(const char *path, __u32 key, void *val);
 
 #define CG_NETNS_RUN_DIR "/run/netns"		/* where `ip netns` names them */
 
