@@ -576,6 +576,43 @@ static bool sc_live(const struct sc_target *t, const struct sc_meta *m)
 }
 
 /*
+ * Another responder of this namespace that needs the same sysctl takes
+ * over the duty to put it back: the last detach restores it, not the first
+ * (which would leave the others with a sysctl their helper refuses under).
+ */
+static bool sc_sysctl_hand_over(const struct sc_target *t, const struct sc_meta *m)
+{
+	char parent[PATH_MAX], path[PATH_MAX + 300];
+	struct sc_meta o;
+	struct dirent *d;
+	bool done = false;
+	DIR *dir;
+
+	snprintf(parent, sizeof(parent), "%s", t->dir);
+	*strrchr(parent, '/') = '\0';
+	dir = opendir(parent);
+	if (!dir)
+		return false;
+	while (!done && (d = readdir(dir))) {
+		if (d->d_name[0] == '.' || (__u32)atoi(d->d_name) == (__u32)t->ifindex)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/%s", parent, d->d_name, SC_PIN_META);
+		if (cg_pin_array_get(path, 0, &o) || o.netns_cookie != m->netns_cookie ||
+		    strcmp(sc_sysctl_path(o.mode), sc_sysctl_path(m->mode)))
+			continue;
+		if (!(o.flags & SC_META_SET_SYSCTL)) {
+			o.flags |= SC_META_SET_SYSCTL;
+			o.prev_sysctl = m->prev_sysctl;
+			if (cg_pin_array_put(path, "sc_meta", &o, sizeof(o)))
+				continue;
+		}
+		done = true;
+	}
+	closedir(dir);
+	return done;
+}
+
+/*
  * Undo what attach did, as far as it got. ours: the state is of this very
  * namespace (not a stale one whose inode came back), so hooks, table and
  * sysctl are ours to undo here.
@@ -615,9 +652,11 @@ static void sc_remove(const struct sc_target *t, const struct sc_meta *m, bool o
 			h.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
 			bpf_tc_hook_destroy(&h);
 		}
-		/* put back what attach found, unless someone changed it since */
+		/* put back what attach found, unless someone changed it since,
+		 * or another responder here still needs it */
 		if ((m->flags & SC_META_SET_SYSCTL) &&
-		    sc_sysctl_read(sc_sysctl_path(m->mode)) == sc_sysctl_want(m->mode))
+		    sc_sysctl_read(sc_sysctl_path(m->mode)) == sc_sysctl_want(m->mode) &&
+		    !sc_sysctl_hand_over(t, m))
 			sc_sysctl_write(sc_sysctl_path(m->mode), m->prev_sysctl);
 	}
 	for (i = 0; i < ARRAY_SIZE(pins); i++) {

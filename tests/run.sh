@@ -68,7 +68,7 @@ CASES=(
 # responder): each runs once per kernel, after the backends' cases.
 KERNEL_CASES=(
 	"syn_connect xdp" "syn_connect xdp-generic" "syn_connect tc" "syn_connect nft"
-	syn_stack syn_malformed syn_idempotent syn_bad_input
+	syn_stack syn_malformed syn_idempotent syn_sysctl syn_bad_input
 )
 
 # Which backends this kernel runs, from the loader's own probe.

@@ -304,6 +304,35 @@ case_syn_idempotent() {
 }
 
 # Bad input: one line on stderr, status 2 (usage) or 1 (refused), and no change.
+# Two responders in one namespace, the first attached with --set-sysctl:
+# detaching it must not take the sysctl from under the second; the last
+# detach puts back what the first attach found.
+case_syn_sysctl() {
+	local t="syn-sysctl" why= v
+	local sys=(ip netns exec "$SC_S" sysctl -n net.ipv4.tcp_syncookies)
+
+	sc_up || { fail "$t: set-up"; return; }
+	ip -n "$SC_S" link add vx0 type veth peer name vx1 && ip -n "$SC_S" link set vx0 up ||
+		{ fail "$t: set-up"; sc_down; return; }
+	ip netns exec "$SC_S" sysctl -qw net.ipv4.tcp_syncookies=1
+	sc_on --ports $SC_PORT --set-sysctl || why="$why; attach veth1 --set-sysctl failed"
+	"$CG" syncookie attach vx0 --netns "$SC_S" --ports $SC_PORT --quiet ||
+		why="$why; attach vx0 failed"
+	[ "$("${sys[@]}")" = 2 ] || why="$why; tcp_syncookies=$("${sys[@]}") with both attached"
+	sc_off || why="$why; detach veth1 failed"
+	v=$("${sys[@]}")
+	[ "$v" = 2 ] || why="$why; tcp_syncookies=$v after the first detach, vx0 still answering"
+	"$CG" syncookie detach vx0 --netns "$SC_S" --quiet || why="$why; detach vx0 failed"
+	v=$("${sys[@]}")
+	[ "$v" = 1 ] || why="$why; tcp_syncookies=$v after the last detach, want 1 as found"
+	if [ -z "$why" ]; then
+		pass "$t: two responders in one namespace keep tcp_syncookies=2 until the last detach, which puts back 1"
+	else
+		fail "$t:${why#;}"
+	fi
+	sc_down
+}
+
 case_syn_bad_input() {
 	local t="syn-bad-input" before want args rc bad=0 n=0
 
