@@ -450,6 +450,25 @@ static void cg_changes_text(const struct cg_status *was, const struct cg_status 
 		snprintf(buf, n, ": %s", e ?: l);
 }
 
+/*
+ * The bpf backend's drop log is the trace buffer (bpf_printk), which
+ * records nothing while tracing is switched off.
+ */
+#define CG_TRACING_ON "/sys/kernel/tracing/tracing_on"
+
+static bool cg_tracing_off(void)
+{
+	char c = '1';
+	int fd = open(CG_TRACING_ON, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;	/* tracefs not mounted: the buffer still records */
+	if (read(fd, &c, 1) != 1)
+		c = '1';
+	close(fd);
+	return c == '0';
+}
+
 static int do_attach(const struct cg_args *a)
 {
 	struct cg_attach_opts o = { .log_drops = a->log_drops, .egress = a->egress };
@@ -513,6 +532,9 @@ static int do_attach(const struct cg_args *a)
 	cg_info("%s %s (%s, %s%s)%s",
 		now == CG_CHOICE_NONE ? "guarding" : changed ? "updated the guard of" : "already guarding",
 		where, cg_choice_name(use), st.mode, cg_opts_text(&st), what);
+	if (use == CG_CHOICE_BPF && st.log_drops && cg_tracing_off())
+		cg_info("note: tracing is off (%s is 0): the drop log stays empty until it is on",
+			CG_TRACING_ON);
 	return 0;
 }
 

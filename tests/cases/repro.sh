@@ -347,20 +347,31 @@ case_not_judged() {
 
 # The optional drop log writes one line per drop.
 case_log_drops() {
-	local t="log-drops [$BACKEND]" trace=/sys/kernel/tracing
+	local t="log-drops [$BACKEND]" trace=/sys/kernel/tracing was_on out
 
-	topo_up --mtu 1500 && guard_on --log-drops || { fail "$t: set-up"; topo_down; return; }
+	topo_up --mtu 1500 || { fail "$t: set-up"; topo_down; return; }
 	if [ "$BACKEND" = bpf ]; then
 		[ -e $trace/trace ] || mount -t tracefs tracefs $trace 2>/dev/null
+		# tracing switched off (by whoever): the loader says so, and the
+		# case switches it on for its own lines and back afterwards
+		was_on=$(cat $trace/tracing_on 2>/dev/null || echo 1)
+		if [ "$was_on" = 0 ]; then
+			out=$("$CG" attach tap0 --netns "$VM" --backend "$BACKEND" --log-drops 2>&1)
+			grep -q 'tracing is off' <<<"$out" || fail "$t: tracing off, attach said: $out"
+			echo 1 >$trace/tracing_on
+		fi
+		guard_on --log-drops || { fail "$t: set-up"; topo_down; return; }
 		echo > $trace/trace
 		ip netns exec "$VM" "$INJECT" --dev tap0 --csum-start 20 --csum-offset 6 --count 2
 		if [ "$(grep -c 'csum_guard: drop' $trace/trace)" = 2 ]; then
-			pass "$t: 2 trace_pipe lines for 2 drops"
+			pass "$t: 2 trace_pipe lines for 2 drops$([ "$was_on" = 0 ] && echo "; with tracing off, attach said so")"
 		else
 			fail "$t: $(grep -c 'csum_guard: drop' $trace/trace) trace lines for 2 drops"
 		fi
 		echo > $trace/trace
+		[ "$was_on" = 0 ] && echo 0 >$trace/tracing_on
 	else
+		guard_on --log-drops || { fail "$t: set-up"; topo_down; return; }
 		dmesg -C
 		ip netns exec "$VM" "$INJECT" --dev tap0 --csum-start 20 --csum-offset 6 --count 2
 		if dmesg | grep -q 'csum_guard.*tap0'; then
