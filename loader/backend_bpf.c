@@ -459,7 +459,7 @@ static bool cg_is_clsact(const struct nlmsghdr *nh, int ifindex)
  * before destroying a clsact that attach created: once others have added
  * filters to it, it is theirs too, and it stays.
  */
-static bool cg_clsact_has_filters(int ifindex)
+bool cg_clsact_has_filters(int ifindex)
 {
 	return cg_tc_dump_any(RTM_GETTFILTER, ifindex,
 			      TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS), cg_is_filter) ||

@@ -507,52 +507,6 @@ static __u32 sc_clsact_prog_id(int ifindex)
 	return bpf_tc_query(&h, &o) ? 0 : o.prog_id;
 }
 
-/* Any tc filter left on either side of ifindex's clsact? (cannot tell: yes) */
-static bool sc_clsact_in_use(int ifindex)
-{
-	struct {
-		struct nlmsghdr nh;
-		struct tcmsg tc;
-	} req;
-	char buf[8192];
-	bool found = false;
-	int fd, i;
-
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (fd < 0)
-		return true;
-	for (i = 0; i < 2 && !found; i++) {
-		bool done = false;
-
-		memset(&req, 0, sizeof(req));
-		req.nh.nlmsg_len = sizeof(req);
-		req.nh.nlmsg_type = RTM_GETTFILTER;
-		req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-		req.nh.nlmsg_seq = i + 1;
-		req.tc.tcm_ifindex = ifindex;
-		req.tc.tcm_parent = TC_H_MAKE(TC_H_CLSACT, i ? TC_H_MIN_EGRESS : TC_H_MIN_INGRESS);
-		if (send(fd, &req, sizeof(req), 0) < 0)
-			found = true;
-		while (!found && !done) {
-			ssize_t n = recv(fd, buf, sizeof(buf), 0);
-			struct nlmsghdr *nh;
-
-			if (n <= 0) {
-				found = true;
-				break;
-			}
-			for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, n); nh = NLMSG_NEXT(nh, n)) {
-				if (nh->nlmsg_type == NLMSG_DONE || nh->nlmsg_type == NLMSG_ERROR)
-					done = true;
-				else if (nh->nlmsg_type == RTM_NEWTFILTER)
-					found = true;
-			}
-		}
-	}
-	close(fd);
-	return found;
-}
-
 /* --- state ------------------------------------------------------------ */
 
 /* Does t's state describe a responder that runs right now? */
@@ -645,7 +599,7 @@ static void sc_remove(const struct sc_target *t, const struct sc_meta *m, bool o
 			sc_nft_delete(t->ifindex);
 		}
 		if (m->mode == SC_CLSACT && (m->flags & SC_META_CREATED_CLSACT) &&
-		    !sc_clsact_in_use(t->ifindex)) {
+		    !cg_clsact_has_filters(t->ifindex)) {
 			struct bpf_tc_hook h;
 
 			sc_tc_hook(&h, t->ifindex);

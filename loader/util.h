@@ -29,6 +29,8 @@ int cg_netns_join(const char *ns, const char *verb);
 int cg_bpffs_ready(void);			/* 0, or -errno (-ENOTSUP: said why) */
 int cg_pin_array_put(const char *path, const char *name, const void *val, __u32 size);
 int cg_pin_array_get(const char *path, __u32 key, void *val);
+/* Any tc filter on either side of ifindex's clsact? (cannot tell: yes) */
+bool cg_clsact_has_filters(int ifindex);
 
 #define CG_NETNS_RUN_DIR "/run/netns"		/* where `ip netns` names them */
 
