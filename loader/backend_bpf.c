@@ -585,7 +585,7 @@ static void cg_prune(void)
 	closedir(root);
 }
 
-static bool cg_have_tcx(void)
+bool cg_have_tcx(void)
 {
 	__u32 cnt = 0;
 

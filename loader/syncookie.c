@@ -374,13 +374,6 @@ struct sc_obj {
 	struct bpf_map *ports, *counters;
 };
 
-static bool sc_have_tcx(void)
-{
-	__u32 cnt = 0;
-
-	return !bpf_prog_query(1, CG_BPF_TCX_INGRESS, 0, NULL, NULL, &cnt);
-}
-
 /*
  * Load the XDP program (xdp) or the tc one: one at a time, since a 6.1
  * verifier takes a while over each (about 20 s under QEMU's TCG). The XDP
@@ -445,7 +438,7 @@ static int sc_load_reusing(struct sc_obj *o, bool xdp, const struct sc_target *t
 	o->tc = bpf_object__find_program_by_name(o->obj, SC_PROG_TC);
 	o->ports = bpf_object__find_map_by_name(o->obj, SC_MAP_PORTS);
 	o->counters = bpf_object__find_map_by_name(o->obj, SC_MAP_COUNTERS);
-	if (sc_have_tcx())
+	if (cg_have_tcx())
 		bpf_program__set_expected_attach_type(o->tc, CG_BPF_TCX_INGRESS);
 	bpf_program__set_autoload(xdp ? o->tc : o->xdp, false);
 	sc_pin(path, sizeof(path), t, SC_PIN_PORTS);
@@ -701,7 +694,7 @@ static int sc_hook(const struct sc_target *t, const struct sc_ports *ports, stru
 			bpf_object__close(o.obj);
 			o.obj = NULL;
 			err = pinned ? sc_load_reusing(&o, xdp, t, why, why_len) :
-				       sc_load(&o, xdp, sc_have_tcx(), why, why_len);
+				       sc_load(&o, xdp, cg_have_tcx(), why, why_len);
 			if (err)
 				return err;
 		}
@@ -731,7 +724,7 @@ static int sc_hook(const struct sc_target *t, const struct sc_ports *ports, stru
 				goto out;
 			}
 			err = -errno;
-		} else if (sc_have_tcx()) {
+		} else if (cg_have_tcx()) {
 			fd = bpf_link_create(bpf_program__fd(o.tc), t->ifindex, CG_BPF_TCX_INGRESS, NULL);
 			if (fd >= 0) {
 				m->mode = SC_TCX;
@@ -783,7 +776,7 @@ static int sc_attach_fresh(const struct sc_target *t, const struct sc_args *a)
 
 	if (a->mode != SC_NFT) {
 		/* the program the mode starts with; in auto, whether the helper works */
-		err = sc_load(&o, a->mode != SC_TC, sc_have_tcx(), why, sizeof(why));
+		err = sc_load(&o, a->mode != SC_TC, cg_have_tcx(), why, sizeof(why));
 		if (err && a->mode == SC_AUTO && sc_nft_have()) {
 			cg_info("%s: using the kernel's SYNPROXY through nftables", why);
 			m.mode = SC_NFT;
@@ -1165,7 +1158,7 @@ static int sc_probe(const struct sc_args *a)
 	if (geteuid()) {
 		snprintf(why, sizeof(why), "not root: cannot load the program");
 	} else {
-		tcx = sc_have_tcx();
+		tcx = cg_have_tcx();
 		loads = !sc_load(&o, true, false, why, sizeof(why));
 		if (loads)
 			bpf_object__close(o.obj);

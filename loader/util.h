@@ -31,6 +31,8 @@ int cg_pin_array_put(const char *path, const char *name, const void *val, __u32 
 int cg_pin_array_get(const char *path, __u32 key, void *val);
 /* Any tc filter on either side of ifindex's clsact? (cannot tell: yes) */
 bool cg_clsact_has_filters(int ifindex);
+/* Does this kernel have tcx links (6.6+)? */
+bool cg_have_tcx(void);
 
 #define CG_NETNS_RUN_DIR "/run/netns"		/* where `ip netns` names them */
 
