@@ -27,6 +27,10 @@ BPFTOOL ?= bpftool
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wno-unused-parameter
 INCLUDES := -Iinclude -I$(BUILD)
+# The guard loads only where bpf_cast_to_kern_ctx() exists (6.2+), so it may
+# use the v3 instruction set (5.1+): 32-bit jumps and compares against an
+# immediate either way round, which keep its entry program within r0-r6.
+GUARD_BPF_FLAGS := -g -O2 -target bpf -mcpu=v3
 LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
 
 LOADER_SRCS := $(wildcard loader/*.c)
@@ -66,7 +70,7 @@ $(BUILD)/vmlinux.h: | $(BUILD)
 
 $(BUILD)/csum_guard.bpf.o: bpf/csum_guard.bpf.c include/csum_guard.h include/csum_guard_abi.h $(BUILD)/vmlinux.h
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) -g -O2 -target bpf $(INCLUDES) -c $< -o $@
+	$(Q)$(CLANG) $(GUARD_BPF_FLAGS) $(INCLUDES) -c $< -o $@
 	$(Q)llvm-strip -g $@ 2>/dev/null || true
 
 $(BUILD)/csum_guard.skel.h: $(BUILD)/csum_guard.bpf.o
@@ -119,7 +123,7 @@ $(BUILD)/tests/guard-abi-next.bpf.c: bpf/csum_guard.bpf.c | $(BUILD)/tests
 	$(Q)! cmp -s $< $@
 $(BUILD)/tests/%.bpf.o: $(BUILD)/tests/%.bpf.c include/csum_guard.h include/csum_guard_abi.h $(BUILD)/vmlinux.h
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) -g -O2 -target bpf $(INCLUDES) -c $< -o $@
+	$(Q)$(CLANG) $(GUARD_BPF_FLAGS) $(INCLUDES) -c $< -o $@
 
 # An XDP program that passes everything: on a veth peer it turns NAPI on,
 # which native XDP_TX toward that peer needs (tests/cases/syncookie.sh).
