@@ -37,7 +37,8 @@ LOADER_SRCS := $(wildcard loader/*.c)
 LOADER_OBJS := $(LOADER_SRCS:loader/%.c=$(BUILD)/loader/%.o)
 TOOLS := $(BUILD)/tests/cg-inject $(BUILD)/tests/cg-sniff $(BUILD)/tests/cg-nfq \
 	$(BUILD)/tests/cg-stream $(BUILD)/tests/unit $(BUILD)/tests/guard-alt.bpf.o \
-	$(BUILD)/tests/guard-abi-next.bpf.o $(BUILD)/tests/sc-syn $(BUILD)/tests/xdp-pass.bpf.o
+	$(BUILD)/tests/guard-abi-next.bpf.o $(BUILD)/tests/guard-helper.bpf.o \
+	$(BUILD)/tests/sc-syn $(BUILD)/tests/xdp-pass.bpf.o
 # What the benchmark tools and cg-stream share: netns, numbers, sockets.
 BENCH_UTIL := bench/util.c loader/netns.c
 
@@ -120,6 +121,12 @@ $(BUILD)/tests/guard-alt.bpf.c: bpf/csum_guard.bpf.c | $(BUILD)/tests
 	$(Q)! cmp -s $< $@
 $(BUILD)/tests/guard-abi-next.bpf.c: bpf/csum_guard.bpf.c | $(BUILD)/tests
 	$(Q)sed 's/abi_version = CG_ABI_VERSION;/abi_version = CG_ABI_VERSION + 1;/' $< > $@
+	$(Q)! cmp -s $< $@
+# The guard with direct packet access switched off, so every header byte is
+# read the slow way (judge_slow(), bpf_skb_load_bytes()): the sweep runs it
+# to prove that path judges as the fast one does (tests/cases/sweep.sh).
+$(BUILD)/tests/guard-helper.bpf.c: bpf/csum_guard.bpf.c | $(BUILD)/tests
+	$(Q)sed 's/^#define CG_MAX_DIRECT_OFF 0x3fff$$/#define CG_MAX_DIRECT_OFF 0/' $< > $@
 	$(Q)! cmp -s $< $@
 $(BUILD)/tests/%.bpf.o: $(BUILD)/tests/%.bpf.c include/csum_guard.h include/csum_guard_abi.h $(BUILD)/vmlinux.h
 	$(call msg,BPF,$@)

@@ -59,7 +59,7 @@ done
 # The cases, in order; each runs once per backend.
 CASES=(
 	"repro frag" "repro tx" "repro tx6" "repro vlan" "repro qinq" "repro xtcsum" "repro nfqueue"
-	"repro xtcsum6" "repro nfqueue6" egress boundaries unreadable not_judged sweep log_drops
+	"repro xtcsum6" "repro nfqueue6" egress boundaries unreadable not_judged sweep sweep_helper log_drops
 	volume gso idempotent detach_clean clsact_foreign unnamed_netns vanish bad_input
 	module_identity rmmod_guarded one_backend watch check object fleet kill_attach many_taps
 )

@@ -36,9 +36,12 @@ sweep_setup() {
 		ip -n "$VM" link set tap0 up
 }
 
-case_sweep() {
-	local t="sweep [$BACKEND]" cls out rc d0 u0 s0 d1 u1 s1 want bad=
+# sweep_run NAME [ATTACH-ARGS...]: the sweep with the guard attached with
+# ATTACH-ARGS (none: the built-in program)
+sweep_run() {
+	local t="$1 [$BACKEND]" cls out rc d0 u0 s0 d1 u1 s1 want bad=
 	local vec=0 acc=0 ref=0 got_drop=0 got_unr=0 got_pass=0 v a r start
+	shift
 
 	command -v nft >/dev/null || { skip "$t: nft missing (Debian package nftables)"; return; }
 	topo_down
@@ -57,7 +60,7 @@ case_sweep() {
 		topo_down
 		return
 	fi
-	guard_on || { fail "$t: attach failed"; topo_down; return; }
+	guard_on "$@" || { fail "$t: attach failed"; topo_down; return; }
 	start=$(date +%s)
 	for cls in drop unreadable pass; do
 		out=$TMPD/sweep.$cls
@@ -91,8 +94,22 @@ case_sweep() {
 	topo_down
 	if [ -z "$bad" ]; then
 		pass "$t: $vec vectors ($acc accepted, $ref refused by the tap): $got_drop dropped, $got_unr unreadable, $got_pass passed; counters exact"
-		reliability "sweep [$BACKEND]: $vec vectors, $acc accepted, $ref refused by the tap; $got_drop dropped, $got_unr dropped_unreadable, $got_pass passed, each as the oracle predicted ($(($(date +%s) - start)) s)"
+		reliability "$t: $vec vectors, $acc accepted, $ref refused by the tap; $got_drop dropped, $got_unr dropped_unreadable, $got_pass passed, each as the oracle predicted ($(($(date +%s) - start)) s)"
 	else
 		fail "$t: ${bad#; }"
 	fi
+}
+
+case_sweep() { sweep_run sweep; }
+
+# The same vectors through the guard with direct packet access switched off
+# (build/tests/guard-helper.bpf.o): every header byte is then read by
+# bpf_skb_load_bytes() in the out-of-line slow path, which frames from a
+# tap, linear up to their checksum field, seldom reach otherwise.
+case_sweep_helper() {
+	local obj=$TOP/build/tests/guard-helper.bpf.o
+
+	[ "$BACKEND" = bpf ] || { skip "sweep-helper [$BACKEND]: the helper path is the bpf program's"; return; }
+	[ -r "$obj" ] || { fail "sweep-helper [$BACKEND]: $obj missing: run make"; return; }
+	sweep_run sweep-helper --object "$obj" --sha256 "$(sha256sum "$obj" | cut -c1-64)"
 }
