@@ -102,13 +102,15 @@ static __noinline int drop(struct __sk_buff *ctx, enum cg_verdict v, __u32 csum_
 			   __u32 l3, int vhl)
 {
 	__u32 idx = CG_VERDICT_COUNTER(v);
-	__u64 *cnt = bpf_map_lookup_elem(&counters, &idx);
+	__u64 *cnt;
 
-	if (cnt)
-		*cnt += 1;
+	/* the log first: then no argument has to outlive a call */
 	if (log_drops)
 		bpf_printk("csum_guard: drop ifindex=%u csum_start=%u network_header=%u vhl=0x%x",
 			   ctx->ifindex, csum_start, l3, vhl & 0xff);
+	cnt = bpf_map_lookup_elem(&counters, &idx);
+	if (cnt)
+		*cnt += 1;
 	return TC_ACT_SHOT;
 }
 
