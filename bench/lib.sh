@@ -24,6 +24,10 @@ CG=$BUILD/csum-guard
 # shellcheck disable=SC2034  # used by the scripts that source this
 GUARD_OBJ=$BUILD/csum_guard.bpf.o
 EMPTY_OBJ=$BB/empty.bpf.o
+# The guard as it was before the last optimisation of its fast path, built
+# from git for the before/after rows (prog-cost.sh, testrun.sh).
+BEFORE_REV=${BEFORE_REV:-7c61132}
+BEFORE_OBJ=$BB/before/csum_guard.bpf.o
 RESULTS=${RESULTS:-$BENCH_DIR/results}
 
 # Parameters; empty values (as make passes them) mean the default.
@@ -81,6 +85,30 @@ fmt() { LC_ALL=C printf "%.${1}f" "$2"; }
 sub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a - b }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b ? a / b : 0 }'; }
 
+# --- the guard before --------------------------------------------------
+
+# Build the guard of $BEFORE_REV (its own Makefile, sources and compiler
+# flags, from this checkout's history) into $BEFORE_OBJ, once per revision.
+# Returns 1 and says why when it cannot: a tree without git history (an
+# unpacked release) measures without the before rows.
+BEFORE_WHY=
+before_build() {
+	local src=$BB/before/src stamp=$BB/before/rev rev
+
+	if ! rev=$(git -C "$TOP" rev-parse --verify -q "$BEFORE_REV^{commit}"); then
+		BEFORE_WHY="revision $BEFORE_REV is not in this tree's git history"
+		return 1
+	fi
+	[ -e "$BEFORE_OBJ" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$rev" ] && return 0
+	rm -rf "$BB/before" && mkdir -p "$src" || return 1
+	if ! git -C "$TOP" archive "$rev" Makefile bpf include | tar -x -C "$src" ||
+	   ! make -C "$src" -s BUILD=build build/csum_guard.bpf.o >"$BB/before/build.log" 2>&1; then
+		BEFORE_WHY="cannot build the guard of $BEFORE_REV (see ${BB#"$TOP"/}/before/build.log)"
+		return 1
+	fi
+	cp "$src/build/csum_guard.bpf.o" "$BEFORE_OBJ" && echo "$rev" >"$stamp"
+}
+
 # --- topology -----------------------------------------------------------
 
 tap_topo_up() {
@@ -116,8 +144,8 @@ tapwrite() {
 
 # --- hooks --------------------------------------------------------------
 #
-# A configuration is "none" or PROGRAM-MODE, PROGRAM empty or guard, MODE
-# tcx or clsact. hook_on sets HOOK_PROG to the id of the program it
+# A configuration is "none" or PROGRAM-MODE, PROGRAM empty, guard or before
+# (the guard of $BEFORE_REV, by attach --object), MODE tcx or clsact. hook_on sets HOOK_PROG to the id of the program it
 # attached (for kernel.bpf_stats_enabled); hook_off removes it and checks
 # that tap0 is left with no clsact qdisc: "none" must mean no hook.
 
@@ -153,6 +181,11 @@ hook_on() {
 		"$CG" attach tap0 --netns "$VM" --backend bpf --mode "$mode" --quiet ||
 			return 1
 		HOOK_PROG=$(guard_prog_id) ;;
+	before-tcx|before-clsact)
+		"$CG" attach tap0 --netns "$VM" --backend bpf --mode "$mode" --quiet \
+			--object "$BEFORE_OBJ" --sha256 "$(sha256sum <"$BEFORE_OBJ" | cut -d' ' -f1)" ||
+			return 1
+		HOOK_PROG=$(guard_prog_id) ;;
 	kmod)
 		"$CG" attach tap0 --netns "$VM" --backend kmod --quiet
 		return ;;
@@ -170,7 +203,7 @@ hook_off() {
 	empty-*)
 		"$BB/attach-empty" detach --netns "$VM" --dev tap0 --mode "$mode" \
 			--pin "$PINDIR/empty-link" || return 1 ;;
-	guard-*|kmod)
+	guard-*|before-*|kmod)
 		"$CG" detach tap0 --netns "$VM" --quiet || return 1 ;;
 	esac
 	if tc -n "$VM" qdisc show dev tap0 | grep -q clsact; then

@@ -4,26 +4,26 @@
 # kernel.bpf_stats_enabled (run_time_ns / run_cnt), against the empty
 # program, with real frames through a tap (topology: lib.sh).
 #
-# The stats clock costs more than either program and wanders from run to
-# run on a shared machine, so only the difference to the empty program
-# means anything, and it is taken within one run: both programs sit on the
-# same tcx hook of tap0 and every frame runs both, one after the other.
-# Each round does it in both orders (guard first, then empty first; which
-# order comes first alternates), so neither gets the other's warm cache.
+# Each program runs alone on tap0's tcx hook, as the guard does in
+# service: the empty program, the guard, and the guard of $BEFORE_REV
+# (attach --object) for the before/after of the last optimisation. Each
+# round attaches them one after the other in a rotated order and writes the
+# same frames through each; a program's figure is its difference to the
+# empty program within the round, and the table gives the median over
+# rounds. The stats clock costs more than any of the programs and wanders
+# from run to run, so the absolute figures mean little.
 # The kinds of frame:
 #   partial  CHECKSUM_PARTIAL with a legitimate csum_start (the guard reads
 #            the IPv4 header and passes it)
 #   none     not partial (the guard's early exit)
-#   bad      csum_start inside the IPv4 header (the guard counts and drops
-#            it, so only the empty-first order runs both; informational)
+#   bad      csum_start inside the IPv4 header (the guard counts and drops it)
 set -u
 . "$(dirname "$0")/lib.sh"
 
 PACKETS=${PACKETS:-1000000}
 WARMUP=10000		# tapwrite's default, counted by the stats too
+KINDS="partial none bad"
 STATS_WAS=
-GUARD_ID=
-EMPTY_ID=
 
 cleanup() {
 	[ -n "$STATS_WAS" ] && sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS"
@@ -32,71 +32,35 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-# pair_on ORDER: the guard and the empty program on tap0's tcx hook, in
-# ORDER guard-first or empty-first. The guard always links itself before
-# every other tcx program; the empty one is appended or, with --first,
-# put before the guard.
-pair_on() {
-	local first='' out
-
-	[ "$1" = empty-first ] && first=--first
-	"$CG" attach tap0 --netns "$VM" --backend bpf --mode tcx --quiet || return 1
-	GUARD_ID=$(guard_prog_id)
-	mkdir -p "$PINDIR"
-	out=$("$BB/attach-empty" attach --netns "$VM" --dev tap0 --mode tcx \
-		--obj "$EMPTY_OBJ" --pin "$PINDIR/empty-link" $first) || return 1
-	EMPTY_ID=${out#prog_id=}
-	[ -n "$GUARD_ID" ] && [ -n "$EMPTY_ID" ]
-}
-
-pair_off() {
-	"$BB/attach-empty" detach --netns "$VM" --dev tap0 --mode tcx \
-		--pin "$PINDIR/empty-link" || return 1
-	"$CG" detach tap0 --netns "$VM" --quiet
-}
-
 guard_dropped() { "$CG" status tap0 --netns "$VM" --json | jq -r .dropped; }
 
-# measure ROUND ORDER KIND: write the frames, record each program's ns per
-# run as "ROUND ORDER GUARD_NS EMPTY_NS" in raw.KIND
+# measure ROUND CONF KIND: write the frames, record the program's ns per run
+# as "ROUND CONF NS" in raw.KIND; check it ran once per frame and that a
+# guard dropped exactly the bad frames
 measure() {
-	local r=$1 order=$2 kind=$3 g0 gn0 e0 en0 g1 gn1 e1 en1 gn en d0 d1
-	local want=$((PACKETS + WARMUP))
+	local r=$1 conf=$2 kind=$3 t0 n0 t1 n1 d0 d1 want=$((PACKETS + WARMUP)) drops=0
 
-	d0=$(guard_dropped)
-	read -r g0 gn0 <<<"$(prog_stats "$GUARD_ID")"
-	read -r e0 en0 <<<"$(prog_stats "$EMPTY_ID")"
-	tapwrite "$kind" "$PACKETS" >/dev/null || die "tapwrite failed ($order, $kind)"
-	read -r g1 gn1 <<<"$(prog_stats "$GUARD_ID")"
-	read -r e1 en1 <<<"$(prog_stats "$EMPTY_ID")"
-	d1=$(guard_dropped)
-	gn=$((gn1 - gn0))
-	en=$((en1 - en0))
-	# every frame ran both programs exactly once; the guard dropped the bad
-	if [ "$gn" != "$want" ] || [ "$en" != "$want" ]; then
-		die "$order $kind: guard ran $gn times, empty $en, for $want frames"
+	[ "$conf" != empty-tcx ] && d0=$(guard_dropped)
+	read -r t0 n0 <<<"$(prog_stats "$HOOK_PROG")"
+	tapwrite "$kind" "$PACKETS" >/dev/null || die "tapwrite failed ($conf, $kind)"
+	read -r t1 n1 <<<"$(prog_stats "$HOOK_PROG")"
+	[ $((n1 - n0)) = "$want" ] || die "$conf $kind: the program ran $((n1 - n0)) times for $want frames"
+	if [ "$conf" != empty-tcx ]; then
+		d1=$(guard_dropped)
+		[ "$kind" = bad ] && drops=$want
+		[ $((d1 - d0)) = "$drops" ] ||
+			die "$conf $kind: the guard dropped $((d1 - d0)) of $want frames"
 	fi
-	[ $((d1 - d0)) = "$([ "$kind" = bad ] && echo "$want" || echo 0)" ] ||
-		die "$order $kind: the guard dropped $((d1 - d0)) of $want frames"
-	awk -v r="$r" -v o="$order" -v g=$((g1 - g0)) -v e=$((e1 - e0)) -v n="$want" \
-		'BEGIN { printf "%s %s %.3f %.3f\n", r, o, g / n, e / n }' >>"$TMPD/raw.$kind"
+	awk -v r="$r" -v c="$conf" -v t=$((t1 - t0)) -v n="$want" \
+		'BEGIN { printf "%s %s %.3f\n", r, c, t / n }' >>"$TMPD/raw.$kind"
 }
 
-# The guard first must really be first: a bad frame it drops never
-# reaches the empty program behind it.
-check_order() {
-	local e0 en0 e1 en1 d0 d1
-
-	d0=$(guard_dropped)
-	read -r e0 en0 <<<"$(prog_stats "$EMPTY_ID")"
-	"$BB/tapwrite" --netns "$VM" --dev tap0 --kind bad --count 100 --warmup 0 \
-		>/dev/null || die "tapwrite failed (order check)"
-	read -r e1 en1 <<<"$(prog_stats "$EMPTY_ID")"
-	d1=$(guard_dropped)
-	if [ "$en1" != "$en0" ] || [ $((d1 - d0)) != 100 ]; then
-		die "guard-first: the empty program ran $((en1 - en0)) times behind $((d1 - d0)) drops of 100"
-	fi
-}
+CONFS="empty-tcx guard-tcx"
+if before_build; then
+	CONFS="$CONFS before-tcx"
+else
+	note "prog-cost: no before/after: $BEFORE_WHY"
+fi
 
 tap_topo_up || die "cannot build the tap topology"
 STATS_WAS=$(sysctl -n kernel.bpf_stats_enabled)
@@ -104,87 +68,84 @@ sysctl -qw kernel.bpf_stats_enabled=1 || die "cannot enable kernel.bpf_stats_ena
 
 t0=$(date +%s)
 for ((r = 1; r <= RUNS; r++)); do
-	for order in $(rotate "$r" guard-first empty-first); do
-		pair_on "$order" || die "cannot attach both programs ($order)"
-		if [ "$order" = guard-first ]; then
-			check_order
-			measure "$r" "$order" partial
-			measure "$r" "$order" none
-		else
-			measure "$r" "$order" partial
-			measure "$r" "$order" none
-			measure "$r" "$order" bad
-		fi
-		pair_off || die "cannot detach ($order)"
+	for conf in $(rotate "$r" $CONFS); do
+		hook_on "$conf" || die "cannot attach $conf"
+		for kind in $KINDS; do
+			measure "$r" "$conf" "$kind"
+		done
+		hook_off "$conf" || die "cannot detach $conf"
 	done
 	note "prog-cost: round $r/$RUNS done"
 done
 elapsed=$(($(date +%s) - t0))
 
-# per-round guard − empty for KIND: in ORDER, or the mean of both orders
-diffs() {
-	awk -v want="${2:-both}" '
-		{ d = $3 - $4 }
-		want == "both" { s[$1] += d; n[$1]++ }
-		want == $2 { printf "%.3f\n", d }
-		END { if (want == "both") for (r in s) if (n[r] == 2) printf "%.3f\n", s[r] / 2 }' \
-		"$TMPD/raw.$1"
+# "median (min to max)" of per-round A − B for KIND: diff KIND A B
+diff_cell() {
+	local -a d
+	read -r -a d <<<"$(pairdiff "$TMPD/raw.$1" "$2" "$3" | stats3)"
+	echo "**$(fmt 1 "${d[0]}")** ($(fmt 1 "${d[1]}") to $(fmt 1 "${d[2]}"))"
+}
+
+# median ns/run of CONF for KIND
+med() {
+	local m
+	read -r m _ <<<"$(col "$TMPD/raw.$1" "$2" | stats3)"
+	fmt 1 "$m"
 }
 
 # row LABEL KIND
 row() {
-	local -a e g d gf ef
-	read -r -a g <<<"$(awk '{ print $3 }' "$TMPD/raw.$2" | stats3)"
-	read -r -a e <<<"$(awk '{ print $4 }' "$TMPD/raw.$2" | stats3)"
-	read -r -a gf <<<"$(diffs "$2" guard-first | stats3)"
-	read -r -a ef <<<"$(diffs "$2" empty-first | stats3)"
-	if [ "$2" = bad ]; then
-		d=("${ef[@]}")
-		gf=(- - -)
-	else
-		read -r -a d <<<"$(diffs "$2" | stats3)"
-		gf[0]=$(fmt 1 "${gf[0]}")
-	fi
-	echo "| $1 | $(fmt 1 "${e[0]}") | $(fmt 1 "${g[0]}") | **$(fmt 1 "${d[0]}")** |" \
-		"$(fmt 1 "${d[1]}") to $(fmt 1 "${d[2]}") | ${gf[0]} | $(fmt 1 "${ef[0]}") |"
+	local line="| $1 | $(med "$2" empty-tcx) | $(med "$2" guard-tcx) | $(diff_cell "$2" guard-tcx empty-tcx) |"
+
+	case $CONFS in
+	*before-tcx*)
+		line="$line $(med "$2" before-tcx) | $(diff_cell "$2" before-tcx empty-tcx) |"
+		line="$line $(diff_cell "$2" guard-tcx before-tcx) |" ;;
+	esac
+	echo "$line"
 }
 
 {
 	echo "## Program cost: guard vs empty program (kernel.bpf_stats_enabled, real frames)"
 	echo
-	echo "| frames | empty, ns/run | guard, ns/run | guard − empty, ns | per-round range | guard first | empty first |"
-	echo "|---|---:|---:|---:|---:|---:|---:|"
+	case $CONFS in
+	*before-tcx*)
+		echo "| frames | empty, ns/run | guard, ns/run | **guard − empty**, ns | guard of $BEFORE_REV, ns/run | $BEFORE_REV − empty, ns | guard − $BEFORE_REV, ns |"
+		echo "|---|---:|---:|---:|---:|---:|---:|" ;;
+	*)
+		echo "| frames | empty, ns/run | guard, ns/run | **guard − empty**, ns |"
+		echo "|---|---:|---:|---:|" ;;
+	esac
 	row "CHECKSUM_PARTIAL, legitimate csum_start (34)" partial
 	row "not partial (no NEEDS_CSUM)" none
-	row "bad csum_start (20): guard drops *(informational)*" bad
+	row "bad csum_start (20): the guard counts and drops" bad
 	echo
-	for kind in partial none; do
-		read -r gfm _ <<<"$(diffs "$kind" guard-first | stats3)"
-		read -r efm _ <<<"$(diffs "$kind" empty-first | stats3)"
-		echo "First-in-chain extra, $([ "$kind" = none ] && echo not-partial || echo partial) frames: $(awk -v a="$gfm" -v b="$efm" \
-			'BEGIN { printf "%.1f", (a - b) / 2 }') ns."
-	done
+	echo "Differences: the median over rounds of the difference within each round, with its range."
+	case $CONFS in
+	*before-tcx*)
+		echo "The guard of $BEFORE_REV is the program before its entry was made stack-free" \
+			"(one callee-saved register instead of four, slow paths out of line, BPF ISA v3)," \
+			"built from git by its own Makefile and attached with \`attach --object\`." ;;
+	*)
+		echo "No before/after rows: $BEFORE_WHY." ;;
+	esac
 	echo
 	echo "Method: run_time_ns / run_cnt from bpf prog info (kernel.bpf_stats_enabled=1)" \
 		"over $PACKETS frames per measurement (64-byte UDP payload; \`bench/tapwrite\`," \
 		"pinned to CPU $BENCH_CPU, writes them into a vnet_hdr tap whose IPv4 route is a" \
-		"blackhole). The guard (\`csum-guard attach --mode tcx\`) and \`bench/empty.bpf.c\`" \
-		"sit on the same tcx hook at once, so every frame runs both and the difference" \
-		"is taken within one run; each of $RUNS rounds does both orders (which comes" \
-		"first alternates). Whichever program runs first in the chain pays an extra" \
-		"(about half the gap between the two order columns); the mean of the two orders" \
-		"cancels it: guard − empty is the median over rounds of that mean (the bad" \
-		"row: empty first only, as the guard drops the frame)." \
-		"Absolute figures are mostly the stats clock. Checked: every frame ran each" \
-		"program once, the guard dropped exactly the bad frames, and with the guard" \
-		"first nothing it dropped reached the empty program. ${elapsed}s."
+		"blackhole). Each program runs alone on tap0's tcx hook, attached as in service" \
+		"(\`csum-guard attach --mode tcx\`; \`bench/empty.bpf.c\` by \`bench/attach-empty\`);" \
+		"each of $RUNS rounds measures every program on every kind of frame, the programs" \
+		"in an order rotated from round to round. Absolute figures are mostly the stats clock." \
+		"Checked: each program ran once per frame, and a guard dropped exactly the bad frames" \
+		"and nothing else. ${elapsed}s."
 	echo
 	machine_line
 	echo
-	echo "<details><summary>Per-measurement data (round order guard_ns empty_ns)</summary>"
+	echo "<details><summary>Per-measurement data (kind round program ns)</summary>"
 	echo
 	echo '```'
-	for kind in partial none bad; do
+	for kind in $KINDS; do
 		sed "s/^/$kind /" "$TMPD/raw.$kind"
 	done
 	echo '```'

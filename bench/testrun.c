@@ -2,11 +2,12 @@
 /*
  * testrun.c - BPF_PROG_TEST_RUN of the guard against the empty program.
  *
- *	testrun --guard OBJ --empty OBJ [--runs N] [--repeat N] [--cpu N]
+ *	testrun --guard OBJ --empty OBJ [--before OBJ] [--runs N] [--repeat N] [--cpu N]
  *
- * Loads the first program of each object, then runs each on the same
- * 64-byte Ethernet + IPv4 + UDP packet, repeat times per call, alternating
- * which goes first from one run to the next. The kernel builds that skb
+ * Loads the first program of each object (--before: the guard as it was
+ * before an optimisation, for a before/after), then runs each on the same
+ * 64-byte Ethernet + IPv4 + UDP packet, repeat times per call, in an order
+ * rotated from one run to the next. The kernel builds that skb
  * with ip_summed == CHECKSUM_NONE, so this measures only the guard's
  * not-partial path (the common exit after two compares).
  *
@@ -15,7 +16,7 @@
  * out) and the wall time of the call divided by repeat (CLOCK_MONOTONIC,
  * sub-ns resolution, one syscall of overhead spread over repeat runs).
  *
- * Output, one line per call: "run=R prog=guard|empty duration_ns=D wall_ns=W".
+ * Output, one line per call: "run=R prog=guard|empty|before duration_ns=D wall_ns=W".
  * Exit codes: 0 done, 1 failed, 2 bad usage.
  */
 #define _GNU_SOURCE
@@ -125,7 +126,7 @@ static int run_one(const struct subject *s, const uint8_t *data, __u32 repeat,
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: " PROG " --guard OBJ --empty OBJ [--runs N] [--repeat N] [--cpu N]\n");
+	fprintf(f, "usage: " PROG " --guard OBJ --empty OBJ [--before OBJ] [--runs N] [--repeat N] [--cpu N]\n");
 }
 
 int main(int argc, char **argv)
@@ -133,19 +134,21 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "guard", required_argument, NULL, 'g' },
 		{ "empty", required_argument, NULL, 'e' },
+		{ "before", required_argument, NULL, 'b' },
 		{ "runs", required_argument, NULL, 'r' },
 		{ "repeat", required_argument, NULL, 'R' },
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	struct subject s[2] = {
+	struct subject s[3] = {
 		{ .name = "empty", .fd = -1 },
 		{ .name = "guard", .fd = -1 },
+		{ .name = "before", .fd = -1 },
 	};
 	unsigned long runs = 9, repeat = 1000000;
 	uint8_t data[PKT_LEN];
-	int opt, cpu = -1, r, i, err, ret = 1;
+	int opt, cpu = -1, n = 2, r, i, err, ret = 1;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
@@ -154,6 +157,9 @@ int main(int argc, char **argv)
 			break;
 		case 'e':
 			s[0].path = optarg;
+			break;
+		case 'b':
+			s[2].path = optarg;
 			break;
 		case 'r':
 			runs = cgb_num(PROG, "--runs", optarg, 1, 1000);
@@ -184,22 +190,27 @@ int main(int argc, char **argv)
 	}
 	memcpy(data, pkt, sizeof(data));
 	finish_packet(data);
-	if (load(&s[0]) || load(&s[1]))
-		goto cleanup;
+	if (s[2].path)
+		n = 3;
+	for (i = 0; i < n; i++) {
+		if (load(&s[i]))
+			goto cleanup;
+	}
 
-	/* warm both up (not reported), then alternate who goes first */
-	if (run_one(&s[0], data, repeat / 10 + 1, 0) ||
-	    run_one(&s[1], data, repeat / 10 + 1, 0))
-		goto cleanup;
+	/* warm each up (not reported), then rotate who goes first */
+	for (i = 0; i < n; i++) {
+		if (run_one(&s[i], data, repeat / 10 + 1, 0))
+			goto cleanup;
+	}
 	for (r = 1; r <= (int)runs; r++) {
-		for (i = 0; i < 2; i++) {
-			if (run_one(&s[(r + i) & 1], data, repeat, r))
+		for (i = 0; i < n; i++) {
+			if (run_one(&s[(r + i) % n], data, repeat, r))
 				goto cleanup;
 		}
 	}
 	ret = 0;
 cleanup:
-	bpf_object__close(s[0].obj);
-	bpf_object__close(s[1].obj);
+	for (i = 0; i < n; i++)
+		bpf_object__close(s[i].obj);
 	return ret;
 }

@@ -6,6 +6,7 @@
 # CHECKSUM_NONE, so this measures the guard's not-partial path only (the
 # partial and drop paths need real frames: prog-cost.sh). No namespace, no
 # attachment: the programs are loaded, run and unloaded by testrun itself.
+# With the guard of $BEFORE_REV (lib.sh) it gives the before/after too.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -15,7 +16,13 @@ cleanup() { rm -rf "$TMPD"; }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-"$BB/testrun" --guard "$GUARD_OBJ" --empty "$EMPTY_OBJ" --runs "$RUNS" \
+BEFORE_ARGS=()
+if before_build; then
+	BEFORE_ARGS=(--before "$BEFORE_OBJ")
+else
+	note "testrun: no before/after: $BEFORE_WHY"
+fi
+"$BB/testrun" --guard "$GUARD_OBJ" --empty "$EMPTY_OBJ" "${BEFORE_ARGS[@]}" --runs "$RUNS" \
 	--repeat "$REPEAT" --cpu "$BENCH_CPU" >"$TMPD/out" || die "testrun failed"
 # "ROUND PROG DURATION WALL"
 sed -n 's/^run=\([0-9]*\) prog=\([a-z]*\) duration_ns=\([0-9]*\) wall_ns=\([0-9.]*\)$/\1 \2 \3 \4/p' \
@@ -40,11 +47,23 @@ row() {
 	row "**guard − empty** (per-run pairs)" \
 		"$(pairdiff "$TMPD/raw" guard empty 1 | stats3)" \
 		"$(pairdiff "$TMPD/raw" guard empty 2 | stats3)"
+	if [ ${#BEFORE_ARGS[@]} -gt 0 ]; then
+		row "guard of $BEFORE_REV" "$(col "$TMPD/raw" before 1 | stats3)" \
+			"$(col "$TMPD/raw" before 2 | stats3)"
+		row "$BEFORE_REV − empty (per-run pairs)" \
+			"$(pairdiff "$TMPD/raw" before empty 1 | stats3)" \
+			"$(pairdiff "$TMPD/raw" before empty 2 | stats3)"
+		row "**guard − $BEFORE_REV** (per-run pairs)" \
+			"$(pairdiff "$TMPD/raw" guard before 1 | stats3)" \
+			"$(pairdiff "$TMPD/raw" guard before 2 | stats3)"
+	fi
 	echo
 	echo "Method: \`bench/testrun\` loads \`build/csum_guard.bpf.o\` and \`bench/empty.bpf.c\`" \
 		"and calls BPF_PROG_TEST_RUN with repeat=$REPEAT on one 64-byte Ethernet/IPv4/UDP" \
 		"packet (the kernel makes it CHECKSUM_NONE: the guard's not-partial path)," \
-		"$RUNS runs, guard and empty interleaved (who goes first alternates), pinned to CPU $BENCH_CPU." \
+		"$RUNS runs, the programs interleaved (who goes first rotates), pinned to CPU $BENCH_CPU." \
+		"$([ ${#BEFORE_ARGS[@]} -gt 0 ] && echo "The guard of $BEFORE_REV (built from git by its own Makefile) is the program before its entry was made stack-free." ||
+			echo "No before/after rows: $BEFORE_WHY.")" \
 		"Kernel duration: the kernel's mean per repetition, an integer," \
 		"rescheduled time left out; wall: CLOCK_MONOTONIC around the call / repeat (sub-ns" \
 		"resolution, but on a busy machine it also counts time other processes held the" \
