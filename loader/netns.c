@@ -84,6 +84,12 @@ int cg_netns_ino(__u64 *ino)
 	return 0;
 }
 
+/*
+ * The cookie of the current network namespace, or 0 before 5.14, which has
+ * no SO_NETNS_COOKIE: there the inode alone names a namespace in our state
+ * (only the SYN-cookie guard runs on such kernels; the bpf backend needs
+ * 6.2).
+ */
 int cg_netns_cookie(__u64 *cookie)
 {
 	socklen_t len = sizeof(*cookie);
@@ -92,8 +98,13 @@ int cg_netns_cookie(__u64 *cookie)
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, cookie, &len))
+	if (getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, cookie, &len)) {
 		err = -errno;
+		if (err == -ENOPROTOOPT) {
+			*cookie = 0;
+			err = 0;
+		}
+	}
 	close(fd);
 	return err;
 }
