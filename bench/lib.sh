@@ -145,9 +145,10 @@ tapwrite() {
 # --- hooks --------------------------------------------------------------
 #
 # A configuration is "none" or PROGRAM-MODE, PROGRAM empty, guard or before
-# (the guard of $BEFORE_REV, by attach --object), MODE tcx or clsact. hook_on sets HOOK_PROG to the id of the program it
-# attached (for kernel.bpf_stats_enabled); hook_off removes it and checks
-# that tap0 is left with no clsact qdisc: "none" must mean no hook.
+# (the guard of $BEFORE_REV, by attach --object), MODE tcx or clsact.
+# hook_on sets HOOK_PROG to the id of the program it attached (for
+# kernel.bpf_stats_enabled); hook_off removes it and checks that tap0 is
+# left with no clsact qdisc: "none" must mean no hook.
 
 HOOK_PROG=
 

@@ -56,7 +56,9 @@ measure() {
 }
 
 CONFS="empty-tcx guard-tcx"
+BEFORE=
 if before_build; then
+	BEFORE=1
 	CONFS="$CONFS before-tcx"
 else
 	note "prog-cost: no before/after: $BEFORE_WHY"
@@ -97,38 +99,35 @@ med() {
 row() {
 	local line="| $1 | $(med "$2" empty-tcx) | $(med "$2" guard-tcx) | $(diff_cell "$2" guard-tcx empty-tcx) |"
 
-	case $CONFS in
-	*before-tcx*)
+	if [ -n "$BEFORE" ]; then
 		line="$line $(med "$2" before-tcx) | $(diff_cell "$2" before-tcx empty-tcx) |"
-		line="$line $(diff_cell "$2" guard-tcx before-tcx) |" ;;
-	esac
+		line="$line $(diff_cell "$2" guard-tcx before-tcx) |"
+	fi
 	echo "$line"
 }
 
 {
 	echo "## Program cost: guard vs empty program (kernel.bpf_stats_enabled, real frames)"
 	echo
-	case $CONFS in
-	*before-tcx*)
+	if [ -n "$BEFORE" ]; then
 		echo "| frames | empty, ns/run | guard, ns/run | **guard − empty**, ns | guard of $BEFORE_REV, ns/run | $BEFORE_REV − empty, ns | guard − $BEFORE_REV, ns |"
-		echo "|---|---:|---:|---:|---:|---:|---:|" ;;
-	*)
+		echo "|---|---:|---:|---:|---:|---:|---:|"
+	else
 		echo "| frames | empty, ns/run | guard, ns/run | **guard − empty**, ns |"
-		echo "|---|---:|---:|---:|" ;;
-	esac
+		echo "|---|---:|---:|---:|"
+	fi
 	row "CHECKSUM_PARTIAL, legitimate csum_start (34)" partial
 	row "not partial (no NEEDS_CSUM)" none
 	row "bad csum_start (20): the guard counts and drops" bad
 	echo
 	echo "Differences: the median over rounds of the difference within each round, with its range."
-	case $CONFS in
-	*before-tcx*)
+	if [ -n "$BEFORE" ]; then
 		echo "The guard of $BEFORE_REV is the program before its entry was made stack-free" \
 			"(one callee-saved register instead of four, slow paths out of line, BPF ISA v3)," \
-			"built from git by its own Makefile and attached with \`attach --object\`." ;;
-	*)
-		echo "No before/after rows: $BEFORE_WHY." ;;
-	esac
+			"built from git by its own Makefile and attached with \`attach --object\`."
+	else
+		echo "No before/after rows: $BEFORE_WHY."
+	fi
 	echo
 	echo "Method: run_time_ns / run_cnt from bpf prog info (kernel.bpf_stats_enabled=1)" \
 		"over $PACKETS frames per measurement (64-byte UDP payload; \`bench/tapwrite\`," \
