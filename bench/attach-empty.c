@@ -6,6 +6,7 @@
  *
  *	attach-empty attach --netns NS --dev DEV --mode tcx|clsact --obj OBJ [--pin PATH] [--first]
  *	attach-empty detach --netns NS --dev DEV --mode tcx|clsact [--pin PATH]
+ *	attach-empty list --netns NS --dev DEV
  *
  * tcx: the program is loaded with expected attach type BPF_TCX_INGRESS and
  * linked with bpf_link_create(); the link is pinned at PATH (required), which
@@ -17,7 +18,9 @@
  * with it, so use it only on devices whose qdisc is yours (the benchmark's
  * own namespaces): a device left with an empty clsact qdisc is not "no hook".
  *
- * attach prints "prog_id=N", for kernel.bpf_stats_enabled readings.
+ * attach prints "prog_id=N", for kernel.bpf_stats_enabled readings; list
+ * prints the ids of the device's tcx ingress programs in the order they run
+ * (bpftool before 7.3 does not show tcx).
  * Exit codes: 0 done, 1 failed, 2 bad usage.
  */
 #define _GNU_SOURCE
@@ -41,8 +44,10 @@
 #define CGB_TC_HANDLE	0xb1
 #define CGB_TC_PRIO	1
 
+enum verb { VERB_ATTACH, VERB_DETACH, VERB_LIST };
+
 struct config {
-	bool attach;
+	enum verb verb;
 	bool tcx;
 	bool first;
 	const char *netns;
@@ -55,6 +60,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: " PROG " attach --netns NS --dev DEV --mode tcx|clsact --obj OBJ [--pin PATH] [--first]\n"
 		"       " PROG " detach --netns NS --dev DEV --mode tcx|clsact [--pin PATH]\n"
+		"       " PROG " list --netns NS --dev DEV\n"
 		"  tcx needs --pin, where the link is pinned; --first is for tcx\n");
 }
 
@@ -204,6 +210,22 @@ static int do_detach(const struct config *c, int ifindex)
 	return 0;
 }
 
+/* The tcx ingress programs of ifindex, in the order they run. */
+static int do_list(const struct config *c, int ifindex)
+{
+	__u32 ids[64], cnt = 64, i;
+
+	if (bpf_prog_query(ifindex, CG_BPF_TCX_INGRESS, 0, NULL, ids, &cnt)) {
+		fprintf(stderr, PROG ": cannot list the tcx programs of %s in netns %s: %s\n",
+			c->dev, c->netns, strerror(errno));
+		return 1;
+	}
+	for (i = 0; i < cnt; i++)
+		printf("%s%u", i ? " " : "", ids[i]);
+	printf("\n");
+	return 0;
+}
+
 static void parse_args(struct config *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -225,8 +247,12 @@ static void parse_args(struct config *c, int argc, char **argv)
 		exit(2);
 	}
 	if (!strcmp(argv[1], "attach")) {
-		c->attach = true;
-	} else if (strcmp(argv[1], "detach")) {
+		c->verb = VERB_ATTACH;
+	} else if (!strcmp(argv[1], "detach")) {
+		c->verb = VERB_DETACH;
+	} else if (!strcmp(argv[1], "list")) {
+		c->verb = VERB_LIST;
+	} else {
 		usage(strcmp(argv[1], "--help") ? stderr : stdout);
 		exit(strcmp(argv[1], "--help") ? 2 : 0);
 	}
@@ -259,13 +285,22 @@ static void parse_args(struct config *c, int argc, char **argv)
 			exit(2);
 		}
 	}
+	if (c->verb == VERB_LIST) {
+		if (!c->netns || !c->dev || mode || c->obj || c->pin || c->first ||
+		    optind < argc) {
+			usage(stderr);
+			exit(2);
+		}
+		return;
+	}
 	if (!mode || (strcmp(mode, "tcx") && strcmp(mode, "clsact"))) {
 		fprintf(stderr, PROG ": --mode tcx or --mode clsact is required\n");
 		exit(2);
 	}
 	c->tcx = !strcmp(mode, "tcx");
-	if (!c->netns || !c->dev || (c->attach && !c->obj) || (c->tcx && !c->pin) ||
-	    (c->first && (!c->tcx || !c->attach)) || optind < argc) {
+	if (!c->netns || !c->dev || (c->verb == VERB_ATTACH && !c->obj) ||
+	    (c->tcx && !c->pin) || (c->first && (!c->tcx || c->verb != VERB_ATTACH)) ||
+	    optind < argc) {
 		usage(stderr);
 		exit(2);
 	}
@@ -289,5 +324,12 @@ int main(int argc, char **argv)
 			c.dev, c.netns, strerror(errno));
 		return 1;
 	}
-	return c.attach ? do_attach(&c, ifindex) : do_detach(&c, ifindex);
+	switch (c.verb) {
+	case VERB_ATTACH:
+		return do_attach(&c, ifindex);
+	case VERB_DETACH:
+		return do_detach(&c, ifindex);
+	default:
+		return do_list(&c, ifindex);
+	}
 }
