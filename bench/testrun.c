@@ -9,7 +9,7 @@
  * 64-byte Ethernet + IPv4 + UDP packet, repeat times per call, in an order
  * rotated from one run to the next. The kernel builds that skb
  * with ip_summed == CHECKSUM_NONE, so this measures only the guard's
- * not-partial path (the common exit after two compares).
+ * not-partial path (its early exit, on ip_summed alone).
  *
  * Per call it reports the kernel's own figure (duration: the mean ns per
  * repetition, truncated to an integer, with time spent rescheduled left

@@ -880,7 +880,8 @@ static int sc_resolve(const struct sc_args *a, struct sc_target *t, const char *
 	if (!err)
 		err = cg_netns_cookie(&t->cookie);
 	if (err) {
-		cg_err("cannot %s: %s", verb, strerror(-err));
+		cg_err("cannot %s %s: cannot identify its network namespace: %s", verb,
+		       a->dev ?: "the namespace's devices", strerror(-err));
 		return err;
 	}
 	if (!a->dev)
