@@ -43,13 +43,29 @@ TMPD=$(mktemp -d /tmp/cg-bench.XXXXXX)
 die() { echo "bench: $*" >&2; exit 1; }
 note() { echo "# $*" >&2; }
 
-# "AMD EPYC, 2 cores, kernel 6.18.44"
+# "TOTAL STEAL" ticks of the benchmark's CPU (/proc/stat: user nice system
+# idle iowait irq softirq steal)
+cpu_ticks() {
+	awk -v c="cpu$BENCH_CPU" '$1 == c { t = 0; for (i = 2; i <= 9; i++) t += $i; print t, $9 }' \
+		/proc/stat
+}
+# when this benchmark started
+TICKS0=$(cpu_ticks)
+
+# "AMD EPYC, 2 cores, kernel 6.18.44, ..., CPU 1 stolen: 0.4% of the run".
+# On a VM, steal time is what the hypervisor gave to other guests: the
+# measure of how quiet the machine was while this benchmark ran.
 machine_line() {
-	local model
+	local model t0 s0 t1 s1 steal
 
 	model=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo | head -n 1)
+	read -r t0 s0 <<<"$TICKS0"
+	read -r t1 s1 <<<"$(cpu_ticks)"
+	steal=$(awk -v t=$((t1 - t0)) -v s=$((s1 - s0)) \
+		'BEGIN { printf "%.1f%%", (t > 0 ? 100 * s / t : 0) }')
 	echo "Machine: ${model:-unknown CPU}, $(nproc) cores, kernel $(uname -r)," \
-		"$(date -u +%Y-%m-%d) UTC"
+		"$(date -u +%Y-%m-%d) UTC; CPU $BENCH_CPU was stolen by the hypervisor" \
+		"for $steal of the run."
 }
 
 # --- statistics ---------------------------------------------------------
