@@ -34,6 +34,9 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 PACKETS=${PACKETS:-1000000}
+# Chained measurements time every program on the same frames, so they need
+# fewer of them to be steady.
+CHAIN_PACKETS=${CHAIN_PACKETS:-$((PACKETS / 4))}
 WARMUP=10000		# tapwrite's default, counted by the stats too
 KINDS="partial none bad"
 STATS_WAS=
@@ -127,14 +130,14 @@ chain_off() {
 # "ROUND ORDER NS..." in chain.KIND, one NS per program of $CHAIN in that
 # order (ORDER with commas); check each program ran once per frame
 measure_chain() {
-	local r=$1 order=$2 kind=$3 p t n line want=$((PACKETS + WARMUP))
+	local r=$1 order=$2 kind=$3 p t n line want=$((CHAIN_PACKETS + WARMUP))
 	local -A st=() sn=()
 
 	for p in $CHAIN; do
 		read -r t n <<<"$(prog_stats "${CHAIN_ID[$p]}")"
 		st[$p]=$t sn[$p]=$n
 	done
-	tapwrite "$kind" "$PACKETS" >/dev/null || die "tapwrite failed (chain $order, $kind)"
+	tapwrite "$kind" "$CHAIN_PACKETS" >/dev/null || die "tapwrite failed (chain $order, $kind)"
 	line="$r ${order// /,}"
 	for p in $CHAIN; do
 		read -r t n <<<"$(prog_stats "${CHAIN_ID[$p]}")"
@@ -282,7 +285,8 @@ row() {
 	echo
 	echo "The programs ($CHAIN) sit on tap0's tcx hook together, attached by" \
 		"\`bench/attach-empty\`, so each frame runs them all and each measurement times" \
-		"them under the same conditions. Each round runs all ${#ORDERS[@]} orders, a program's" \
+		"them under the same conditions, $CHAIN_PACKETS frames per measurement. Each round runs" \
+		"all ${#ORDERS[@]} orders, a program's" \
 		"figure in a round is the mean over them, and the table gives the median over the" \
 		"$RUNS rounds with its range. The bad frames are not chained: a drop ends the chain."
 	for kind in $CHAIN_KINDS; do
@@ -304,7 +308,8 @@ row() {
 	echo
 	echo "Each program runs alone on tap0's tcx hook, attached as in service" \
 		"(\`csum-guard attach --mode tcx\`; \`bench/empty.bpf.c\` by \`bench/attach-empty\`);" \
-		"each of $RUNS rounds measures every program on every kind of frame, the programs" \
+		"each of $RUNS rounds measures every program on every kind of frame, $PACKETS frames" \
+		"per measurement, the programs" \
 		"in an order rotated from round to round. Differences: the median over rounds of the" \
 		"difference within each round, with its range."
 	echo
@@ -317,7 +322,7 @@ row() {
 	fi
 	echo
 	echo "Method: run_time_ns / run_cnt from bpf prog info (kernel.bpf_stats_enabled=1)" \
-		"over $PACKETS frames per measurement (64-byte UDP payload; \`bench/tapwrite\`," \
+		"with frames of a 64-byte UDP payload (\`bench/tapwrite\`," \
 		"pinned to CPU $BENCH_CPU, writes them into a vnet_hdr tap whose IPv4 route is a" \
 		"blackhole). Each round runs the chained measurements, then the alone ones." \
 		"Absolute figures are mostly the stats clock." \

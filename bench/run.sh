@@ -10,7 +10,8 @@
 #   syncookie  SYN-ACKs/s under a SYN flood, the XDP responder vs the stack
 #
 # Each writes its Markdown table to bench/results/NAME.md. Environment:
-# RUNS (9), PACKETS (prog-cost 1000000, tap-path 2000000), TCP_SECONDS (3),
+# RUNS (9), PACKETS (prog-cost 1000000, a quarter of it chained; tap-path
+# 2000000), TCP_SECONDS (3),
 # REPEAT (testrun, 1000000), SC_SECONDS (syncookie, 3), BENCH_CPU (the last CPU), ONLY (a subset).
 set -u
 . "$(dirname "$0")/lib.sh"
