@@ -252,6 +252,16 @@ kind_label() {
 	esac
 }
 
+# chain_row KIND: the chained table's row
+chain_row() {
+	local line="| $(kind_label "$1") | $(chain_cell "$1" guard empty) |"
+
+	if [ -n "$BEFORE" ]; then
+		line="$line $(chain_cell "$1" before empty) | $(chain_cell "$1" guard before) |"
+	fi
+	echo "$line"
+}
+
 # row LABEL KIND
 row() {
 	local line="| $1 | $(med "$2" empty-tcx) | $(med "$2" guard-tcx) | $(diff_cell "$2" guard-tcx empty-tcx) |"
@@ -271,17 +281,13 @@ row() {
 	if [ -n "$BEFORE" ]; then
 		echo "| frames | **guard − empty**, ns | guard of $BEFORE_REV − empty, ns | guard − $BEFORE_REV, ns |"
 		echo "|---|---:|---:|---:|"
-		for kind in $CHAIN_KINDS; do
-			echo "| $(kind_label "$kind") | $(chain_cell "$kind" guard empty) |" \
-				"$(chain_cell "$kind" before empty) | $(chain_cell "$kind" guard before) |"
-		done
 	else
 		echo "| frames | **guard − empty**, ns |"
 		echo "|---|---:|"
-		for kind in $CHAIN_KINDS; do
-			echo "| $(kind_label "$kind") | $(chain_cell "$kind" guard empty) |"
-		done
 	fi
+	for kind in $CHAIN_KINDS; do
+		chain_row "$kind"
+	done
 	echo
 	echo "The programs ($CHAIN) sit on tap0's tcx hook together, attached by" \
 		"\`bench/attach-empty\`, so each frame runs them all and each measurement times" \
