@@ -24,6 +24,17 @@ dist_snapshot() {
 	} 2>/dev/null | sort
 }
 
+# depmod's index files (modules.dep, modules.alias.bin, ...) of every
+# kernel in /lib/modules. DKMS runs depmod for each kernel it installs the
+# module for, and again when it removes it: a kernel whose directory held
+# only the build and source links of its headers package keeps a set of
+# (empty) indexes afterwards. That is depmod's doing on every Debian host,
+# not the package's, so the package's own check leaves them out and the
+# test removes those it caused.
+DIST_INDEX_RE='^(\S+  )?/lib/modules/[^/]+/modules\.[^/ ]+( f)?$'
+dist_indexes() { find /lib/modules -mindepth 2 -maxdepth 2 -type f -name 'modules.*' 2>/dev/null | LC_ALL=C sort; }
+dist_no_indexes() { grep -vE "$DIST_INDEX_RE"; }
+
 # Remove from /lib/modules/*/updates what was not there before (a module
 # that dkms remove did not take away), then index those kernels again.
 dist_restore_updates() {
@@ -104,7 +115,7 @@ dist_check_artifacts() {
 # dpkg -i, the module in the guest, dpkg -r. Sets why on failure, detail
 # on success.
 dist_install_cycle() {
-	local deb=$1 ver=$2 kver=$3 ko srcv out n
+	local deb=$1 ver=$2 kver=$3 ko srcv out n idx
 
 	if ! dpkg_retry -i "$deb"; then
 		why="dpkg -i failed: $(grep -m1 -iE 'error|fail' "$TMPD/dpkg.log")"
@@ -162,13 +173,16 @@ dist_install_cycle() {
 	fi
 	# Nothing else either (empty directories, other kernels' indexes), but
 	# what the test made for the guest kernel and dkms's own MOK key.
+	# depmod's indexes are compared apart: see dist_indexes.
 	out=$(dist_snapshot | grep -vF "${made:-/-}" | grep -vxF "${link:-/-} l" |
-		{ if [ -n "$mok" ]; then grep -v '/var/lib/dkms/mok\.'; else cat; fi })
-	if [ "$out" != "$before" ]; then
-		why="dpkg -r did not undo dpkg -i: $(diff <(echo "$before") <(echo "$out") | grep '^[<>]' | head -3 | tr '\n' ' ')"
+		{ if [ -n "$mok" ]; then grep -v '/var/lib/dkms/mok\.'; else cat; fi } | dist_no_indexes)
+	if [ "$out" != "$(dist_no_indexes <<<"$before")" ]; then
+		why="dpkg -r did not undo dpkg -i: $(diff <(dist_no_indexes <<<"$before") <(echo "$out") | grep '^[<>]' | head -3 | tr '\n' ' ')"
 		return 1
 	fi
-	detail="dpkg -i built $ver for $n kernel(s) with headers, $kver among them; loaded in $DIST_KERNEL as version $ver (srcversion $srcv, probe: kmod); dpkg -r left nothing"
+	idx=$(LC_ALL=C comm -13 <(echo "$indexes0") <(dist_indexes | grep -vF "${made:-/-}") |
+		sed 's|^/lib/modules/\([^/]*\)/.*|\1|' | sort -u | paste -sd, -)
+	detail="dpkg -i built $ver for $n kernel(s) with headers, $kver among them; loaded in $DIST_KERNEL as version $ver (srcversion $srcv, probe: kmod); dpkg -r left nothing${idx:+ but the depmod indexes of $idx, which the test removes}"
 }
 
 # Put the system back as it was, whatever failed: the package, what the
@@ -184,11 +198,13 @@ dist_restore() {
 	[ -n "$made" ] && rm -rf "$made"
 	[ -n "$mok" ] && rm -f /var/lib/dkms/mok.key /var/lib/dkms/mok.pub
 	dist_restore_updates "$before" "$made"
+	# depmod's indexes where there were none before (see dist_indexes)
+	LC_ALL=C comm -13 <(echo "$indexes0") <(dist_indexes) | xargs -r rm -f
 }
 
 case_dist_deb() {
 	local t="dist-deb" dist=$TOP/build/dist ver deb why= detail= before after
-	local KVER HEADERS KERNEL MODULES made= link= mok=
+	local KVER HEADERS KERNEL MODULES made= link= mok= indexes0
 
 	ver=$(cat "$TOP/VERSION")
 	deb=$dist/csum-guard-dkms_${ver}_all.deb
@@ -207,7 +223,11 @@ case_dist_deb() {
 		skip "$t: csum-guard is already in dpkg, /usr/src or DKMS here: not touching it"
 		return
 	fi
+	# /lib/modules is the guests' mount point too (tests/guest/run.sh makes
+	# it on a host without modules): made before the snapshot, and kept.
+	mkdir -p /lib/modules
 	before=$(dist_snapshot)
+	indexes0=$(dist_indexes)
 	[ -e /var/lib/dkms/mok.key ] || mok=1
 	trap 'dist_restore; cleanup' EXIT
 	# The guest kernel's headers as installed ones, for the postinst to find.
