@@ -48,10 +48,12 @@ struct cg_probe {
 	bool prog_loads;
 	bool tcx;		/* tcx links (6.6+); clsact otherwise */
 	char bpf_err[128];	/* why the bpf backend cannot run, "" if it can */
+	char bpf_egress_err[128]; /* why it cannot guard egress, "" if it can */
 	/* kmod */
 	bool kmod_loaded;
 	bool kmod_loadable;
 	char kmod_err[128];	/* why the kmod backend cannot run, "" if it can */
+	char kmod_egress_err[160]; /* why it cannot guard egress, "" if it can */
 };
 
 struct cg_backend {

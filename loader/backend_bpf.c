@@ -1195,9 +1195,17 @@ static void cg_bpf_probe(struct cg_probe *p)
 	cg_obj_close(&obj);
 }
 
+/* Egress is a hook of the same kind wherever ingress is (tcx and clsact). */
+static void cg_bpf_probe_all(struct cg_probe *p)
+{
+	cg_bpf_probe(p);
+	if (*p->bpf_err)
+		snprintf(p->bpf_egress_err, sizeof(p->bpf_egress_err), "%s", p->bpf_err);
+}
+
 const struct cg_backend cg_backend_bpf = {
 	.name = "bpf",
-	.probe = cg_bpf_probe,
+	.probe = cg_bpf_probe_all,
 	.attach = cg_bpf_attach,
 	.detach = cg_bpf_detach,
 	.status = cg_bpf_status,

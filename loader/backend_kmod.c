@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
+#include <bpf/btf.h>
 
 #include "backend.h"
 #include "csum_guard_abi.h"
@@ -258,6 +259,66 @@ static void cg_kmod_probe(struct cg_probe *p)
 }
 
 /*
+ * Can the module guard egress here? The loaded module says so in INFO's
+ * FLAGS (modules that predate egress answer without FLAGS); before it is
+ * loaded the kernel's BTF does: the hook exists where struct net_device
+ * has nf_hooks_egress (CONFIG_NETFILTER_EGRESS, 5.16+), and the module is
+ * built with it exactly there (kmod/compat.h).
+ */
+static void cg_kmod_probe_egress(struct cg_probe *p)
+{
+	const char *kver, *why = NULL;
+	const struct btf_type *t;
+	const struct btf_member *m;
+	struct utsname u;
+	struct btf *btf;
+	struct cg_nl nl;
+	int id, i, ret;
+
+	kver = uname(&u) ? "?" : u.release;
+	if (*p->kmod_err) {
+		snprintf(p->kmod_egress_err, sizeof(p->kmod_egress_err), "%s", p->kmod_err);
+		return;
+	}
+	if (p->kmod_loaded) {
+		ret = cg_nl_open(&nl);
+		if (ret)
+			why = "its netlink family does not answer";
+		else if (!nl.flags)
+			why = "module " CG_KMOD_NAME " is too old for it";
+		else if (!(nl.flags & CG_F_EGRESS))
+			why = "no netfilter egress hook";
+		if (!ret)
+			cg_nl_close(&nl);
+	} else {
+		btf = btf__load_vmlinux_btf();
+		id = btf ? btf__find_by_name_kind(btf, "net_device", BTF_KIND_STRUCT) : -1;
+		if (id <= 0) {
+			why = "no kernel BTF to tell before module " CG_KMOD_NAME " is loaded";
+		} else {
+			t = btf__type_by_id(btf, id);
+			m = btf_members(t);
+			why = "no netfilter egress hook";
+			for (i = 0; i < btf_vlen(t); i++, m++)
+				if (!strcmp(btf__name_by_offset(btf, m->name_off), "nf_hooks_egress"))
+					why = NULL;
+		}
+		btf__free(btf);
+	}
+	if (why && !strcmp(why, "no netfilter egress hook"))
+		snprintf(p->kmod_egress_err, sizeof(p->kmod_egress_err),
+			 "kernel %.40s has no netfilter egress hook (CONFIG_NETFILTER_EGRESS, 5.16+)", kver);
+	else if (why)
+		snprintf(p->kmod_egress_err, sizeof(p->kmod_egress_err), "%s", why);
+}
+
+static void cg_kmod_probe_all(struct cg_probe *p)
+{
+	cg_kmod_probe(p);
+	cg_kmod_probe_egress(p);
+}
+
+/*
  * The module, or the kernel under it, cannot do --egress: say which, in
  * one line. Modules that predate it answer INFO without FLAGS.
  */
@@ -393,7 +454,7 @@ static int cg_kmod_list(int *ifindexes, int max)
 
 const struct cg_backend cg_backend_kmod = {
 	.name = "kmod",
-	.probe = cg_kmod_probe,
+	.probe = cg_kmod_probe_all,
 	.attach = cg_kmod_attach,
 	.detach = cg_kmod_detach,
 	.status = cg_kmod_status,

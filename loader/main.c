@@ -778,10 +778,13 @@ static int do_probe(const struct cg_args *a)
 	c = cg_select(&p, CG_CHOICE_NONE, why, sizeof(why));
 	if (!a->json) {
 		printf("root: %s\nbtf: %s\nbpf_cast_to_kern_ctx: %s\ntc program loads: %s\n"
-		       "tcx: %s\nkmod loaded: %s\nkmod loadable: %s\nbackend: %s\nreason: %s\n",
+		       "tcx: %s\nkmod loaded: %s\nkmod loadable: %s\n"
+		       "egress, bpf: %s\negress, kmod: %s\nbackend: %s\nreason: %s\n",
 		       p.root ? "yes" : "no", p.btf ? "yes" : "no", p.kfunc ? "yes" : "no",
 		       p.prog_loads ? "yes" : "no", p.tcx ? "yes" : "no",
 		       p.kmod_loaded ? "yes" : "no", p.kmod_loadable ? "yes" : "no",
+		       *p.bpf_egress_err ? p.bpf_egress_err : "yes",
+		       *p.kmod_egress_err ? p.kmod_egress_err : "yes",
 		       cg_choice_name(c) ?: "none", why);
 		return c == CG_CHOICE_NONE;
 	}
@@ -795,6 +798,8 @@ static int do_probe(const struct cg_args *a)
 	cg_json_kv_bool(&first, "kmod_loadable", p.kmod_loadable);
 	cg_json_kv_str(&first, "bpf_unavailable", *p.bpf_err ? p.bpf_err : NULL);
 	cg_json_kv_str(&first, "kmod_unavailable", *p.kmod_err ? p.kmod_err : NULL);
+	cg_json_kv_str(&first, "bpf_egress_unavailable", *p.bpf_egress_err ? p.bpf_egress_err : NULL);
+	cg_json_kv_str(&first, "kmod_egress_unavailable", *p.kmod_egress_err ? p.kmod_egress_err : NULL);
 	cg_json_kv_str(&first, "backend", cg_choice_name(c));
 	cg_json_kv_str(&first, "reason", why);
 	puts("}");
