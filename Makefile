@@ -38,7 +38,7 @@ LOADER_OBJS := $(LOADER_SRCS:loader/%.c=$(BUILD)/loader/%.o)
 TOOLS := $(BUILD)/tests/cg-inject $(BUILD)/tests/cg-sniff $(BUILD)/tests/cg-nfq \
 	$(BUILD)/tests/cg-stream $(BUILD)/tests/unit $(BUILD)/tests/guard-alt.bpf.o \
 	$(BUILD)/tests/guard-abi-next.bpf.o $(BUILD)/tests/guard-helper.bpf.o \
-	$(BUILD)/tests/sc-syn $(BUILD)/tests/xdp-pass.bpf.o
+	$(BUILD)/tests/sc-syn $(BUILD)/tests/xdp-pass.bpf.o $(BUILD)/tests/cg-hooks
 # What the benchmark tools and cg-stream share: netns, numbers, sockets.
 BENCH_UTIL := bench/util.c loader/netns.c
 
@@ -101,6 +101,11 @@ $(BUILD)/csum-guard: $(LOADER_OBJS)
 $(BUILD)/tests/%: tests/tools/%.c tests/tools/csum.h tests/tools/capture.h tests/tools/synframe.h | $(BUILD)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $<
+
+# cg-hooks asks the kernel which programs run on a device's tcx hooks.
+$(BUILD)/tests/cg-hooks: tests/tools/cg-hooks.c loader/compat.h | $(BUILD)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $< $(LIBS)
 
 $(BUILD)/tests/cg-stream: tests/tools/cg-stream.c $(BENCH_UTIL) bench/util.h | $(BUILD)/tests
 	$(call msg,CC,$@)

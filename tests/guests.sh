@@ -133,10 +133,10 @@ guests_finish() {
 
 	# Once, on the host: it installs the .deb system-wide and boots a guest
 	# of its own (see tests/cases/dist.sh).
-	if [ -z "$only_case" ] || [[ dist_deb == *"$only_case"* ]]; then
+	if case_selected dist_deb; then
 		case_dist_deb
 	fi
-	if [ -z "$only_case" ] || [[ make_install == *"$only_case"* ]]; then
+	if case_selected make_install; then
 		case_make_install
 	fi
 	note "waiting for the guests"

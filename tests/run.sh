@@ -8,7 +8,7 @@
 #   tests/run.sh --here        this kernel only (what each guest runs)
 #   tests/run.sh --demo        the reproduction table, guard off and on
 #   options: --backend bpf|kmod   only that backend
-#            --case NAME          only cases whose name contains NAME
+#            --case NAME[,NAME]   only cases whose name contains a NAME
 #
 # Prints PASS/FAIL/SKIP per case and ends with "N passed, N failed, N skipped".
 set -u
@@ -22,12 +22,13 @@ while [ $# -gt 0 ]; do
 	--demo) mode=demo ;;
 	--backend) only_backend=$2; shift ;;
 	--case) only_case=$2; shift ;;
-	*) echo "usage: tests/run.sh [--here|--demo] [--backend bpf|kmod] [--case NAME]" >&2; exit 2 ;;
+	*) echo "usage: tests/run.sh [--here|--demo] [--backend bpf|kmod] [--case NAME[,NAME]]" >&2; exit 2 ;;
 	esac
 	shift
 done
 
 . tests/lib/common.sh
+. tests/lib/preflight.sh
 for f in tests/cases/*.sh; do . "$f"; done
 
 ROWS=()
@@ -51,15 +52,22 @@ if [ "$(id -u)" != 0 ]; then
 	echo "tests/run.sh: must be run as root (it creates namespaces and taps)" >&2
 	exit 1
 fi
-for b in "$CG" "$INJECT" "$SNIFF" "$NFQ" "$STREAM" "$TOP/build/tests/unit" "$SYN"; do
+for b in "$CG" "$INJECT" "$SNIFF" "$NFQ" "$STREAM" "$TOP/build/tests/unit" "$SYN" "$HOOKS"; do
 	[ -x "$b" ] || { echo "tests/run.sh: $b is missing: run make first" >&2; exit 1; }
 done
-[ -d /sys/fs/bpf ] && ! mountpoint -q /sys/fs/bpf && mount -t bpf bpf /sys/fs/bpf
+# What the suite needs of this machine: all of it, or no case runs.
+if ! preflight $mode; then
+	echo "tests/run.sh: this machine lacks what the suite needs (above)" >&2
+	echo "$n_pass passed, $n_fail failed, $n_skip skipped"
+	exit 1
+fi
+# What it may change outside its namespaces, to compare at the end.
+[ $mode != demo ] && [ -z "${CG_GUEST:-}" ] && MACHINE0=$(machine_snapshot)
 
 # The cases, in order; each runs once per backend.
 CASES=(
 	"repro frag" "repro tx" "repro tx6" "repro vlan" "repro qinq" "repro xtcsum" "repro nfqueue"
-	"repro xtcsum6" "repro nfqueue6" egress boundaries unreadable not_judged sweep sweep_helper log_drops
+	"repro xtcsum6" "repro nfqueue6" egress boundaries unreadable not_judged sweep sweep_helper log_drops counters
 	volume gso idempotent detach_clean clsact_foreign unnamed_netns vanish bad_input
 	module_identity rmmod_guarded one_backend watch check object fleet kill_attach many_taps
 )
@@ -76,11 +84,21 @@ PROBE=$("$CG" probe --json)
 BPF_OK=$(jq -r 'if .bpf_unavailable == null then 1 else 0 end' <<<"$PROBE")
 KMOD_OK=$(jq -r 'if .kmod_unavailable == null then 1 else 0 end' <<<"$PROBE")
 
+# case_selected NAME: does the --case filter let NAME through?
+case_selected() {
+	local w
+	[ -z "$only_case" ] && return 0
+	for w in ${only_case//,/ }; do
+		[[ "$1" == *"$w"* ]] && return 0
+	done
+	return 1
+}
+
 # run_cases CASE...: those the --case filter lets through, "name arg" as case_name arg
 run_cases() {
 	local c t0
 	for c; do
-		[ -z "$only_case" ] || [[ "$c" == *"$only_case"* ]] || continue
+		case_selected "$c" || continue
 		t0=$SECONDS
 		case_${c% *} $([ "${c#* }" != "$c" ] && echo "${c#* }")
 		echo "$((SECONDS - t0)) $c [$BACKEND]" >>"$TMPD/durations"
@@ -158,14 +176,21 @@ if [ $mode = demo ]; then
 	exit
 fi
 
+# The unit binary: its lines, held to its own summary and exit status.
 "$TOP/build/tests/unit" >"$TMPD/unit"
+unit_rc=$? unit_p=0 unit_f=0 unit_sum=
 while read -r r rest; do
 	case $r in
-	PASS) pass "$rest" ;;
-	FAIL) fail "$rest" ;;
+	PASS) pass "$rest"; unit_p=$((unit_p + 1)) ;;
+	FAIL) fail "$rest"; unit_f=$((unit_f + 1)) ;;
+	unit:) unit_sum=$rest ;;
 	*) echo "$r $rest" ;;
 	esac
 done <"$TMPD/unit"
+if [ "$unit_sum" != "$unit_p passed, $unit_f failed" ] || [ $unit_p = 0 ] ||
+   { [ $unit_f = 0 ] && [ $unit_rc != 0 ]; } || { [ $unit_f != 0 ] && [ $unit_rc != 1 ]; }; then
+	fail "unit: exit status $unit_rc and summary '${unit_sum:-none}' do not match the $unit_p PASS and $unit_f FAIL lines read"
+fi
 check_probe_choice
 
 # The guest kernels (make test): in the background while the host's cases run.
@@ -194,6 +219,7 @@ leak_check
 durations
 
 [ -n "$GUESTS_PID" ] && guests_finish
+[ -n "${MACHINE0:-}" ] && machine_check "$MACHINE0"
 
 [ $mode = all ] && kernel_table && reliability_table
 echo "$n_pass passed, $n_fail failed, $n_skip skipped"

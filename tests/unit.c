@@ -3,7 +3,9 @@
  * unit.c - the drop decision and the backend choice, without a kernel.
  *
  * Prints one "PASS name" / "FAIL name: why" line per test, as the suite
- * runner expects, and exits 1 if anything failed.
+ * runner expects, then "unit: N passed, N failed" once all have run, and
+ * exits 1 if anything failed. The runner holds the lines to that summary
+ * and to the exit status, so a crash or an early exit cannot pass.
  */
 #include <stdio.h>
 #include <string.h>
@@ -13,7 +15,7 @@
 #include "select.h"
 #include "sha256.h"
 
-static int failures;
+static int failures, passes;
 
 static void report(const char *name, int bad, const char *why)
 {
@@ -22,6 +24,7 @@ static void report(const char *name, int bad, const char *why)
 		failures++;
 	} else {
 		printf("PASS unit/%s\n", name);
+		passes++;
 	}
 }
 
@@ -374,5 +377,6 @@ int main(void)
 	test_vlan();
 	test_sha256();
 	test_select();
+	printf("unit: %d passed, %d failed\n", passes, failures);
 	return failures ? 1 : 0;
 }

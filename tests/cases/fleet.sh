@@ -255,3 +255,47 @@ case_fleet() {
 	fi
 	fleet_cleanup
 }
+
+# The counters count every drop on every CPU, each kind in its own
+# counter, and JSON and Prometheus each say what the case itself sent. The
+# injector is pinned to each CPU in turn (a tap runs its receive path on
+# the writer's CPU) and sends a different number of frames of each kind
+# there, so a CPU left out of the sum, or two counters swapped, shows. For
+# bpf the per-CPU slots of the counters map are read from the kernel too.
+case_counters() {
+	local t="counters [$BACKEND]" c ncpu want_d=0 want_u=0 json prom got percpu= why=
+
+	topo_up --mtu 1500 || { fail "$t: set-up"; topo_down; return; }
+	guard_on || { fail "$t: attach failed"; topo_down; return; }
+	ncpu=$(nproc)
+	for c in $(seq 0 $((ncpu - 1))); do
+		taskset -c "$c" ip netns exec "$VM" "$INJECT" --dev tap0 --payload 64 \
+			--csum-start 20 --csum-offset 6 --count $((c + 1)) || why="$why; inject on CPU $c failed"
+		taskset -c "$c" ip netns exec "$VM" "$INJECT" --dev tap0 --payload 64 \
+			--ihl-field 4 --csum-start 34 --csum-offset 6 --count $((2 * c + 3)) ||
+			why="$why; inject on CPU $c failed"
+		want_d=$((want_d + c + 1)) want_u=$((want_u + 2 * c + 3))
+		percpu="$percpu $c:$((c + 1)):$((2 * c + 3))"
+	done
+	json=$("$CG" status tap0 --netns "$VM" --json | jq -r '"\(.dropped) \(.dropped_unreadable)"')
+	[ "$json" = "$want_d $want_u" ] || why="$why; status --json says [${json/ /,}], sent [$want_d,$want_u]"
+	"$CG" status --netns "$VM" --prometheus >"$TMPD/counters.prom"
+	prom=$(prom_parse "$FLEET_METRICS" <"$TMPD/counters.prom" 2>&1 |
+		awk -F '\t' -v ns="$VM" '$2 == "tap0" && $3 == ns { v[$1] = $NF }
+			END { print v["csum_guard_guarded"], v["csum_guard_dropped_total"], v["csum_guard_dropped_unreadable_total"] }')
+	[ "$prom" = "1 $want_d $want_u" ] || why="$why; --prometheus says guarded/dropped/unreadable '$prom', sent 1 $want_d $want_u"
+	if [ "$BACKEND" = bpf ]; then
+		got=$(bpftool map dump pinned "$(find "/sys/fs/bpf/csum_guard/$(stat -L -c %i "/run/netns/$VM")" \
+			-name counters | head -1)" -j 2>/dev/null |
+			jq -r '[.[].formatted | .key as $k | .values[] | {cpu, k: $k, v: .value}] | group_by(.cpu)[] |
+				" \(.[0].cpu):\(map(select(.k == 0))[0].v):\(map(select(.k == 1))[0].v)"' | tr -d '\n')
+		[ "$got" = "$percpu" ] || why="$why; the kernel's per-CPU counters are '$got', sent '$percpu' (cpu:dropped:unreadable)"
+	fi
+	if [ -z "$why" ]; then
+		pass "$t: on each of $ncpu CPUs its own number of frames of each kind: [$want_d,$want_u] in JSON and Prometheus$([ "$BACKEND" = bpf ] && echo ", and per CPU in the kernel's map")"
+	else
+		fail "$t: ${why#; }"
+	fi
+	guard_off
+	topo_down
+}

@@ -14,20 +14,53 @@ state_snapshot() {
 
 prog_count() { bpftool prog show 2>/dev/null | grep -c 'name csum_guard'; }
 
+# Attach again and again: one guard, whose program the kernel keeps while
+# the options stay, swaps when they change, and which runs the options
+# asked for; the counters count every drop across all of it. What runs is
+# read from the kernel (bpf: the hooks' programs and their read-only data;
+# kmod: the module, which is the kernel's state), what was dropped from
+# the frames the case sends.
 case_idempotent() {
-	local t="attach-idempotent [$BACKEND]" p0 p1 n
+	local t="attach-idempotent [$BACKEND]" p0 p1 n h0 h1 h2 h3 why= sent=0
 
 	topo_up --mtu 1500 || { fail "$t: set-up"; return; }
 	p0=$(prog_count)
-	guard_on && guard_on && guard_on --log-drops
+	idem_step() {	# attach OPTS, then send one bad frame
+		guard_on "$@" || why="$why; attach $* failed"
+		ip netns exec "$VM" "$INJECT" --dev tap0 --csum-start 20 --csum-offset 6 --payload 64 &&
+			sent=$((sent + 1))
+	}
+	idem_step
+	h0=$(kernel_guard "$VM" tap0)
+	idem_step
+	h1=$(kernel_guard "$VM" tap0)
+	idem_step --log-drops
+	h2=$(kernel_guard "$VM" tap0)
+	idem_step --log-drops
+	h3=$(kernel_guard "$VM" tap0)
 	n=$("$CG" status --netns "$VM" --json | jq length)
 	p1=$(prog_count)
-	set -- $("$CG" status tap0 --netns "$VM" --json | jq -r '"\(.attached) \(.log_drops) \(.backend)"')
-	if [ "$1" = true ] && [ "$2" = true ] && [ "$3" = "$BACKEND" ] && [ "$n" = 1 ] &&
-	   { [ "$BACKEND" != bpf ] || [ $((p1 - p0)) = 1 ]; }; then
-		pass "$t: three attaches, one guard, options converged"
+	set -- $("$CG" status tap0 --netns "$VM" --json |
+		jq -r '"\(.attached) \(.log_drops) \(.backend) \(.dropped) \(.dropped_unreadable)"')
+	[ "$1 $2 $3 $n" = "true true $BACKEND 1" ] ||
+		why="$why; status says attached=$1 log_drops=$2 backend=$3, $n listed"
+	[ "$4 $5" = "$sent 0" ] || why="$why; counters [$4,$5] for $sent bad frames sent"
+	if [ "$BACKEND" = bpf ]; then
+		[ "$(wc -l <<<"$h0")" = 1 ] && [[ "$h0" == *_ingress\ * ]] ||
+			why="$why; the kernel runs '$(tr '\n' ' ' <<<"$h0")' on tap0 after one attach"
+		[ "$h1" = "$h0" ] || why="$why; a repeated attach changed the running program: $h0 -> $h1"
+		# "HOOK ID TAG LOG_DROPS": the same hook, another program, which
+		# runs with log_drops on
+		set -- $h0 $h2
+		[ "$#" = 8 ] && [ "$1" = "$5" ] && [ "$2" != "$6" ] && [ "$4 $8" = "false true" ] ||
+			why="$why; --log-drops did not swap in a program that logs, on the same hook: $h0 -> $h2"
+		[ "$h3" = "$h2" ] || why="$why; a repeated attach --log-drops changed the program: $h2 -> $h3"
+		[ $((p1 - p0)) = 1 ] || why="$why; $((p1 - p0)) more csum_guard programs on the host, want 1"
+	fi
+	if [ -z "$why" ]; then
+		pass "$t: four attaches, one guard; the kernel kept the program while the options stayed and swapped it for --log-drops; $sent drops counted"
 	else
-		fail "$t: attached=$1 log_drops=$2 backend=$3 listed=$n programs +$((p1 - p0))"
+		fail "$t: ${why#; }"
 	fi
 	guard_off
 	topo_down

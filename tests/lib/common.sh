@@ -22,6 +22,7 @@ INJECT=$TOP/build/tests/cg-inject
 SNIFF=$TOP/build/tests/cg-sniff
 NFQ=$TOP/build/tests/cg-nfq
 STREAM=$TOP/build/tests/cg-stream
+HOOKS=$TOP/build/tests/cg-hooks
 GUEST_IP=10.0.0.2
 FAR_IP=10.1.0.2
 GUEST_IP6=fd00::2
@@ -228,6 +229,48 @@ sniff_datagrams() { sed -n 's/^summary .*datagrams=\([0-9]*\).*/\1/p' "$1"; }
 sniff_sources() { sed -n 's/^summary .*sources=\([^ ]*\).*/\1/p' "$1"; }
 
 # --- the guard --------------------------------------------------------
+
+# --- what the kernel runs (bpf) ----------------------------------------
+# Assertions about a running guard read these, never the loader's pins or
+# metadata: a loader that only says it did something must fail.
+
+# kernel_hooks NS DEV: the csum_guard programs on DEV's hooks, one
+# "HOOK ID TAG" a line (HOOK: tcx_ingress, tcx_egress, clsact_ingress,
+# clsact_egress): tcx from the kernel itself (cg-hooks), clsact from tc.
+kernel_hooks() {
+	local d
+
+	ip netns exec "$1" "$HOOKS" "$2" | awk '$4 == "csum_guard" { print $1, $2, $3 }'
+	for d in ingress egress; do
+		ip netns exec "$1" tc filter show dev "$2" $d |
+			sed -n "s/.* id \([0-9]*\) name csum_guard tag \([0-9a-f]*\).*/clsact_$d \1 \2/p"
+	done
+}
+
+# kernel_guard NS DEV: kernel_hooks, each line with the log_drops its
+# program runs with
+kernel_guard() {
+	local h id tag
+
+	kernel_hooks "$1" "$2" | while read -r h id tag; do
+		echo "$h $id $tag $(prog_log_drops "$id")"
+	done
+}
+
+# prog_log_drops ID: the log_drops constant in the read-only data of
+# program ID, as the kernel holds it
+prog_log_drops() {
+	local m
+	for m in $(bpftool prog show id "$1" | sed -n 's/.*map_ids \([0-9,]*\).*/\1/p' | tr , ' '); do
+		bpftool map dump id "$m" 2>/dev/null | sed -n 's/.*"log_drops": \([a-z]*\).*/\1/p'
+	done
+}
+
+# Why this backend cannot guard egress here, from the loader's probe
+# (empty: it can, and a case must then fail if it does not).
+egress_unavailable() {
+	"$CG" probe --json | jq -r ".${BACKEND}_egress_unavailable // empty"
+}
 
 guard_on() { "$CG" attach tap0 --netns "$VM" --backend "$BACKEND" --quiet "$@"; }
 guard_off() { "$CG" detach tap0 --netns "$VM" --quiet; }
