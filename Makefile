@@ -3,7 +3,9 @@
 # make            the BPF object and the loader (build/csum-guard)
 # make test       install what is needed, build, run the whole suite
 # make demo       install what is needed, build, show the reproduction
-# make test-matrix  the suite on every kernel of tests/guest/kernels.list
+# make test-matrix  the suite on every kernel of tests/guest/kernels.list,
+#                 then make test-mutants
+# make test-mutants  every mutant of tests/mutants.list must fail a case
 # make bench      the benchmarks (never part of make test)
 # make dist       build/dist: the BPF object, the loader, the DKMS source
 #                 tarball and its .deb, each with a .sha256, and SHA256SUMS
@@ -54,7 +56,7 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all clean test test-matrix demo dist install deps build-deps tools unit
+.PHONY: all clean test test-matrix test-mutants demo dist install deps build-deps tools unit
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/csum_guard.bpf.o $(BUILD)/syncookie.bpf.o $(BUILD)/csum-guard tools
@@ -170,6 +172,12 @@ test-matrix: deps
 	$(Q)$(MAKE) --no-print-directory all dist
 	$(Q)CG_DEPTH=full CG_GUESTS="$$(awk '!/^#/ && NF { print ($$1 == "deb6.12") ? "deb6.12:bpf deb6.12:kmod" : $$1 }' \
 		tests/guest/kernels.list)" tests/run.sh
+	$(Q)tests/mutants.sh
+
+# every mutant of tests/mutants.list must make a case fail (tests/mutants.sh)
+test-mutants: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tests/mutants.sh
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
