@@ -28,13 +28,16 @@ CLANG ?= clang
 BPFTOOL ?= bpftool
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wno-unused-parameter
-INCLUDES := -Iinclude -I$(BUILD)
+INCLUDES := -Iinclude -Ilib -I$(BUILD)
 # The guard loads only where bpf_cast_to_kern_ctx() exists (6.2+), so it may
 # use the v3 instruction set (5.1+): 32-bit jumps and compares against an
 # immediate either way round, which keep its entry program within r0-r6.
 GUARD_BPF_FLAGS := -g -O2 -target bpf -mcpu=v3
 LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
 
+# lib/: what the commands share, depending on nothing above it
+LIB_SRCS := $(wildcard lib/*.c)
+LIB_OBJS := $(LIB_SRCS:lib/%.c=$(BUILD)/lib/%.o)
 LOADER_SRCS := $(wildcard loader/*.c)
 LOADER_OBJS := $(LOADER_SRCS:loader/%.c=$(BUILD)/loader/%.o)
 TOOLS := $(BUILD)/tests/cg-inject $(BUILD)/tests/cg-sniff $(BUILD)/tests/cg-nfq \
@@ -42,7 +45,7 @@ TOOLS := $(BUILD)/tests/cg-inject $(BUILD)/tests/cg-sniff $(BUILD)/tests/cg-nfq 
 	$(BUILD)/tests/guard-abi-next.bpf.o $(BUILD)/tests/guard-helper.bpf.o \
 	$(BUILD)/tests/sc-syn $(BUILD)/tests/xdp-pass.bpf.o $(BUILD)/tests/cg-hooks
 # What the benchmark tools and cg-stream share: netns, numbers, sockets.
-BENCH_UTIL := bench/util.c loader/netns.c
+BENCH_UTIL := bench/util.c lib/netns.c lib/log.c
 
 # Debian packages each target needs on a fresh Debian 12 machine.
 BUILD_DEPS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
@@ -63,7 +66,7 @@ all: $(BUILD)/csum_guard.bpf.o $(BUILD)/syncookie.bpf.o $(BUILD)/csum-guard tool
 
 tools: $(TOOLS)
 
-$(BUILD) $(BUILD)/loader $(BUILD)/tests $(DIST):
+$(BUILD) $(BUILD)/lib $(BUILD)/loader $(BUILD)/tests $(DIST):
 	$(Q)mkdir -p $@
 
 # vmlinux.h is generated from the build host's BTF, never committed.
@@ -91,12 +94,16 @@ $(BUILD)/syncookie.skel.h: $(BUILD)/syncookie.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name syncookie_bpf > $@
 
-$(BUILD)/loader/%.o: loader/%.c loader/*.h include/*.h $(BUILD)/csum_guard.skel.h \
+$(BUILD)/lib/%.o: lib/%.c lib/*.h | $(BUILD)/lib
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -Ilib -c $< -o $@
+
+$(BUILD)/loader/%.o: loader/%.c loader/*.h lib/*.h include/*.h $(BUILD)/csum_guard.skel.h \
 		$(BUILD)/syncookie.skel.h | $(BUILD)/loader
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(WARN) $(INCLUDES) -DCG_VERSION='"$(VERSION)"' -c $< -o $@
 
-$(BUILD)/csum-guard: $(LOADER_OBJS)
+$(BUILD)/csum-guard: $(LOADER_OBJS) $(LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LIBS) -o $@
 
@@ -105,20 +112,20 @@ $(BUILD)/tests/%: tests/tools/%.c tests/tools/csum.h tests/tools/capture.h tests
 	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $<
 
 # cg-hooks asks the kernel which programs run on a device's tcx hooks.
-$(BUILD)/tests/cg-hooks: tests/tools/cg-hooks.c loader/compat.h | $(BUILD)/tests
+$(BUILD)/tests/cg-hooks: tests/tools/cg-hooks.c lib/compat.h | $(BUILD)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $< $(LIBS)
 
 $(BUILD)/tests/cg-stream: tests/tools/cg-stream.c $(BENCH_UTIL) bench/util.h | $(BUILD)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $< $(BENCH_UTIL)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $< $(BENCH_UTIL) $(LIBS)
 
 # The unit tests run the decision, the backend choice and the digest, no
 # kernel needed.
 $(BUILD)/tests/unit: tests/unit.c include/csum_guard.h loader/select.c loader/select.h \
-		loader/sha256.c loader/sha256.h | $(BUILD)/tests
+		lib/sha256.c lib/sha256.h | $(BUILD)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) $(INCLUDES) -Iloader -o $@ tests/unit.c loader/select.c loader/sha256.c
+	$(Q)$(CC) $(CFLAGS) $(WARN) $(INCLUDES) -Iloader -o $@ tests/unit.c loader/select.c lib/sha256.c
 
 # Objects that attach --object is tried with (tests/cases/object.sh): the
 # guard with one constant changed, so another program of our ABI, and the
@@ -246,7 +253,7 @@ install: all
 
 clean:
 	$(call msg,CLEAN,$(BUILD))
-	$(Q)rm -rf $(BUILD)/vmlinux.h $(BUILD)/*.o $(BUILD)/*.skel.h $(BUILD)/loader $(BUILD)/tests $(DIST) $(DIST_STAGE) $(BUILD)/csum-guard
+	$(Q)rm -rf $(BUILD)/vmlinux.h $(BUILD)/*.o $(BUILD)/*.skel.h $(BUILD)/lib $(BUILD)/loader $(BUILD)/tests $(DIST) $(DIST_STAGE) $(BUILD)/csum-guard
 
 # --- bench ---------------------------------------------------------------
 # make bench      install what the benchmarks need, build, run bench/run.sh;
@@ -275,18 +282,18 @@ $(BUILD)/bench/empty.bpf.o: bench/empty.bpf.c $(BUILD)/vmlinux.h | $(BUILD)/benc
 
 $(BUILD)/bench/tapwrite $(BUILD)/bench/tcpbulk: $(BUILD)/bench/%: bench/%.c $(BENCH_UTIL) bench/util.h | $(BUILD)/bench
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $< $(BENCH_UTIL)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $< $(BENCH_UTIL) $(LIBS)
 
 $(BUILD)/bench/synflood: bench/synflood.c tests/tools/synframe.h tests/tools/csum.h $(BENCH_UTIL) bench/util.h | $(BUILD)/bench
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $< $(BENCH_UTIL) -lpthread
+	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $< $(BENCH_UTIL) $(LIBS) -lpthread
 
 $(BUILD)/bench/attach-empty $(BUILD)/bench/testrun: $(BUILD)/bench/%: bench/%.c $(BENCH_UTIL) bench/util.h | $(BUILD)/bench
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) -Iloader -o $@ $< $(BENCH_UTIL) $(LIBS)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -Ilib -o $@ $< $(BENCH_UTIL) $(LIBS)
 
 # the tcx attach type and flags that libbpf 1.1's headers lack
-$(BUILD)/bench/attach-empty: loader/compat.h
+$(BUILD)/bench/attach-empty: lib/compat.h
 
 bench-deps:
 	$(call apt-need,$(BENCH_DEPS))

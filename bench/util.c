@@ -19,7 +19,7 @@
 #include <netinet/in.h>
 
 #include "util.h"
-#include "../loader/util.h"	/* cg_netns_open() */
+#include "../lib/netns.h"
 
 int cgb_netns_enter(const char *ns)
 {

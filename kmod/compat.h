@@ -12,8 +12,8 @@
  *     for each snippet that compiles. A probe that fails for any reason
  *     selects the oldest, always available fallback.
  */
-#ifndef CG_COMPAT_H
-#define CG_COMPAT_H
+#ifndef CG_KMOD_COMPAT_H
+#define CG_KMOD_COMPAT_H
 
 #include <linux/netdevice.h>
 #include <net/genetlink.h>
@@ -84,4 +84,4 @@ static inline void cg_netdev_put(struct net_device *dev, cg_netdev_tracker *t)
 }
 #endif
 
-#endif /* CG_COMPAT_H */
+#endif /* CG_KMOD_COMPAT_H */

@@ -40,11 +40,15 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "bpffs.h"
+#include "compat.h"
+#include "log.h"
+#include "macros.h"
+#include "netns.h"
+#include "tc.h"
 #include "csum_guard_abi.h"
 #include "csum_guard.skel.h"
 #include "backend.h"
-#include "compat.h"
-#include "util.h"
 
 #define CG_TC_HANDLE		0xc5
 #define CG_TC_PRIO		1
@@ -89,56 +93,9 @@ static void cg_state_dir(char *buf, size_t n, const struct cg_target *t)
 		 (unsigned long long)t->netns_ino, t->ifindex);
 }
 
-static int cg_mkdir(const char *path)
-{
-	if (mkdir(path, 0700) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
 
-static bool cg_same_mntns_as_init(void)
-{
-	struct stat a, b;
 
-	if (stat("/proc/self/ns/mnt", &a) || stat("/proc/1/ns/mnt", &b))
-		return true;
-	return a.st_ino == b.st_ino && a.st_dev == b.st_dev;
-}
 
-/*
- * Pins must outlive this process, so they go on the host's bpffs. Mount it
- * if nobody has, but never inside a private mount namespace (as under
- * `ip netns exec`): a bpffs mounted there dies with us, and a tcx link
- * pinned on it would vanish with the guard.
- */
-int cg_bpffs_ready(void)
-{
-	struct statfs sfs;
-
-	if (!statfs("/sys/fs/bpf", &sfs) && sfs.f_type == BPF_FS_MAGIC)
-		return 0;
-	if (!cg_same_mntns_as_init()) {
-		cg_err("/sys/fs/bpf is not a bpffs in this mount namespace (under `ip netns exec`?): use --netns instead");
-		return -ENOTSUP;
-	}
-	if (mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700"))
-		return -errno;
-	return 0;
-}
-
-/* Element key of the array map pinned at path. */
-int cg_pin_array_get(const char *path, __u32 key, void *val)
-{
-	int fd, err = 0;
-
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return -errno;
-	if (bpf_map_lookup_elem(fd, &key, val))
-		err = -errno;
-	close(fd);
-	return err;
-}
 
 static int cg_meta_read(const char *dir, struct cg_meta *m)
 {
@@ -152,27 +109,6 @@ static int cg_meta_read(const char *dir, struct cg_meta *m)
  * Key 0 of the one-entry array map pinned at path, created and pinned
  * under name if it is not there yet: the state a guard keeps in bpffs.
  */
-int cg_pin_array_put(const char *path, const char *name, const void *val, __u32 size)
-{
-	__u32 key = 0;
-	int fd, err = 0;
-
-	fd = bpf_obj_get(path);
-	if (fd < 0) {
-		fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, name, sizeof(key), size, 1, NULL);
-		if (fd < 0)
-			return -errno;
-		if (bpf_obj_pin(fd, path)) {
-			err = -errno;
-			goto out;
-		}
-	}
-	if (bpf_map_update_elem(fd, &key, val, BPF_ANY))
-		err = -errno;
-out:
-	close(fd);
-	return err;
-}
 
 static int cg_meta_write(const char *dir, const struct cg_meta *m)
 {
@@ -390,88 +326,10 @@ static bool cg_state_settled(const char *dir, const struct cg_target *t,
 	return m->mode != CG_MODE_CLSACT || cg_pinned_id(dir, CG_PIN_PROG) == m->prog_id;
 }
 
-/* Is nh one of the tc objects a dump was asked for? */
-typedef bool (*cg_tc_match)(const struct nlmsghdr *nh, int ifindex);
 
-/*
- * Dump the tc objects of one kind (RTM_GETQDISC or RTM_GETTFILTER) of
- * ifindex under parent: does match() hold for one of them? true also when
- * we cannot tell.
- */
-static bool cg_tc_dump_any(__u16 type, int ifindex, __u32 parent, cg_tc_match match)
-{
-	struct {
-		struct nlmsghdr nh;
-		struct tcmsg tc;
-	} req;
-	char buf[8192];
-	bool found = false, done = false;
-	int fd;
 
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (fd < 0)
-		return true;
-	memset(&req, 0, sizeof(req));
-	req.nh.nlmsg_len = sizeof(req);
-	req.nh.nlmsg_type = type;
-	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	req.nh.nlmsg_seq = 1;
-	req.tc.tcm_family = AF_UNSPEC;
-	req.tc.tcm_ifindex = ifindex;
-	req.tc.tcm_parent = parent;
-	if (send(fd, &req, sizeof(req), 0) < 0)
-		found = done = true;
-	while (!done) {
-		ssize_t n = recv(fd, buf, sizeof(buf), 0);
-		struct nlmsghdr *nh;
 
-		if (n <= 0) {
-			found = true;
-			break;
-		}
-		for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, n); nh = NLMSG_NEXT(nh, n)) {
-			if (nh->nlmsg_type == NLMSG_DONE || nh->nlmsg_type == NLMSG_ERROR)
-				done = true;
-			else if (match(nh, ifindex))
-				found = true;
-		}
-	}
-	close(fd);
-	return found;
-}
 
-static bool cg_is_filter(const struct nlmsghdr *nh, int ifindex)
-{
-	return nh->nlmsg_type == RTM_NEWTFILTER;
-}
-
-/* clsact and ingress both sit at TC_H_CLSACT: either way, there is one */
-static bool cg_is_clsact(const struct nlmsghdr *nh, int ifindex)
-{
-	const struct tcmsg *tc = NLMSG_DATA(nh);
-
-	return nh->nlmsg_type == RTM_NEWQDISC && nh->nlmsg_len >= NLMSG_LENGTH(sizeof(*tc)) &&
-	       tc->tcm_ifindex == ifindex && tc->tcm_parent == TC_H_CLSACT;
-}
-
-/*
- * Does the clsact qdisc of ifindex hold any filter, on either side? Asked
- * before destroying a clsact that attach created: once others have added
- * filters to it, it is theirs too, and it stays.
- */
-bool cg_clsact_has_filters(int ifindex)
-{
-	return cg_tc_dump_any(RTM_GETTFILTER, ifindex,
-			      TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS), cg_is_filter) ||
-	       cg_tc_dump_any(RTM_GETTFILTER, ifindex,
-			      TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_EGRESS), cg_is_filter);
-}
-
-/* Has ifindex a clsact qdisc (or an ingress one) already? */
-static bool cg_clsact_exists(int ifindex)
-{
-	return cg_tc_dump_any(RTM_GETQDISC, ifindex, 0, cg_is_clsact);
-}
 
 static void cg_unpin_all(const char *dir)
 {
@@ -585,13 +443,6 @@ static void cg_prune(void)
 	closedir(root);
 }
 
-bool cg_have_tcx(void)
-{
-	__u32 cnt = 0;
-
-	/* lo is ifindex 1 in every namespace; -EINVAL before 6.6 */
-	return !bpf_prog_query(1, CG_BPF_TCX_INGRESS, 0, NULL, NULL, &cnt);
-}
 
 /* A guard program ready to attach: its object, program and counters map. */
 struct cg_obj {

@@ -25,9 +25,10 @@
 #include <linux/netlink.h>
 #include <bpf/btf.h>
 
+#include "log.h"
+#include "modprobe.h"
 #include "backend.h"
 #include "csum_guard_abi.h"
-#include "util.h"
 
 #define CG_SYS_MODULE	"/sys/module/" CG_KMOD_NAME
 #define CG_NL_MAXATTR	31	/* above CTRL_ATTR_MAX and CG_A_MAX */

@@ -59,8 +59,11 @@
 #include <linux/veth.h>
 #include <linux/virtio_net.h>
 
+#include "json.h"
+#include "log.h"
+#include "macros.h"
+#include "modprobe.h"
 #include "check.h"
-#include "util.h"
 
 #define CK_PAYLOAD	1000
 #define CK_FRAME	(14 + 20 + 8 + CK_PAYLOAD)

@@ -29,14 +29,16 @@
 
 #include <bpf/libbpf.h>
 
+#include "json.h"
+#include "log.h"
+#include "netns.h"
+#include "sha256.h"
 #include "csum_guard_abi.h"
 #include "backend.h"
 #include "check.h"
 #include "report.h"
-#include "sha256.h"
 #include "select.h"
 #include "syncookie.h"
-#include "util.h"
 #include "watch.h"
 
 #ifndef CG_VERSION
@@ -46,10 +48,6 @@
 #define CG_MAX_LIST	4096
 #define CG_OBJECT_MAX	(64 << 20)	/* attach --object: far above any guard */
 
-enum { EXIT_USAGE = 2 };
-
-bool cg_quiet;
-static bool cg_reported;
 extern int cg_bpf_mode_request;
 
 static const struct cg_backend *const cg_backends[] = {
@@ -57,37 +55,8 @@ static const struct cg_backend *const cg_backends[] = {
 	[CG_CHOICE_KMOD] = &cg_backend_kmod,
 };
 
-void cg_err(const char *fmt, ...)
-{
-	va_list ap;
 
-	va_start(ap, fmt);
-	fputs("csum-guard: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	cg_reported = true;
-}
 
-void cg_info(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (cg_quiet)
-		return;
-	va_start(ap, fmt);
-	fputs("csum-guard: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
-
-static int cg_silent_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (level == LIBBPF_WARN && getenv("CSUM_GUARD_DEBUG"))
-		return vfprintf(stderr, fmt, ap);
-	return 0;
-}
 
 static const char usage_text[] =
 	"Usage: csum-guard attach DEV [--netns NS] [--egress] [--log-drops] [--backend auto|bpf|kmod] [--mode tcx|clsact]\n"
@@ -149,17 +118,6 @@ static const char *cg_where(const struct cg_args *a, char *buf, size_t n)
 	return buf;
 }
 
-int cg_usage_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("csum-guard: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputs(" (see csum-guard help)\n", stderr);
-	va_end(ap);
-	return EXIT_USAGE;
-}
 
 static int cg_parse(int argc, char **argv, struct cg_args *a)
 {
@@ -350,25 +308,6 @@ static int cg_lock(void)
  * The target namespace of a command (--netns NS): entered for the rest
  * of it. NULL stays where we are. On failure one line says why.
  */
-int cg_netns_join(const char *ns, const char *verb)
-{
-	int fd, err;
-
-	if (!ns)
-		return 0;
-	fd = cg_netns_open(ns);
-	if (fd < 0) {
-		cg_err("cannot %s: netns %s: %s", verb, ns,
-		       fd == -EINVAL ? "not a network namespace" :
-		       fd == -ENOENT ? "no such network namespace" : strerror(-fd));
-		return fd;
-	}
-	err = cg_netns_enter(fd);
-	close(fd);
-	if (err)
-		cg_err("cannot %s: cannot enter netns %s: %s", verb, ns, strerror(-err));
-	return err;
-}
 
 /* Enter the namespace and find the device; fills t. */
 static int cg_resolve(const struct cg_args *a, struct cg_target *t, const char *verb)
@@ -514,7 +453,7 @@ static int do_attach(const struct cg_args *a)
 	}
 	err = cg_backends[use]->attach(&t, &o);
 	if (err) {
-		if (!cg_reported)
+		if (!cg_log_reported())
 			cg_err("cannot attach to %s: %s", where, strerror(-err));
 		return 1;
 	}
@@ -557,7 +496,7 @@ static int do_detach(const struct cg_args *a)
 			any = true;
 			cg_info("detached from %s (%s)", where, cg_choice_name(c));
 		} else if (err != -ENOENT) {
-			if (!cg_reported)
+			if (!cg_log_reported())
 				cg_err("cannot detach from %s (%s): %s", where,
 				       cg_choice_name(c), strerror(-err));
 			return 1;
@@ -737,7 +676,7 @@ static int do_status(const struct cg_args *a)
 		if (!err && !a->netns)
 			err = cg_status_all(&rs, t.netns_ino);
 		if (err) {
-			if (!cg_reported)
+			if (!cg_log_reported())
 				cg_err("cannot read status: %s", strerror(-err));
 			return 1;
 		}
@@ -823,11 +762,11 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(a.cmd, "syncookie")) {
-		libbpf_set_print(cg_silent_libbpf);
+		cg_log_libbpf();
 		return cg_syncookie(argc, argv);
 	}
 	if (!strcmp(a.cmd, "watch")) {
-		libbpf_set_print(cg_silent_libbpf);
+		cg_log_libbpf();
 		return cg_watch(argc, argv);
 	}
 	if (strcmp(a.cmd, "attach") && strcmp(a.cmd, "detach") &&
@@ -837,7 +776,7 @@ int main(int argc, char **argv)
 	if (ret)
 		return ret;
 
-	libbpf_set_print(cg_silent_libbpf);
+	cg_log_libbpf();
 	if (!strcmp(a.cmd, "attach"))
 		return do_attach(&a);
 	if (!strcmp(a.cmd, "detach"))

@@ -7,8 +7,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "macros.h"
 #include "report.h"
-#include "util.h"
 
 /* A label value: backslash, double quote and newline are escaped. */
 static void cg_prom_str(const char *s)

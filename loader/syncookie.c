@@ -59,11 +59,16 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "bpffs.h"
+#include "compat.h"
+#include "json.h"
+#include "log.h"
+#include "macros.h"
+#include "netns.h"
+#include "tc.h"
 #include "syncookie_abi.h"
 #include "syncookie.skel.h"
-#include "compat.h"
 #include "syncookie.h"
-#include "util.h"
 
 #define SC_LOCK_PATH	"/run/csum-guard.lock"	/* the lock of every csum-guard command */
 #define SC_TC_HANDLE	0xc6	/* the checksum guard has 0xc5 at priority 1: it runs first */

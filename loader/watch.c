@@ -44,9 +44,11 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
+#include "log.h"
+#include "macros.h"
+#include "netns.h"
 #include "backend.h"
 #include "select.h"
-#include "util.h"
 #include "watch.h"
 
 #ifndef __NR_pidfd_open

@@ -23,7 +23,7 @@
 
 #include <bpf/bpf.h>
 
-#include "../../loader/compat.h"
+#include "../../lib/compat.h"
 
 static int show(int ifindex, enum bpf_attach_type type, const char *what)
 {

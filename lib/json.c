@@ -3,7 +3,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "util.h"
+#include "json.h"
 
 void cg_json_str(const char *s)
 {

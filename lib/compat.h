@@ -5,8 +5,8 @@
  * is stable, so the values are safe to name here; whether the running
  * kernel has them is probed at run time, never assumed.
  */
-#ifndef CG_COMPAT_H
-#define CG_COMPAT_H
+#ifndef CG_LIB_COMPAT_H
+#define CG_LIB_COMPAT_H
 
 #include <linux/bpf.h>
 
@@ -33,4 +33,4 @@ struct cg_tcx_link_info {
 #define BPF_FS_MAGIC		0xcafe4a11
 #endif
 
-#endif /* CG_COMPAT_H */
+#endif /* CG_LIB_COMPAT_H */

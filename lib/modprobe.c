@@ -8,7 +8,8 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
-#include "util.h"
+#include "macros.h"
+#include "modprobe.h"
 
 int cg_modprobe(const char *module, bool dry_run)
 {

@@ -22,7 +22,8 @@
 #include <unistd.h>
 #include <linux/nsfs.h>
 
-#include "util.h"
+#include "log.h"
+#include "netns.h"
 
 #ifndef SO_NETNS_COOKIE
 #define SO_NETNS_COOKIE 71
@@ -158,4 +159,25 @@ bool cg_netns_scan(void (*fn)(const struct cg_netns_ref *r, void *arg), void *ar
 	if (d)
 		closedir(d);
 	return pending;
+}
+
+/* Enter the namespace named by --netns (NULL: stay); one line says why not. */
+int cg_netns_join(const char *ns, const char *verb)
+{
+	int fd, err;
+
+	if (!ns)
+		return 0;
+	fd = cg_netns_open(ns);
+	if (fd < 0) {
+		cg_err("cannot %s: netns %s: %s", verb, ns,
+		       fd == -EINVAL ? "not a network namespace" :
+		       fd == -ENOENT ? "no such network namespace" : strerror(-fd));
+		return fd;
+	}
+	err = cg_netns_enter(fd);
+	close(fd);
+	if (err)
+		cg_err("cannot %s: cannot enter netns %s: %s", verb, ns, strerror(-err));
+	return err;
 }

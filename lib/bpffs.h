@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+#ifndef CG_BPFFS_H
+#define CG_BPFFS_H
+
+#include <linux/types.h>
+
+/* mkdir 0700; an existing directory is fine. 0 or -errno. */
+int cg_mkdir(const char *path);
+/* /sys/fs/bpf is a bpffs that outlives us: 0, or -errno (-ENOTSUP: said why) */
+int cg_bpffs_ready(void);
+/* The one element of the array map pinned at path, created if missing. */
+int cg_pin_array_put(const char *path, const char *name, const void *val, __u32 size);
+/* Element key of the array map pinned at path. */
+int cg_pin_array_get(const char *path, __u32 key, void *val);
+
+#endif /* CG_BPFFS_H */

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * netns.h - the target network namespace, entered for the duration of a
+ * command, and every namespace of the host, found by name or by process.
+ */
+#ifndef CG_NETNS_H
+#define CG_NETNS_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+#define CG_NETNS_RUN_DIR "/run/netns"		/* where `ip netns` names them */
+
+int cg_netns_open(const char *ns);		/* fd or -errno */
+int cg_netns_enter(int fd);			/* 0 or -errno */
+int cg_netns_restore(void);			/* back to where we started */
+int cg_netns_ino(__u64 *ino);			/* of the current namespace */
+int cg_netns_cookie(__u64 *cookie);		/* SO_NETNS_COOKIE, 0 before 5.14 */
+/* Enter the namespace ns (NULL: stay); one line says why not, with verb. */
+int cg_netns_join(const char *ns, const char *verb);
+
+/* One way to a network namespace, as cg_netns_scan() found it. */
+struct cg_netns_ref {
+	__u64 ino;		/* the namespace's inode */
+	const char *path;	/* opens it: /run/netns/NAME or /proc/PID/ns/net */
+	const char *name;	/* NAME, or NULL when found through a process */
+	int pid;		/* the process, or 0 when named */
+};
+/* fn for each way to each namespace; true if some could not be looked at */
+bool cg_netns_scan(void (*fn)(const struct cg_netns_ref *r, void *arg), void *arg);
+
+#endif /* CG_NETNS_H */
