@@ -13,12 +13,8 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
-struct cg_target {
-	const char *dev;	/* device name as the user gave it */
-	const char *netns;	/* namespace as the user gave it, NULL: ours */
-	__u64 netns_ino;	/* inode of the target namespace */
-	int ifindex;		/* resolved in the target namespace */
-};
+#include "state.h"
+
 
 struct cg_attach_opts {
 	bool log_drops;

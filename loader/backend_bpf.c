@@ -45,6 +45,7 @@
 #include "log.h"
 #include "macros.h"
 #include "netns.h"
+#include "state.h"
 #include "tc.h"
 #include "csum_guard_abi.h"
 #include "csum_guard.skel.h"
@@ -63,12 +64,7 @@ enum cg_mode {
 #define CG_META_OBJECT		(1U << 17)	/* the program came from --object */
 
 struct cg_meta {
-	__u32 abi;
-	__u32 mode;
-	__u32 flags;
-	__u32 ifindex;
-	__u64 netns_cookie;
-	__u32 prog_id;
+	CG_META_HEAD;
 	__u32 pad;
 };
 
@@ -80,18 +76,7 @@ static const char *cg_mode_name(__u32 mode)
 	return mode == CG_MODE_TCX ? "tcx" : mode == CG_MODE_CLSACT ? "clsact" : "?";
 }
 
-static void cg_pin_path(char *buf, size_t n, const char *dir, const char *name)
-{
-	/* an over-long path names nothing rather than something else */
-	if (snprintf(buf, n, "%s/%s", dir, name) >= (int)n)
-		buf[0] = '\0';
-}
 
-static void cg_state_dir(char *buf, size_t n, const struct cg_target *t)
-{
-	snprintf(buf, n, "%s/%llu/%d", CG_PIN_ROOT,
-		 (unsigned long long)t->netns_ino, t->ifindex);
-}
 
 
 
@@ -101,7 +86,7 @@ static int cg_meta_read(const char *dir, struct cg_meta *m)
 {
 	char path[PATH_MAX];
 
-	cg_pin_path(path, sizeof(path), dir, CG_PIN_META);
+	cg_state_pin(path, sizeof(path), dir, CG_PIN_META);
 	return cg_pin_array_get(path, 0, m);
 }
 
@@ -114,7 +99,7 @@ static int cg_meta_write(const char *dir, const struct cg_meta *m)
 {
 	char path[PATH_MAX];
 
-	cg_pin_path(path, sizeof(path), dir, CG_PIN_META);
+	cg_state_pin(path, sizeof(path), dir, CG_PIN_META);
 	return cg_pin_array_put(path, "cg_meta", m, sizeof(*m));
 }
 
@@ -152,7 +137,7 @@ static int cg_tcx_link_ifindex(const char *dir, enum cg_hook h, __u32 *prog_id)
 	char path[PATH_MAX];
 	int fd, ret;
 
-	cg_pin_path(path, sizeof(path), dir, cg_hooks[h].pin);
+	cg_state_pin(path, sizeof(path), dir, cg_hooks[h].pin);
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return -errno;
@@ -210,7 +195,7 @@ static __u32 cg_pinned_id(const char *dir, const char *name)
 	__u32 len = sizeof(info);
 	int fd, ret;
 
-	cg_pin_path(path, sizeof(path), dir, name);
+	cg_state_pin(path, sizeof(path), dir, name);
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return 0;
@@ -337,19 +322,8 @@ static void cg_unpin_all(const char *dir)
 		CG_PIN_LINK, CG_PIN_LINK_EGRESS, CG_PIN_PROG, CG_PIN_COUNTERS,
 		CG_PIN_META,
 	};
-	char path[PATH_MAX];
-	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(names); i++) {
-		cg_pin_path(path, sizeof(path), dir, names[i]);
-		unlink(path);
-	}
-	rmdir(dir);
-	/* the namespace directory goes with its last device */
-	snprintf(path, sizeof(path), "%s", dir);
-	*strrchr(path, '/') = '\0';
-	rmdir(path);
-	rmdir(CG_PIN_ROOT);
+	cg_state_unpin(CG_PIN_ROOT, dir, names, ARRAY_SIZE(names));
 }
 
 /*
@@ -366,7 +340,7 @@ static void cg_hook_detach(const char *dir, int ifindex, const struct cg_meta *m
 	int fd;
 
 	if (m->mode == CG_MODE_TCX) {
-		cg_pin_path(path, sizeof(path), dir, cg_hooks[h].pin);
+		cg_state_pin(path, sizeof(path), dir, cg_hooks[h].pin);
 		fd = bpf_obj_get(path);
 		if (fd >= 0) {
 			bpf_link_detach(fd);
@@ -590,7 +564,7 @@ static int cg_attach_tcx(const char *dir, int ifindex, int prog_fd, enum cg_hook
 	fd = bpf_link_create(prog_fd, ifindex, cg_hooks[h].tcx_type, &lopts);
 	if (fd < 0)
 		return -errno;
-	cg_pin_path(path, sizeof(path), dir, cg_hooks[h].pin);
+	cg_state_pin(path, sizeof(path), dir, cg_hooks[h].pin);
 	unlink(path);	/* a link of a device gone, if anything */
 	if (bpf_obj_pin(fd, path))
 		err = -errno;
@@ -643,7 +617,7 @@ static int cg_pin_prog(const char *dir, int prog_fd)
 {
 	char path[PATH_MAX];
 
-	cg_pin_path(path, sizeof(path), dir, CG_PIN_PROG);
+	cg_state_pin(path, sizeof(path), dir, CG_PIN_PROG);
 	unlink(path);
 	return bpf_obj_pin(prog_fd, path) ? -errno : 0;
 }
@@ -666,7 +640,7 @@ static int cg_hook_swap(const char *dir, int ifindex, int prog_fd,
 
 	if (m->mode != CG_MODE_TCX)
 		return cg_attach_clsact(dir, ifindex, prog_fd, m, h);
-	cg_pin_path(path, sizeof(path), dir, cg_hooks[h].pin);
+	cg_state_pin(path, sizeof(path), dir, cg_hooks[h].pin);
 	link_fd = bpf_obj_get(path);
 	if (link_fd < 0)
 		return -errno;
@@ -699,21 +673,14 @@ static int cg_attach_fresh(const struct cg_target *t, const char *dir,
 	prog_fd = bpf_program__fd(obj.prog);
 	m.prog_id = cg_prog_id(prog_fd);
 
-	err = cg_mkdir(CG_PIN_ROOT);
-	if (!err) {
-		snprintf(path, sizeof(path), "%s", dir);
-		*strrchr(path, '/') = '\0';
-		err = cg_mkdir(path);
-	}
-	if (!err)
-		err = cg_mkdir(dir);
+	err = cg_state_mkdirs(CG_PIN_ROOT, dir);
 	if (err)
 		goto out;
 	/* meta first: a run killed past this point is undone by the next */
 	err = cg_meta_write(dir, &m);
 	if (err)
 		goto undo;
-	cg_pin_path(path, sizeof(path), dir, CG_PIN_COUNTERS);
+	cg_state_pin(path, sizeof(path), dir, CG_PIN_COUNTERS);
 	err = bpf_map__pin(obj.counters, path);
 	if (err)
 		goto undo;
@@ -786,7 +753,7 @@ static int cg_attach_update(const struct cg_target *t, const char *dir,
 			err = -EINVAL;
 			goto out;
 		}
-		cg_pin_path(path, sizeof(path), dir, CG_PIN_COUNTERS);
+		cg_state_pin(path, sizeof(path), dir, CG_PIN_COUNTERS);
 		counters_fd = bpf_obj_get(path);
 		if (counters_fd < 0) {
 			err = -errno;
@@ -862,7 +829,7 @@ static int cg_bpf_attach(const struct cg_target *t, const struct cg_attach_opts 
 	if (err)
 		return err;
 	cg_prune();
-	cg_state_dir(dir, sizeof(dir), t);
+	cg_state_dir(dir, sizeof(dir), CG_PIN_ROOT, t->netns_ino, t->ifindex);
 
 	err = cg_meta_read(dir, &m);
 	if (!err && cg_state_ours(dir, t, &m, cookie)) {
@@ -898,7 +865,7 @@ static int cg_bpf_detach(const struct cg_target *t)
 	bool live;
 	int err;
 
-	cg_state_dir(dir, sizeof(dir), t);
+	cg_state_dir(dir, sizeof(dir), CG_PIN_ROOT, t->netns_ino, t->ifindex);
 	err = cg_meta_read(dir, &m);
 	if (err) {
 		/* a run killed before meta, or after unlinking it, left directories */
@@ -929,7 +896,7 @@ static int cg_counters_read(const char *dir, struct cg_status *st)
 	vals = calloc(ncpu, sizeof(*vals));
 	if (!vals)
 		return -ENOMEM;
-	cg_pin_path(path, sizeof(path), dir, CG_PIN_COUNTERS);
+	cg_state_pin(path, sizeof(path), dir, CG_PIN_COUNTERS);
 	fd = bpf_obj_get(path);
 	if (fd < 0) {
 		err = -errno;
@@ -959,7 +926,7 @@ static int cg_bpf_status(const struct cg_target *t, struct cg_status *st)
 	int err;
 
 	memset(st, 0, sizeof(*st));
-	cg_state_dir(dir, sizeof(dir), t);
+	cg_state_dir(dir, sizeof(dir), CG_PIN_ROOT, t->netns_ino, t->ifindex);
 	err = cg_meta_read(dir, &m);
 	if (err)
 		return err == -ENOENT ? 0 : err;

@@ -23,16 +23,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
 
 #include "json.h"
+#include "cli.h"
 #include "log.h"
 #include "netns.h"
 #include "sha256.h"
+#include "state.h"
 #include "csum_guard_abi.h"
 #include "backend.h"
 #include "check.h"
@@ -44,7 +45,6 @@
 #ifndef CG_VERSION
 #define CG_VERSION "0.0.0"
 #endif
-#define CG_LOCK_PATH	"/run/csum-guard.lock"
 #define CG_MAX_LIST	4096
 #define CG_OBJECT_MAX	(64 << 20)	/* attach --object: far above any guard */
 
@@ -122,22 +122,22 @@ static const char *cg_where(const struct cg_args *a, char *buf, size_t n)
 static int cg_parse(int argc, char **argv, struct cg_args *a)
 {
 	static const struct option opts[] = {
-		{ "netns", required_argument, NULL, 'n' },
+		CG_OPT_NETNS,
 		{ "log-drops", no_argument, NULL, 'l' },
 		{ "egress", no_argument, NULL, 'e' },
 		{ "backend", required_argument, NULL, 'b' },
 		{ "mode", required_argument, NULL, 'm' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "quiet", no_argument, NULL, 'q' },
+		CG_OPT_JSON,
+		CG_OPT_QUIET,
 		{ "path", required_argument, NULL, 'p' },
 		{ "object", required_argument, NULL, 'o' },
 		{ "sha256", required_argument, NULL, 's' },
 		{ "prometheus", no_argument, NULL, 'P' },
-		{ NULL, 0, NULL, 0 },
+		CG_OPT_END,
 	};
 	bool attach = !strcmp(a->cmd, "attach");
 	bool with_dev = attach || !strcmp(a->cmd, "detach") || !strcmp(a->cmd, "status");
-	int c;
+	int c, ret;
 
 	opterr = 0;
 	optind = 2;
@@ -212,23 +212,14 @@ static int cg_parse(int argc, char **argv, struct cg_args *a)
 				return cg_usage_err("--sha256 needs 64 hex digits, not '%s'", optarg);
 			a->sha256 = optarg;
 			break;
-		case ':':
-			return cg_usage_err("%s needs an argument", argv[optind - 1]);
 		default:
-			return cg_usage_err("unknown option '%s'", argv[optind - 1]);
+			return cg_cli_bad_option(c, argv);
 		}
 	}
-	if (optind < argc) {
-		if (!with_dev)
-			return cg_usage_err("%s takes no device", a->cmd);
-		a->dev = argv[optind++];
-	}
-	if (optind < argc)
-		return cg_usage_err("unexpected argument '%s'", argv[optind]);
-	if (!a->dev && with_dev && strcmp(a->cmd, "status"))
-		return cg_usage_err("%s needs a device", a->cmd);
-	if (a->dev && (!*a->dev || strlen(a->dev) >= IFNAMSIZ || strchr(a->dev, '/')))
-		return cg_usage_err("'%s' is not a valid device name", a->dev);
+	ret = cg_cli_device(argc, argv, a->cmd, with_dev, with_dev && strcmp(a->cmd, "status"),
+			    &a->dev);
+	if (ret)
+		return ret;
 	if (a->json && a->prometheus)
 		return cg_usage_err("--json and --prometheus exclude each other");
 	if (cg_bpf_mode_request && a->backend == CG_CHOICE_KMOD)
@@ -294,49 +285,7 @@ fail:
 	return -EINVAL;
 }
 
-/* Serialise attach/detach of concurrent loaders on this host. */
-static int cg_lock(void)
-{
-	int fd = open(CG_LOCK_PATH, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 
-	if (fd < 0 || flock(fd, LOCK_EX))
-		return -errno;
-	return fd;	/* held until exit */
-}
-
-/*
- * The target namespace of a command (--netns NS): entered for the rest
- * of it. NULL stays where we are. On failure one line says why.
- */
-
-/* Enter the namespace and find the device; fills t. */
-static int cg_resolve(const struct cg_args *a, struct cg_target *t, const char *verb)
-{
-	char where[128];
-	int err;
-
-	memset(t, 0, sizeof(*t));
-	t->dev = a->dev;
-	t->netns = a->netns;
-	err = cg_netns_join(a->netns, verb);
-	if (err)
-		return err;
-	err = cg_netns_ino(&t->netns_ino);
-	if (err) {
-		cg_err("cannot %s: %s", verb, strerror(-err));
-		return err;
-	}
-	if (!a->dev)
-		return 0;
-	t->ifindex = if_nametoindex(a->dev);
-	if (!t->ifindex) {
-		err = -errno;
-		cg_err("cannot %s %s: %s", verb, cg_where(a, where, sizeof(where)),
-		       err == -ENODEV ? "No such device" : strerror(-err));
-		return err;
-	}
-	return 0;
-}
 
 /* Which backend guards t now, if any. */
 static enum cg_choice cg_guarded_by(const struct cg_target *t, struct cg_status *st)
@@ -359,13 +308,6 @@ static void cg_probe_all(struct cg_probe *p)
 	cg_backend_kmod.probe(p);
 }
 
-static int cg_need_root(const char *verb)
-{
-	if (geteuid() == 0)
-		return 0;
-	cg_err("cannot %s: must be run as root", verb);
-	return -EPERM;
-}
 
 /* ", egress, log-drops": the options a guard has, for messages */
 static const char *cg_opts_text(const struct cg_status *st)
@@ -420,7 +362,7 @@ static int do_attach(const struct cg_args *a)
 	int err;
 
 	cg_where(a, where, sizeof(where));
-	if (cg_need_root("attach"))
+	if (cg_cli_need_root("attach"))
 		return 1;
 	if (a->object) {
 		void *data;
@@ -430,7 +372,7 @@ static int do_attach(const struct cg_args *a)
 		o.object = data;	/* freed at exit */
 		want = CG_CHOICE_BPF;
 	}
-	if (cg_lock() < 0 || cg_resolve(a, &t, "attach to"))
+	if (cg_lock_host() || cg_target_resolve(&t, a->dev, a->netns, "attach to"))
 		return 1;
 
 	now = cg_guarded_by(&t, &st);
@@ -486,9 +428,9 @@ static int do_detach(const struct cg_args *a)
 	int err;
 
 	cg_where(a, where, sizeof(where));
-	if (cg_need_root("detach") || cg_lock() < 0)
+	if (cg_cli_need_root("detach") || cg_lock_host())
 		return 1;
-	if (cg_resolve(a, &t, "detach from"))
+	if (cg_target_resolve(&t, a->dev, a->netns, "detach from"))
 		return 1;
 	for (c = CG_CHOICE_BPF; c <= CG_CHOICE_KMOD; c++) {
 		err = cg_backends[c]->detach(&t);
@@ -591,61 +533,10 @@ static int cg_status_here(struct cg_rows *rs, const char *netns, __u64 ino)
 	return 0;
 }
 
-/* The host's namespaces other than ours, once each: by name when they have one. */
-struct cg_nslist {
-	__u64 self;
-	__u64 *ino;
-	char **label;
-	int n;
-};
-
-static void cg_nslist_add(const struct cg_netns_ref *ref, void *arg)
+/* cg_state_each_netns(): each other namespace, as its label */
+static int cg_status_ns(const char *label, __u64 ino, void *rs)
 {
-	struct cg_nslist *l = arg;
-	char **label;
-	__u64 *ino;
-	int i;
-
-	if (ref->ino == l->self)
-		return;
-	for (i = 0; i < l->n; i++)
-		if (l->ino[i] == ref->ino)
-			return;
-	ino = realloc(l->ino, (l->n + 1) * sizeof(*ino));
-	if (ino)
-		l->ino = ino;
-	label = realloc(l->label, (l->n + 1) * sizeof(*label));
-	if (label)
-		l->label = label;
-	if (!ino || !label || !(l->label[l->n] = strdup(ref->name ?: ref->path)))
-		return;
-	l->ino[l->n++] = ref->ino;
-}
-
-/* Each namespace in turn; one that vanished since the scan is skipped. */
-static int cg_status_all(struct cg_rows *rs, __u64 self)
-{
-	struct cg_nslist l = { .self = self };
-	__u64 ino;
-	int i, fd, err = 0;
-
-	cg_netns_scan(cg_nslist_add, &l);
-	for (i = 0; i < l.n && !err; i++) {
-		fd = cg_netns_open(l.label[i]);
-		if (fd < 0)
-			continue;
-		/* a /proc/PID that now leads elsewhere is not the namespace found */
-		if (!cg_netns_enter(fd) && !cg_netns_ino(&ino) && ino == l.ino[i])
-			err = cg_status_here(rs, l.label[i], ino);
-		close(fd);
-		if (cg_netns_restore()) {
-			cg_err("cannot read status: cannot return to our netns");
-			return -EIO;
-		}
-	}
-	free(l.ino);
-	/* the labels stay: rows point to them */
-	return err;
+	return cg_status_here(rs, label, ino);
 }
 
 static int do_status(const struct cg_args *a)
@@ -657,9 +548,9 @@ static int do_status(const struct cg_args *a)
 	int i, err;
 
 	/* locked: listing drops the state of vanished devices */
-	if (cg_need_root("read status") || cg_lock() < 0)
+	if (cg_cli_need_root("read status") || cg_lock_host())
 		return 1;
-	if (cg_resolve(a, &t, "read status of"))
+	if (cg_target_resolve(&t, a->dev, a->netns, "read status of"))
 		return 1;
 	if (a->dev) {
 		r = cg_row_add(&rs);
@@ -674,7 +565,7 @@ static int do_status(const struct cg_args *a)
 	} else {
 		err = cg_status_here(&rs, a->netns, t.netns_ino);
 		if (!err && !a->netns)
-			err = cg_status_all(&rs, t.netns_ino);
+			err = cg_state_each_netns(NULL, cg_status_ns, &rs);
 		if (err) {
 			if (!cg_log_reported())
 				cg_err("cannot read status: %s", strerror(-err));

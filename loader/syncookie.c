@@ -41,7 +41,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
@@ -62,15 +61,16 @@
 #include "bpffs.h"
 #include "compat.h"
 #include "json.h"
+#include "cli.h"
 #include "log.h"
 #include "macros.h"
 #include "netns.h"
+#include "state.h"
 #include "tc.h"
 #include "syncookie_abi.h"
 #include "syncookie.skel.h"
 #include "syncookie.h"
 
-#define SC_LOCK_PATH	"/run/csum-guard.lock"	/* the lock of every csum-guard command */
 #define SC_TC_HANDLE	0xc6	/* the checksum guard has 0xc5 at priority 1: it runs first */
 #define SC_TC_PRIO	2
 #define SC_SYSCTL_COOKIES "/proc/sys/net/ipv4/tcp_syncookies"
@@ -92,13 +92,8 @@ enum sc_mode {
 #define SC_META_SET_SYSCTL	(1U << 1)	/* prev_sysctl is what we found */
 
 struct sc_meta {
-	__u32 abi;
-	__u32 mode;
-	__u32 flags;
-	__u32 ifindex;
-	__u64 netns_cookie;
-	__u32 prog_id;
-	__s32 prev_sysctl;
+	CG_META_HEAD;
+	__s32 prev_sysctl;	/* the sysctl as attach found it */
 };
 
 struct sc_args {
@@ -184,8 +179,7 @@ static int sc_sysctl_write(const char *path, int val)
 
 static void sc_pin(char *buf, size_t n, const struct sc_target *t, const char *name)
 {
-	if (snprintf(buf, n, "%s/%s", t->dir, name) >= (int)n)
-		buf[0] = '\0';
+	cg_state_pin(buf, n, t->dir, name);
 }
 
 static int sc_map_get(const struct sc_target *t, const char *name, void *val, __u32 key)
@@ -382,14 +376,17 @@ struct sc_obj {
 /*
  * Load the XDP program (xdp) or the tc one: one at a time, since a 6.1
  * verifier takes a while over each (about 20 s under QEMU's TCG). The XDP
- * one is the probe's question: does the helper work here?
+ * one is the probe's question: does the helper work here? With reuse, the
+ * maps already pinned for that target serve the new program.
  */
-static int sc_load(struct sc_obj *o, bool xdp, bool tcx, char *why, size_t why_len)
+static int sc_load(struct sc_obj *o, bool xdp, bool tcx, const struct sc_target *reuse,
+		   char *why, size_t why_len)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "syncookie");
+	char path[PATH_MAX];
 	const void *data;
 	size_t size;
-	int err;
+	int err = 0;
 
 	memset(o, 0, sizeof(*o));
 	data = syncookie_bpf__elf_bytes(&size);
@@ -410,54 +407,26 @@ static int sc_load(struct sc_obj *o, bool xdp, bool tcx, char *why, size_t why_l
 	if (tcx)
 		bpf_program__set_expected_attach_type(o->tc, CG_BPF_TCX_INGRESS);
 	bpf_program__set_autoload(xdp ? o->tc : o->xdp, false);
-	err = bpf_object__load(o->obj);
+	if (reuse) {
+		sc_pin(path, sizeof(path), reuse, SC_PIN_PORTS);
+		err = bpf_map__set_pin_path(o->ports, path);
+		sc_pin(path, sizeof(path), reuse, SC_PIN_COUNTERS);
+		if (!err)
+			err = bpf_map__set_pin_path(o->counters, path);
+	}
+	if (!err)
+		err = bpf_object__load(o->obj);
 	if (err) {
 		/* EINVAL from the verifier: most likely "unknown func" */
-		snprintf(why, why_len, "the kernel refuses the program (%s): no bpf_tcp_gen_syncookie "
-			 "(kernel older than 5.3 or without CONFIG_SYN_COOKIES)?", strerror(-err));
+		snprintf(why, why_len, "the kernel refuses the program (%s)%s", strerror(-err),
+			 reuse ? "" : ": no bpf_tcp_gen_syncookie (kernel older than 5.3 or "
+				      "without CONFIG_SYN_COOKIES)?");
 		goto fail;
 	}
 	return 0;
 fail:
 	bpf_object__close(o->obj);
 	memset(o, 0, sizeof(*o));
-	return err;
-}
-
-/* sc_load, with the maps already pinned for t. */
-static int sc_load_reusing(struct sc_obj *o, bool xdp, const struct sc_target *t,
-			   char *why, size_t why_len)
-{
-	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "syncookie");
-	char path[PATH_MAX];
-	const void *data;
-	size_t size;
-	int err;
-
-	memset(o, 0, sizeof(*o));
-	data = syncookie_bpf__elf_bytes(&size);
-	o->obj = bpf_object__open_mem(data, size, &opts);
-	if (!o->obj)
-		return -ENOEXEC;
-	o->xdp = bpf_object__find_program_by_name(o->obj, SC_PROG_XDP);
-	o->tc = bpf_object__find_program_by_name(o->obj, SC_PROG_TC);
-	o->ports = bpf_object__find_map_by_name(o->obj, SC_MAP_PORTS);
-	o->counters = bpf_object__find_map_by_name(o->obj, SC_MAP_COUNTERS);
-	if (cg_have_tcx())
-		bpf_program__set_expected_attach_type(o->tc, CG_BPF_TCX_INGRESS);
-	bpf_program__set_autoload(xdp ? o->tc : o->xdp, false);
-	sc_pin(path, sizeof(path), t, SC_PIN_PORTS);
-	err = bpf_map__set_pin_path(o->ports, path);
-	sc_pin(path, sizeof(path), t, SC_PIN_COUNTERS);
-	if (!err)
-		err = bpf_map__set_pin_path(o->counters, path);
-	if (!err)
-		err = bpf_object__load(o->obj);
-	if (err) {
-		snprintf(why, why_len, "the kernel refuses the program (%s)", strerror(-err));
-		bpf_object__close(o->obj);
-		memset(o, 0, sizeof(*o));
-	}
 	return err;
 }
 
@@ -575,7 +544,6 @@ static void sc_remove(const struct sc_target *t, const struct sc_meta *m, bool o
 		SC_PIN_LINK, SC_PIN_PROG, SC_PIN_PORTS, SC_PIN_COUNTERS, SC_PIN_META,
 	};
 	char path[PATH_MAX];
-	unsigned int i;
 	int fd;
 
 	if (m && ours) {
@@ -611,28 +579,9 @@ static void sc_remove(const struct sc_target *t, const struct sc_meta *m, bool o
 		    !sc_sysctl_hand_over(t, m))
 			sc_sysctl_write(sc_sysctl_path(m->mode), m->prev_sysctl);
 	}
-	for (i = 0; i < ARRAY_SIZE(pins); i++) {
-		sc_pin(path, sizeof(path), t, pins[i]);
-		unlink(path);
-	}
-	rmdir(t->dir);
-	snprintf(path, sizeof(path), "%s", t->dir);
-	*strrchr(path, '/') = '\0';
-	rmdir(path);
-	rmdir(SC_PIN_ROOT);
+	cg_state_unpin(SC_PIN_ROOT, t->dir, pins, ARRAY_SIZE(pins));
 }
 
-static int sc_mkdirs(const struct sc_target *t)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s", t->dir);
-	*strrchr(path, '/') = '\0';
-	if ((mkdir(SC_PIN_ROOT, 0700) && errno != EEXIST) ||
-	    (mkdir(path, 0700) && errno != EEXIST) || (mkdir(t->dir, 0700) && errno != EEXIST))
-		return -errno;
-	return 0;
-}
 
 /*
  * Native XDP's XDP_TX on a veth reaches the peer only while the peer runs
@@ -698,8 +647,7 @@ static int sc_hook(const struct sc_target *t, const struct sc_ports *ports, stru
 		if (!o.obj || xdp != !!bpf_program__autoload(o.xdp)) {
 			bpf_object__close(o.obj);
 			o.obj = NULL;
-			err = pinned ? sc_load_reusing(&o, xdp, t, why, why_len) :
-				       sc_load(&o, xdp, cg_have_tcx(), why, why_len);
+			err = sc_load(&o, xdp, cg_have_tcx(), pinned ? t : NULL, why, why_len);
 			if (err)
 				return err;
 		}
@@ -781,7 +729,7 @@ static int sc_attach_fresh(const struct sc_target *t, const struct sc_args *a)
 
 	if (a->mode != SC_NFT) {
 		/* the program the mode starts with; in auto, whether the helper works */
-		err = sc_load(&o, a->mode != SC_TC, cg_have_tcx(), why, sizeof(why));
+		err = sc_load(&o, a->mode != SC_TC, cg_have_tcx(), NULL, why, sizeof(why));
 		if (err && a->mode == SC_AUTO && sc_nft_have()) {
 			cg_info("%s: using the kernel's SYNPROXY through nftables", why);
 			m.mode = SC_NFT;
@@ -803,7 +751,7 @@ static int sc_attach_fresh(const struct sc_target *t, const struct sc_args *a)
 		err = -EINVAL;
 		goto out;
 	}
-	err = sc_mkdirs(t);
+	err = cg_state_mkdirs(SC_PIN_ROOT, t->dir);
 	if (err)
 		goto out;
 	/* meta first: a run killed past here is undone by the next */
@@ -853,51 +801,26 @@ out:
 
 /* --- commands --------------------------------------------------------- */
 
-static int sc_lock(void)
-{
-	int fd = open(SC_LOCK_PATH, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 
-	if (fd < 0 || flock(fd, LOCK_EX)) {
-		cg_err("cannot take %s: %s", SC_LOCK_PATH, strerror(errno));
-		return -1;
-	}
-	return fd;
-}
 
-static void sc_dir(struct sc_target *t)
-{
-	snprintf(t->dir, sizeof(t->dir), "%s/%llu/%d", SC_PIN_ROOT,
-		 (unsigned long long)t->ino, t->ifindex);
-}
 
 /* Enter the namespace, find the device (if any). */
 static int sc_resolve(const struct sc_args *a, struct sc_target *t, const char *verb)
 {
+	struct cg_target ct;
 	int err;
 
 	memset(t, 0, sizeof(*t));
-	t->dev = a->dev;
-	t->netns = a->netns;
-	err = cg_netns_join(a->netns, verb);
+	err = cg_target_resolve(&ct, a->dev, a->netns, verb);
 	if (err)
 		return err;
-	err = cg_netns_ino(&t->ino);
-	if (!err)
-		err = cg_netns_cookie(&t->cookie);
-	if (err) {
-		cg_err("cannot %s %s: cannot identify its network namespace: %s", verb,
-		       a->dev ?: "the namespace's devices", strerror(-err));
-		return err;
-	}
-	if (!a->dev)
-		return 0;
-	t->ifindex = if_nametoindex(a->dev);
-	if (!t->ifindex) {
-		cg_err("cannot %s %s%s%s: No such device", verb, a->dev,
-		       a->netns ? " in netns " : "", a->netns ?: "");
-		return -ENODEV;
-	}
-	sc_dir(t);
+	t->dev = ct.dev;
+	t->netns = ct.netns;
+	t->ino = ct.netns_ino;
+	t->cookie = ct.netns_cookie;
+	t->ifindex = ct.ifindex;
+	if (t->ifindex)
+		cg_state_dir(t->dir, sizeof(t->dir), SC_PIN_ROOT, t->ino, t->ifindex);
 	return 0;
 }
 
@@ -909,11 +832,9 @@ static int sc_attach(const struct sc_args *a)
 	char list[64];
 	int err;
 
-	if (geteuid()) {
-		cg_err("cannot attach: must be run as root");
+	if (cg_cli_need_root("attach"))
 		return 1;
-	}
-	if (sc_lock() < 0 || sc_resolve(a, &t, "attach to") || sc_bpffs_ready())
+	if (cg_lock_host() || sc_resolve(a, &t, "attach to") || sc_bpffs_ready())
 		return 1;
 	err = sc_map_get(&t, SC_PIN_META, &m, 0);
 	if (!err && sc_live(&t, &m)) {
@@ -957,11 +878,9 @@ static int sc_detach(const struct sc_args *a)
 	struct sc_meta m;
 	bool live;
 
-	if (geteuid()) {
-		cg_err("cannot detach: must be run as root");
+	if (cg_cli_need_root("detach"))
 		return 1;
-	}
-	if (sc_lock() < 0 || sc_resolve(a, &t, "detach from"))
+	if (cg_lock_host() || sc_resolve(a, &t, "detach from"))
 		return 1;
 	if (sc_map_get(&t, SC_PIN_META, &m, 0)) {
 		cg_info("%s is not answering SYNs", t.dev);
@@ -1071,7 +990,7 @@ static int sc_print_ns(const char *netns, bool json, bool *first_row)
 		if (de->d_name[0] == '.')
 			continue;
 		t.ifindex = atoi(de->d_name);
-		sc_dir(&t);
+		cg_state_dir(t.dir, sizeof(t.dir), SC_PIN_ROOT, t.ino, t.ifindex);
 		if (sc_map_get(&t, SC_PIN_META, &m, 0) || !sc_live(&t, &m) ||
 		    !if_indextoname(t.ifindex, name))
 			continue;
@@ -1083,41 +1002,29 @@ static int sc_print_ns(const char *netns, bool json, bool *first_row)
 	return n;
 }
 
-struct sc_nslist {
-	__u64 self, ino[256];
-	char *name[256];
+/* cg_state_each_netns(): the devices of each other namespace with state */
+struct sc_walk {
+	bool json, *first;
 	int n;
 };
 
-static void sc_ns_add(const struct cg_netns_ref *r, void *arg)
+static int sc_print_other(const char *label, __u64 ino, void *arg)
 {
-	struct sc_nslist *l = arg;
-	char dir[PATH_MAX];
-	int i;
+	struct sc_walk *w = arg;
 
-	snprintf(dir, sizeof(dir), "%s/%llu", SC_PIN_ROOT, (unsigned long long)r->ino);
-	if (r->ino == l->self || access(dir, F_OK) || l->n == 256)
-		return;
-	for (i = 0; i < l->n; i++)
-		if (l->ino[i] == r->ino)
-			return;
-	l->name[l->n] = strdup(r->name ?: r->path);
-	if (l->name[l->n])
-		l->ino[l->n++] = r->ino;
+	w->n += sc_print_ns(label, w->json, w->first);
+	return 0;
 }
 
 static int sc_status(const struct sc_args *a)
 {
-	struct sc_nslist l = {};
 	struct sc_target t;
 	bool first = true;
-	int i, fd, n;
+	int n;
 
-	if (geteuid()) {
-		cg_err("cannot read status: must be run as root");
+	if (cg_cli_need_root("read status"))
 		return 1;
-	}
-	if (sc_lock() < 0 || sc_resolve(a, &t, "read status of"))
+	if (cg_lock_host() || sc_resolve(a, &t, "read status of"))
 		return 1;
 	if (a->dev) {
 		sc_print(&t, a->json, NULL);
@@ -1130,22 +1037,11 @@ static int sc_status(const struct sc_args *a)
 	n = sc_print_ns(a->netns, a->json, &first);
 	if (!a->netns) {
 		/* the other namespaces that have state, by name where they have one */
-		l.self = t.ino;
-		cg_netns_scan(sc_ns_add, &l);
-		for (i = 0; i < l.n; i++) {
-			__u64 ino;
+		struct sc_walk w = { .json = a->json, .first = &first };
 
-			fd = cg_netns_open(l.name[i]);
-			if (fd < 0)
-				continue;
-			if (!cg_netns_enter(fd) && !cg_netns_ino(&ino) && ino == l.ino[i])
-				n += sc_print_ns(l.name[i], a->json, &first);
-			close(fd);
-			if (cg_netns_restore()) {
-				cg_err("cannot read status: cannot return to our netns");
-				return 1;
-			}
-		}
+		if (cg_state_each_netns(SC_PIN_ROOT, sc_print_other, &w))
+			return 1;
+		n += w.n;
 	}
 	if (a->json)
 		puts("]");
@@ -1165,7 +1061,7 @@ static int sc_probe(const struct sc_args *a)
 		snprintf(why, sizeof(why), "not root: cannot load the program");
 	} else {
 		tcx = cg_have_tcx();
-		loads = !sc_load(&o, true, false, why, sizeof(why));
+		loads = !sc_load(&o, true, false, NULL, why, sizeof(why));
 		if (loads)
 			bpf_object__close(o.obj);
 	}
@@ -1216,20 +1112,21 @@ static int sc_parse_ports(const char *s, struct sc_args *a)
 int cg_syncookie(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "netns", required_argument, NULL, 'n' },
+		CG_OPT_NETNS,
 		{ "ports", required_argument, NULL, 'p' },
 		{ "mode", required_argument, NULL, 'm' },
 		{ "set-sysctl", no_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ NULL, 0, NULL, 0 },
+		CG_OPT_JSON,
+		CG_OPT_QUIET,
+		CG_OPT_END,
 	};
 	static const char *const modes[] = { "auto", "xdp", "xdp-generic", "tc", "nft" };
 	static const enum sc_mode mode_val[] = { SC_AUTO, SC_XDP, SC_XDP_GENERIC, SC_TC, SC_NFT };
 	struct sc_args a = {};
 	bool attach, with_dev, have_ports = false;
 	unsigned int i;
-	int c;
+	char what[32];
+	int c, ret;
 
 	if (argc < 3)
 		return cg_usage_err("syncookie needs a command (attach, detach, status or probe)");
@@ -1280,23 +1177,14 @@ int cg_syncookie(int argc, char **argv)
 		case 'q':
 			cg_quiet = true;
 			break;
-		case ':':
-			return cg_usage_err("%s needs an argument", argv[optind - 1]);
 		default:
-			return cg_usage_err("unknown option '%s'", argv[optind - 1]);
+			return cg_cli_bad_option(c, argv);
 		}
 	}
-	if (optind < argc) {
-		if (!with_dev)
-			return cg_usage_err("syncookie %s takes no device", a.cmd);
-		a.dev = argv[optind++];
-	}
-	if (optind < argc)
-		return cg_usage_err("unexpected argument '%s'", argv[optind]);
-	if (!a.dev && with_dev && strcmp(a.cmd, "status"))
-		return cg_usage_err("syncookie %s needs a device", a.cmd);
-	if (a.dev && (!*a.dev || strlen(a.dev) >= IFNAMSIZ || strchr(a.dev, '/')))
-		return cg_usage_err("'%s' is not a valid device name", a.dev);
+	snprintf(what, sizeof(what), "syncookie %s", a.cmd);
+	ret = cg_cli_device(argc, argv, what, with_dev, with_dev && strcmp(a.cmd, "status"), &a.dev);
+	if (ret)
+		return ret;
 	if (attach && !have_ports)
 		return cg_usage_err("syncookie attach needs --ports");
 

@@ -44,6 +44,7 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
+#include "cli.h"
 #include "log.h"
 #include "macros.h"
 #include "netns.h"
@@ -653,7 +654,7 @@ static int cg_wparse(int argc, char **argv, struct cg_watch *w)
 		{ "match", required_argument, NULL, 'm' },
 		{ "backend", required_argument, NULL, 'b' },
 		{ "log-drops", no_argument, NULL, 'l' },
-		{ NULL, 0, NULL, 0 },
+		CG_OPT_END,
 	};
 	int c;
 
@@ -675,10 +676,8 @@ static int cg_wparse(int argc, char **argv, struct cg_watch *w)
 		case 'l':
 			w->log_drops = true;
 			break;
-		case ':':
-			return cg_usage_err("%s needs an argument", argv[optind - 1]);
 		default:
-			return cg_usage_err("unknown option '%s'", argv[optind - 1]);
+			return cg_cli_bad_option(c, argv);
 		}
 	}
 	if (optind < argc)

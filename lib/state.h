@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * state.h - the state protocol both guards share. Every command that
+ * changes state holds one host lock. Each guarded device has a directory
+ * on the host's bpffs, ROOT/<netns inode>/<ifindex>/, whose pins outlive
+ * the process that made them; a later command finds the guard there. A
+ * command acts on one target: a device (or none) in a network namespace
+ * that it enters for the rest of its run.
+ */
+#ifndef CG_STATE_H
+#define CG_STATE_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+#define CG_LOCK_PATH	"/run/csum-guard.lock"
+
+/* The host lock, held until exit: 0, or -errno with one line said. */
+int cg_lock_host(void);
+
+struct cg_target {
+	const char *dev;	/* device name as the user gave it, NULL: none */
+	const char *netns;	/* namespace as the user gave it, NULL: ours */
+	__u64 netns_ino;	/* inode of the target namespace */
+	__u64 netns_cookie;	/* its cookie, 0 where the kernel has none */
+	int ifindex;		/* resolved in the target namespace, 0: none */
+};
+
+/*
+ * Enter netns (NULL: stay), identify it and find dev there (NULL: only the
+ * namespace). On failure one line says "cannot VERB DEV in netns NS: why".
+ */
+int cg_target_resolve(struct cg_target *t, const char *dev, const char *netns,
+		      const char *verb);
+/* "DEV in netns NS", or "DEV" in our own */
+const char *cg_target_where(const struct cg_target *t, char *buf, size_t n);
+
+/* root/<ino>/<ifindex>; empty if it does not fit */
+void cg_state_dir(char *buf, size_t n, const char *root, __u64 ino, int ifindex);
+/* dir/name; empty if it does not fit, so it names nothing else */
+void cg_state_pin(char *buf, size_t n, const char *dir, const char *name);
+/* root, the namespace directory and dir, each 0700: 0 or -errno */
+int cg_state_mkdirs(const char *root, const char *dir);
+/* Unlink dir/NAME for each name, then remove dir, its namespace directory
+ * and root, each if it is left empty. */
+void cg_state_unpin(const char *root, const char *dir, const char *const *names,
+		    unsigned int n);
+
+/*
+ * The head of each guard's meta, the one element of its pinned meta array
+ * map: what attach did, for the commands that come later. Spelled once;
+ * each guard's struct adds its own tail. It is the layout on bpffs of
+ * running guards: change it only with the ABI version.
+ */
+#define CG_META_HEAD							\
+	__u32 abi;							\
+	__u32 mode;		/* how the program is attached */	\
+	__u32 flags;							\
+	__u32 ifindex;							\
+	__u64 netns_cookie;	/* tells a reused namespace inode apart */ \
+	__u32 prog_id
+
+/*
+ * fn(label, ino, arg) in every network namespace of the host but ours that
+ * has a directory under root (root NULL: every one), with that namespace
+ * entered; label is its name where it has one, else /proc/PID/ns/net. A
+ * namespace that vanished since the scan is skipped. Stops at fn's first
+ * error; -EIO (said) if it cannot return to our namespace.
+ */
+int cg_state_each_netns(const char *root, int (*fn)(const char *label, __u64 ino, void *arg),
+			void *arg);
+
+#endif /* CG_STATE_H */
