@@ -40,6 +40,9 @@ LIB_SRCS := $(wildcard lib/*.c)
 LIB_OBJS := $(LIB_SRCS:lib/%.c=$(BUILD)/lib/%.o)
 LOADER_SRCS := $(wildcard loader/*.c)
 LOADER_OBJS := $(LOADER_SRCS:loader/%.c=$(BUILD)/loader/%.o)
+# syncookie/: the second guard, its program and its command
+SC_SRCS := $(filter-out %.bpf.c,$(wildcard syncookie/*.c))
+SC_OBJS := $(SC_SRCS:syncookie/%.c=$(BUILD)/syncookie/%.o)
 TOOLS := $(BUILD)/tests/cg-inject $(BUILD)/tests/cg-sniff $(BUILD)/tests/cg-nfq \
 	$(BUILD)/tests/cg-stream $(BUILD)/tests/unit $(BUILD)/tests/guard-alt.bpf.o \
 	$(BUILD)/tests/guard-abi-next.bpf.o $(BUILD)/tests/guard-helper.bpf.o \
@@ -66,7 +69,7 @@ all: $(BUILD)/csum_guard.bpf.o $(BUILD)/syncookie.bpf.o $(BUILD)/csum-guard tool
 
 tools: $(TOOLS)
 
-$(BUILD) $(BUILD)/lib $(BUILD)/loader $(BUILD)/tests $(DIST):
+$(BUILD) $(BUILD)/lib $(BUILD)/loader $(BUILD)/syncookie $(BUILD)/tests $(DIST):
 	$(Q)mkdir -p $@
 
 # vmlinux.h is generated from the build host's BTF, never committed.
@@ -85,9 +88,9 @@ $(BUILD)/csum_guard.skel.h: $(BUILD)/csum_guard.bpf.o
 
 # The SYN-cookie responder: uapi headers only (no CO-RE), so it loads on
 # any kernel with bpf_tcp_gen_syncookie (5.3+).
-$(BUILD)/syncookie.bpf.o: bpf/syncookie.bpf.c include/syncookie_abi.h | $(BUILD)
+$(BUILD)/syncookie.bpf.o: syncookie/syncookie.bpf.c syncookie/syncookie_abi.h | $(BUILD)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) -g -O2 -target bpf $(INCLUDES) -I/usr/include/$(shell $(CC) -dumpmachine) -c $< -o $@
+	$(Q)$(CLANG) -g -O2 -target bpf -Isyncookie -I/usr/include/$(shell $(CC) -dumpmachine) -c $< -o $@
 	$(Q)llvm-strip -g $@ 2>/dev/null || true
 
 $(BUILD)/syncookie.skel.h: $(BUILD)/syncookie.bpf.o
@@ -98,12 +101,16 @@ $(BUILD)/lib/%.o: lib/%.c lib/*.h | $(BUILD)/lib
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(WARN) -Ilib -c $< -o $@
 
-$(BUILD)/loader/%.o: loader/%.c loader/*.h lib/*.h include/*.h $(BUILD)/csum_guard.skel.h \
-		$(BUILD)/syncookie.skel.h | $(BUILD)/loader
+$(BUILD)/loader/%.o: loader/%.c loader/*.h lib/*.h include/*.h syncookie/syncookie.h \
+		$(BUILD)/csum_guard.skel.h | $(BUILD)/loader
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) $(INCLUDES) -DCG_VERSION='"$(VERSION)"' -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(WARN) $(INCLUDES) -Isyncookie -DCG_VERSION='"$(VERSION)"' -c $< -o $@
 
-$(BUILD)/csum-guard: $(LOADER_OBJS) $(LIB_OBJS)
+$(BUILD)/syncookie/%.o: syncookie/%.c syncookie/*.h lib/*.h $(BUILD)/syncookie.skel.h | $(BUILD)/syncookie
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -Ilib -Isyncookie -I$(BUILD) -c $< -o $@
+
+$(BUILD)/csum-guard: $(LOADER_OBJS) $(SC_OBJS) $(LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LIBS) -o $@
 
@@ -253,7 +260,7 @@ install: all
 
 clean:
 	$(call msg,CLEAN,$(BUILD))
-	$(Q)rm -rf $(BUILD)/vmlinux.h $(BUILD)/*.o $(BUILD)/*.skel.h $(BUILD)/lib $(BUILD)/loader $(BUILD)/tests $(DIST) $(DIST_STAGE) $(BUILD)/csum-guard
+	$(Q)rm -rf $(BUILD)/vmlinux.h $(BUILD)/*.o $(BUILD)/*.skel.h $(BUILD)/lib $(BUILD)/loader $(BUILD)/syncookie $(BUILD)/tests $(DIST) $(DIST_STAGE) $(BUILD)/csum-guard
 
 # --- bench ---------------------------------------------------------------
 # make bench      install what the benchmarks need, build, run bench/run.sh;

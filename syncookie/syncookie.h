@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * syncookie.h - `csum-guard syncookie ...`: the SYN-cookie responder
- * (bpf/syncookie.bpf.c), or the kernel's SYNPROXY through nftables where
- * the kernel lacks bpf_tcp_gen_syncookie. argv as main() got it.
+ * (syncookie.bpf.c), or the kernel's SYNPROXY through nftables where the
+ * kernel lacks bpf_tcp_gen_syncookie. argv as main() got it.
  */
 #ifndef CG_SYNCOOKIE_H
 #define CG_SYNCOOKIE_H

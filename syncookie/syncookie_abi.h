@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * syncookie_abi.h - what the SYN-cookie responder (bpf/syncookie.bpf.c) and
- * its loader (loader/syncookie.c) agree on: counter indices, the port
+ * syncookie_abi.h - what the SYN-cookie responder (syncookie.bpf.c) and
+ * its loader (the other files of syncookie/) agree on: counter indices, the port
  * bitmap, object and pin names. Bump SC_ABI_VERSION when any of it changes
  * meaning; the loader refuses pins of another version and starts over.
  */

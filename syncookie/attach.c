@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * attach.c - load the responder, put it on a device in the mode asked for,
+ * update its ports in place, take it off again.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/ethtool.h>
+#include <linux/if_link.h>
+#include <linux/sockios.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpffs.h"
+#include "cli.h"
+#include "compat.h"
+#include "json.h"
+#include "log.h"
+#include "macros.h"
+#include "netns.h"
+#include "state.h"
+#include "tc.h"
+#include "sc.h"
+#include "syncookie.skel.h"
+
+/*
+ * Load the XDP program (xdp) or the tc one: one at a time, since a 6.1
+ * verifier takes a while over each (about 20 s under QEMU's TCG). The XDP
+ * one is the probe's question: does the helper work here? With reuse, the
+ * maps already pinned for that target serve the new program.
+ */
+int sc_load(struct sc_obj *o, bool xdp, bool tcx, const struct sc_target *reuse,
+		   char *why, size_t why_len)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "syncookie");
+	char path[PATH_MAX];
+	const void *data;
+	size_t size;
+	int err = 0;
+
+	memset(o, 0, sizeof(*o));
+	data = syncookie_bpf__elf_bytes(&size);
+	o->obj = bpf_object__open_mem(data, size, &opts);
+	if (!o->obj) {
+		snprintf(why, why_len, "cannot open the built-in object");
+		return -ENOEXEC;
+	}
+	o->xdp = bpf_object__find_program_by_name(o->obj, SC_PROG_XDP);
+	o->tc = bpf_object__find_program_by_name(o->obj, SC_PROG_TC);
+	o->ports = bpf_object__find_map_by_name(o->obj, SC_MAP_PORTS);
+	o->counters = bpf_object__find_map_by_name(o->obj, SC_MAP_COUNTERS);
+	if (!o->xdp || !o->tc || !o->ports || !o->counters) {
+		snprintf(why, why_len, "the built-in object lacks a program or map");
+		err = -ENOEXEC;
+		goto fail;
+	}
+	if (tcx)
+		bpf_program__set_expected_attach_type(o->tc, CG_BPF_TCX_INGRESS);
+	bpf_program__set_autoload(xdp ? o->tc : o->xdp, false);
+	if (reuse) {
+		sc_pin(path, sizeof(path), reuse, SC_PIN_PORTS);
+		err = bpf_map__set_pin_path(o->ports, path);
+		sc_pin(path, sizeof(path), reuse, SC_PIN_COUNTERS);
+		if (!err)
+			err = bpf_map__set_pin_path(o->counters, path);
+	}
+	if (!err)
+		err = bpf_object__load(o->obj);
+	if (err) {
+		/* EINVAL from the verifier: most likely "unknown func" */
+		snprintf(why, why_len, "the kernel refuses the program (%s)%s", strerror(-err),
+			 reuse ? "" : ": no bpf_tcp_gen_syncookie (kernel older than 5.3 or "
+				      "without CONFIG_SYN_COOKIES)?");
+		goto fail;
+	}
+	return 0;
+fail:
+	bpf_object__close(o->obj);
+	memset(o, 0, sizeof(*o));
+	return err;
+}
+
+/*
+ * Native XDP's XDP_TX on a veth reaches the peer only while the peer runs
+ * NAPI (on 6.18 measured: with an XDP program of its own; GRO alone was
+ * not enough), which this side cannot see:
+ * a responder whose answers vanish would be worse than none. auto takes
+ * generic XDP there; --mode xdp still forces native.
+ */
+static bool sc_native_ok(const char *dev)
+{
+	struct ethtool_drvinfo di = { .cmd = ETHTOOL_GDRVINFO };
+	struct ifreq ifr = {};
+	bool veth = false;
+	int fd;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return true;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
+	ifr.ifr_data = (void *)&di;
+	if (!ioctl(fd, SIOCETHTOOL, &ifr))
+		veth = !strcmp(di.driver, "veth");
+	close(fd);
+	return !veth;
+}
+
+static int sc_pin_link(const struct sc_target *t, int link_fd)
+{
+	char path[PATH_MAX];
+	int err;
+
+	sc_pin(path, sizeof(path), t, SC_PIN_LINK);
+	err = bpf_obj_pin(link_fd, path) ? -errno : 0;
+	close(link_fd);	/* on error the link goes with the fd */
+	return err;
+}
+
+/*
+ * Load and hook the program for mode req (auto: the first mode that
+ * works), filling m->mode and m->prog_id; ports and counters are pinned
+ * from the first object loaded and reused by a later one.
+ */
+static int sc_hook(const struct sc_target *t, const struct sc_ports *ports, struct sc_meta *m,
+		   enum sc_mode req, struct sc_obj *op, char *why, size_t why_len)
+{
+	static const enum sc_mode order[] = { SC_XDP, SC_XDP_GENERIC, SC_TC };
+	struct sc_obj o = *op;	/* loaded already, or not; ours to close */
+	bool pinned = false;
+	char path[PATH_MAX];
+	unsigned int i;
+	__u32 key = 0;
+	int fd, err = -EINVAL;
+
+	why[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(order); i++) {
+		enum sc_mode try = order[i];
+		bool xdp = try != SC_TC;
+
+		if (req != SC_AUTO && req != try)
+			continue;
+		if (req == SC_AUTO && try == SC_XDP && !sc_native_ok(t->dev))
+			continue;
+		if (!o.obj || xdp != !!bpf_program__autoload(o.xdp)) {
+			bpf_object__close(o.obj);
+			o.obj = NULL;
+			err = sc_load(&o, xdp, cg_have_tcx(), pinned ? t : NULL, why, why_len);
+			if (err)
+				return err;
+		}
+		if (!pinned) {
+			err = bpf_map_update_elem(bpf_map__fd(o.ports), &key, ports, BPF_ANY) ? -errno : 0;
+			sc_pin(path, sizeof(path), t, SC_PIN_PORTS);
+			if (!err)
+				err = bpf_map__pin(o.ports, path);
+			sc_pin(path, sizeof(path), t, SC_PIN_COUNTERS);
+			if (!err)
+				err = bpf_map__pin(o.counters, path);
+			if (err) {
+				snprintf(why, why_len, "cannot pin the maps: %s", strerror(-err));
+				goto out;
+			}
+			pinned = true;
+		}
+		if (xdp) {
+			LIBBPF_OPTS(bpf_link_create_opts, lo,
+				    .flags = try == SC_XDP ? XDP_FLAGS_DRV_MODE : XDP_FLAGS_SKB_MODE);
+
+			fd = bpf_link_create(bpf_program__fd(o.xdp), t->ifindex, BPF_XDP, &lo);
+			if (fd >= 0) {
+				m->mode = try;
+				m->prog_id = sc_prog_id(bpf_program__fd(o.xdp));
+				err = sc_pin_link(t, fd);
+				goto out;
+			}
+			err = -errno;
+		} else if (cg_have_tcx()) {
+			fd = bpf_link_create(bpf_program__fd(o.tc), t->ifindex, CG_BPF_TCX_INGRESS, NULL);
+			if (fd >= 0) {
+				m->mode = SC_TCX;
+				m->prog_id = sc_prog_id(bpf_program__fd(o.tc));
+				err = sc_pin_link(t, fd);
+				goto out;
+			}
+			err = -errno;
+		} else {
+			LIBBPF_OPTS(bpf_tc_opts, to, .handle = SC_TC_HANDLE, .priority = SC_TC_PRIO,
+				    .flags = BPF_TC_F_REPLACE, .prog_fd = bpf_program__fd(o.tc));
+			struct bpf_tc_hook h;
+
+			m->mode = SC_CLSACT;
+			m->prog_id = sc_prog_id(to.prog_fd);
+			sc_tc_hook(&h, t->ifindex);
+			err = bpf_tc_hook_create(&h);
+			if (!err) {
+				m->flags |= SC_META_CREATED_CLSACT;
+				err = sc_map_put(t, SC_PIN_META, m, sizeof(*m));
+			} else if (err == -EEXIST) {
+				err = 0;
+			}
+			if (!err)
+				err = bpf_tc_attach(&h, &to);
+			if (!err) {
+				sc_pin(path, sizeof(path), t, SC_PIN_PROG);
+				err = bpf_obj_pin(to.prog_fd, path) ? -errno : 0;
+				goto out;
+			}
+		}
+		if (!why[0])
+			snprintf(why, why_len, "%s: %s", sc_mode_name(try), strerror(-err));
+	}
+out:
+	bpf_object__close(o.obj);
+	return err;
+}
+
+static int sc_attach_fresh(const struct sc_target *t, const struct sc_args *a)
+{
+	struct sc_meta m = {
+		.abi = SC_ABI_VERSION, .ifindex = t->ifindex, .netns_cookie = t->cookie,
+		.mode = a->mode, .prev_sysctl = -1,
+	};
+	char why[256] = "";
+	struct sc_obj o = {};
+	int err, cur;
+
+	if (a->mode != SC_NFT) {
+		/* the program the mode starts with; in auto, whether the helper works */
+		err = sc_load(&o, a->mode != SC_TC, cg_have_tcx(), NULL, why, sizeof(why));
+		if (err && a->mode == SC_AUTO && sc_nft_have()) {
+			cg_info("%s: using the kernel's SYNPROXY through nftables", why);
+			m.mode = SC_NFT;
+		} else if (err) {
+			cg_err("cannot attach to %s: %s%s", t->dev, why,
+			       a->mode == SC_AUTO ? "; and no nft for the fallback" : "");
+			return err;
+		}
+	} else if (!sc_nft_have()) {
+		cg_err("cannot attach to %s: mode nft needs the nft command", t->dev);
+		return -ENOENT;
+	}
+	/* the sysctl before anything is made (nft's appears with conntrack) */
+	cur = sc_sysctl_read(sc_sysctl_path(m.mode));
+	if (cur != sc_sysctl_want(m.mode) && !a->set_sysctl && (m.mode != SC_NFT || cur >= 0)) {
+		cg_err("cannot attach to %s: %s is %d in its namespace; the %s needs %d "
+		       "(set it, or pass --set-sysctl)", t->dev, sc_sysctl_name(m.mode), cur,
+		       m.mode == SC_NFT ? "SYNPROXY" : "responder", sc_sysctl_want(m.mode));
+		err = -EINVAL;
+		goto out;
+	}
+	err = cg_state_mkdirs(SC_PIN_ROOT, t->dir);
+	if (err)
+		goto out;
+	/* meta first: a run killed past here is undone by the next */
+	err = sc_map_put(t, SC_PIN_META, &m, sizeof(m));
+	if (err)
+		goto undo;
+	if (m.mode == SC_NFT) {
+		err = sc_map_put(t, SC_PIN_PORTS, &a->ports, sizeof(a->ports));
+		if (!err)
+			err = sc_nft_apply(t, &a->ports, true);
+		if (err)
+			goto undo;
+		cur = sc_sysctl_read(SC_SYSCTL_LOOSE);
+		if (cur != 0 && !a->set_sysctl) {
+			cg_err("cannot attach to %s: %s is %d in its namespace; SYNPROXY needs 0 "
+			       "(set it, or pass --set-sysctl)", t->dev, sc_sysctl_name(SC_NFT), cur);
+			err = -EINVAL;
+			goto undo;
+		}
+	} else {
+		err = sc_hook(t, &a->ports, &m, a->mode, &o, why, sizeof(why));
+		o.obj = NULL;	/* sc_hook closed it */
+		if (err) {
+			cg_err("cannot attach to %s: %s", t->dev, why);
+			goto undo;
+		}
+	}
+	if (cur != sc_sysctl_want(m.mode)) {
+		err = sc_sysctl_write(sc_sysctl_path(m.mode), sc_sysctl_want(m.mode));
+		if (err) {
+			cg_err("cannot attach to %s: cannot set %s: %s", t->dev,
+			       sc_sysctl_name(m.mode), strerror(-err));
+			goto undo;
+		}
+		m.flags |= SC_META_SET_SYSCTL;
+		m.prev_sysctl = cur;
+	}
+	err = sc_map_put(t, SC_PIN_META, &m, sizeof(m));
+	if (!err)
+		goto out;
+undo:
+	sc_remove(t, &m, true);
+out:
+	bpf_object__close(o.obj);
+	return err;
+}
+
+int sc_attach(const struct sc_args *a)
+{
+	struct sc_target t;
+	struct sc_ports cur;
+	struct sc_meta m;
+	char list[64];
+	int err;
+
+	if (cg_cli_need_root("attach"))
+		return 1;
+	if (cg_lock_host() || sc_resolve(a, &t, "attach to") || sc_bpffs_ready())
+		return 1;
+	err = sc_map_get(&t, SC_PIN_META, &m, 0);
+	if (!err && sc_live(&t, &m)) {
+		if (a->mode != SC_AUTO && !sc_mode_same(a->mode, m.mode)) {
+			cg_err("cannot attach to %s: already answering through %s; detach it first "
+			       "to change the mode", t.dev, sc_mode_name(m.mode));
+			return 1;
+		}
+		if (!sc_map_get(&t, SC_PIN_PORTS, &cur, 0) && !memcmp(&cur, &a->ports, sizeof(cur))) {
+			cg_info("already answering SYNs on %s (%s)", t.dev, sc_mode_name(m.mode));
+			return 0;
+		}
+		/* other ports: in place, counters kept */
+		if (m.mode == SC_NFT && sc_nft_apply(&t, &a->ports, false))
+			return 1;
+		err = sc_map_put(&t, SC_PIN_PORTS, &a->ports, sizeof(a->ports));
+		if (err) {
+			cg_err("cannot update the ports of %s: %s", t.dev, strerror(-err));
+			return 1;
+		}
+		sc_ports_text(&a->ports, list, sizeof(list));
+		cg_info("updated the ports of %s (%s): %s", t.dev, sc_mode_name(m.mode), list);
+		return 0;
+	}
+	/* stale (device or namespace reused) or half-made: start over */
+	sc_remove(&t, err ? NULL : &m, !err && m.netns_cookie == t.cookie);
+	if (sc_attach_fresh(&t, a))
+		return 1;
+	if (sc_map_get(&t, SC_PIN_META, &m, 0) || !sc_live(&t, &m)) {
+		cg_err("cannot attach to %s: not answering after attach", t.dev);
+		return 1;
+	}
+	sc_ports_text(&a->ports, list, sizeof(list));
+	cg_info("answering SYNs on %s (%s), ports %s", t.dev, sc_mode_name(m.mode), list);
+	return 0;
+}
+
+int sc_detach(const struct sc_args *a)
+{
+	struct sc_target t;
+	struct sc_meta m;
+	bool live;
+
+	if (cg_cli_need_root("detach"))
+		return 1;
+	if (cg_lock_host() || sc_resolve(a, &t, "detach from"))
+		return 1;
+	if (sc_map_get(&t, SC_PIN_META, &m, 0)) {
+		cg_info("%s is not answering SYNs", t.dev);
+		return 0;
+	}
+	live = sc_live(&t, &m);
+	sc_remove(&t, &m, m.netns_cookie == t.cookie);
+	cg_info(live ? "detached the SYN responder from %s" : "%s is not answering SYNs", t.dev);
+	return 0;
+}

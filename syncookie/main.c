@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * main.c - the second guard: answer SYNs to chosen TCP ports of a
+ * device with SYN cookies before the stack sees them.
+ *
+ *	csum-guard syncookie attach DEV --ports P[,P...] [--netns NS]
+ *		[--mode auto|xdp|xdp-generic|tc|nft] [--set-sysctl]
+ *	csum-guard syncookie detach DEV [--netns NS]
+ *	csum-guard syncookie status [DEV] [--netns NS] [--json]
+ *	csum-guard syncookie probe [--json]
+ *
+ * Modes: xdp (native), xdp-generic, tc (tcx link on 6.6+, clsact filter
+ * otherwise) run syncookie.bpf.c; nft is the fallback for kernels
+ * without bpf_tcp_gen_syncookie: the kernel's SYNPROXY in a table of our
+ * own. auto: native XDP where the driver has it (not on veth, see
+ * sc_native_ok), else generic XDP, else tc; nft when the program does not
+ * load. State lives on bpffs like the checksum guard's, apart from it:
+ *
+ *	/sys/fs/bpf/csum_guard_syncookie/<netns inode>/<ifindex>/
+ *		meta      mode, flags, the sysctl value found (struct sc_meta)
+ *		ports     the protected ports, a bitmap (updated in place)
+ *		counters  per-CPU synack / passed / malformed (bpf modes)
+ *		link      xdp or tcx link        prog   clsact: the program
+ *
+ * The returning ACK is checked by the kernel's cookie_v4_check /
+ * cookie_v6_check, which takes it whenever net.ipv4.tcp_syncookies is not
+ * 0 and the listener "overflowed" lately (the helper marks it so). But the
+ * helper issues a cookie only when tcp_syncookies is 2 or the listener's
+ * SYN queue is full (tcp_get_syncookie_mss): the responder needs 2, in the
+ * device's namespace. attach refuses otherwise, or with --set-sysctl sets
+ * it, and detach puts back the value it found. SYNPROXY (nft) instead
+ * needs net.netfilter.nf_conntrack_tcp_loose=0, the same way.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/ethtool.h>
+#include <linux/if_link.h>
+#include <linux/sockios.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpffs.h"
+#include "cli.h"
+#include "compat.h"
+#include "json.h"
+#include "log.h"
+#include "macros.h"
+#include "netns.h"
+#include "state.h"
+#include "tc.h"
+#include "sc.h"
+#include <getopt.h>
+#include "syncookie.h"
+
+struct sc_counts {
+	__u64 v[SC_CNT_MAX];
+};
+
+/* cg_state_each_netns(): the devices of each other namespace with state */
+struct sc_walk {
+	bool json, *first;
+	int n;
+};
+
+static void sc_counters(const struct sc_target *t, const struct sc_meta *m, struct sc_counts *c)
+{
+	int ncpu = libbpf_num_possible_cpus(), i;
+	__u64 *vals;
+	__u32 key;
+
+	memset(c, 0, sizeof(*c));
+	if (m->mode == SC_NFT) {
+		c->v[SC_CNT_SYNACK] = sc_nft_synack(t->ifindex);
+		return;
+	}
+	vals = ncpu > 0 ? calloc(ncpu, sizeof(*vals)) : NULL;
+	for (key = 0; vals && key < SC_CNT_MAX; key++)
+		if (!sc_map_get(t, SC_PIN_COUNTERS, vals, key))
+			for (i = 0; i < ncpu; i++)
+				c->v[key] += vals[i];
+	free(vals);
+}
+
+/* One device; returns whether it is answering. */
+static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
+{
+	struct sc_counts c = {};
+	struct sc_ports p = {};
+	struct sc_meta m;
+	char list[SC_MAX_PORTS * 8];
+	bool live, first = true;
+	int port, sys;
+
+	live = !sc_map_get(t, SC_PIN_META, &m, 0) && sc_live(t, &m);
+	if (live) {
+		sc_map_get(t, SC_PIN_PORTS, &p, 0);
+		sc_counters(t, &m, &c);
+	}
+	sys = sc_sysctl_read(live ? sc_sysctl_path(m.mode) : SC_SYSCTL_COOKIES);
+	if (!json) {
+		printf("%s%s%s: ", t->dev, t->netns ? " netns " : "", t->netns ?: "");
+		if (!live) {
+			printf("not answering SYNs\n");
+			return false;
+		}
+		sc_ports_text(&p, list, sizeof(list));
+		printf("answering SYNs (%s), ports %s, synack %llu, passed %llu, malformed %llu, "
+		       "%s %d\n", sc_mode_name(m.mode), list,
+		       (unsigned long long)c.v[SC_CNT_SYNACK], (unsigned long long)c.v[SC_CNT_PASSED],
+		       (unsigned long long)c.v[SC_CNT_MALFORMED], sc_sysctl_name(m.mode), sys);
+		return true;
+	}
+	if (first_row && !*first_row)
+		putchar(',');
+	if (first_row)
+		*first_row = false;
+	putchar('{');
+	cg_json_kv_str(&first, "dev", t->dev);
+	cg_json_kv_str(&first, "netns", t->netns);
+	cg_json_kv_u64(&first, "ifindex", t->ifindex);
+	cg_json_kv_bool(&first, "attached", live);
+	cg_json_kv_str(&first, "mode", live ? sc_mode_name(m.mode) : NULL);
+	fputs(",\"ports\":[", stdout);
+	for (port = 1, first = true; port < 65536; port++)
+		if (p.bits[port >> 3] & (1 << (port & 7))) {
+			printf("%s%d", first ? "" : ",", port);
+			first = false;
+		}
+	printf("],\"counters\":{\"synack\":%llu,\"passed\":%llu,\"malformed\":%llu}",
+	       (unsigned long long)c.v[SC_CNT_SYNACK], (unsigned long long)c.v[SC_CNT_PASSED],
+	       (unsigned long long)c.v[SC_CNT_MALFORMED]);
+	if (sys >= 0)
+		printf(",\"%s\":%d", live && m.mode == SC_NFT ? "nf_conntrack_tcp_loose" :
+		       "tcp_syncookies", sys);
+	putchar('}');
+	return live;
+}
+
+/* Every answering device of the current namespace. */
+static int sc_print_ns(const char *netns, bool json, bool *first_row)
+{
+	char nsdir[PATH_MAX];
+	struct sc_target t = { .netns = netns };
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	if (cg_netns_ino(&t.ino) || cg_netns_cookie(&t.cookie))
+		return 0;
+	snprintf(nsdir, sizeof(nsdir), "%s/%llu", SC_PIN_ROOT, (unsigned long long)t.ino);
+	d = opendir(nsdir);
+	while (d && (de = readdir(d))) {
+		char name[IF_NAMESIZE];
+		struct sc_meta m;
+
+		if (de->d_name[0] == '.')
+			continue;
+		t.ifindex = atoi(de->d_name);
+		cg_state_dir(t.dir, sizeof(t.dir), SC_PIN_ROOT, t.ino, t.ifindex);
+		if (sc_map_get(&t, SC_PIN_META, &m, 0) || !sc_live(&t, &m) ||
+		    !if_indextoname(t.ifindex, name))
+			continue;
+		t.dev = name;
+		n += sc_print(&t, json, first_row);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static int sc_print_other(const char *label, __u64 ino, void *arg)
+{
+	struct sc_walk *w = arg;
+
+	w->n += sc_print_ns(label, w->json, w->first);
+	return 0;
+}
+
+static int sc_status(const struct sc_args *a)
+{
+	struct sc_target t;
+	bool first = true;
+	int n;
+
+	if (cg_cli_need_root("read status"))
+		return 1;
+	if (cg_lock_host() || sc_resolve(a, &t, "read status of"))
+		return 1;
+	if (a->dev) {
+		sc_print(&t, a->json, NULL);
+		if (a->json)
+			putchar('\n');
+		return 0;
+	}
+	if (a->json)
+		putchar('[');
+	n = sc_print_ns(a->netns, a->json, &first);
+	if (!a->netns) {
+		/* the other namespaces that have state, by name where they have one */
+		struct sc_walk w = { .json = a->json, .first = &first };
+
+		if (cg_state_each_netns(SC_PIN_ROOT, sc_print_other, &w))
+			return 1;
+		n += w.n;
+	}
+	if (a->json)
+		puts("]");
+	else if (!n)
+		printf("no device answering SYNs%s%s\n", a->netns ? " in netns " : "", a->netns ?: "");
+	return 0;
+}
+
+static int sc_probe(const struct sc_args *a)
+{
+	char why[256] = "";
+	bool loads = false, nft = sc_nft_have(), tcx = false, first = true;
+	struct sc_obj o;
+	const char *mode;
+
+	if (geteuid()) {
+		snprintf(why, sizeof(why), "not root: cannot load the program");
+	} else {
+		tcx = cg_have_tcx();
+		loads = !sc_load(&o, true, false, NULL, why, sizeof(why));
+		if (loads)
+			bpf_object__close(o.obj);
+	}
+	mode = loads ? "xdp" : nft && !geteuid() ? "nft" : NULL;
+	if (loads)
+		snprintf(why, sizeof(why), "bpf_tcp_gen_syncookie is usable: XDP (native, or generic "
+			 "where the driver has none or on veth), else tc");
+	else if (nft)
+		snprintf(why + strlen(why), sizeof(why) - strlen(why),
+			 "; the fallback is SYNPROXY through nftables");
+	if (!a->json) {
+		printf("helper: %s\ntcx: %s\nnft: %s\nmode: %s\nreason: %s\n", loads ? "yes" : "no",
+		       tcx ? "yes" : "no", nft ? "yes" : "no", mode ?: "none", why);
+		return !mode;
+	}
+	putchar('{');
+	cg_json_kv_bool(&first, "helper", loads);
+	cg_json_kv_bool(&first, "tcx", tcx);
+	cg_json_kv_bool(&first, "nft", nft);
+	cg_json_kv_str(&first, "mode", mode);
+	cg_json_kv_str(&first, "reason", why);
+	puts("}");
+	return !mode;
+}
+
+static int sc_parse_ports(const char *s, struct sc_args *a)
+{
+	char *end;
+	long p;
+
+	memset(&a->ports, 0, sizeof(a->ports));
+	a->nports = 0;
+	for (;;) {
+		errno = 0;
+		p = strtol(s, &end, 10);
+		if (end == s || errno || p < 1 || p > 65535 || (*end && *end != ','))
+			return -1;
+		if (!(a->ports.bits[p >> 3] & (1 << (p & 7))))
+			a->nports++;
+		a->ports.bits[p >> 3] |= 1 << (p & 7);
+		if (!*end)
+			break;
+		s = end + 1;
+	}
+	return a->nports > SC_MAX_PORTS ? -1 : 0;
+}
+
+int cg_syncookie(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		CG_OPT_NETNS,
+		{ "ports", required_argument, NULL, 'p' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "set-sysctl", no_argument, NULL, 's' },
+		CG_OPT_JSON,
+		CG_OPT_QUIET,
+		CG_OPT_END,
+	};
+	static const char *const modes[] = { "auto", "xdp", "xdp-generic", "tc", "nft" };
+	static const enum sc_mode mode_val[] = { SC_AUTO, SC_XDP, SC_XDP_GENERIC, SC_TC, SC_NFT };
+	struct sc_args a = {};
+	bool attach, with_dev, have_ports = false;
+	unsigned int i;
+	char what[32];
+	int c, ret;
+
+	if (argc < 3)
+		return cg_usage_err("syncookie needs a command (attach, detach, status or probe)");
+	a.cmd = argv[2];
+	attach = !strcmp(a.cmd, "attach");
+	with_dev = attach || !strcmp(a.cmd, "detach") || !strcmp(a.cmd, "status");
+	if (!with_dev && strcmp(a.cmd, "probe"))
+		return cg_usage_err("unknown syncookie command '%s'", a.cmd);
+	opterr = 0;
+	optind = 3;
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			if (!with_dev)
+				return cg_usage_err("syncookie %s takes no --netns", a.cmd);
+			if (!*optarg)
+				return cg_usage_err("--netns needs a name or a path");
+			a.netns = optarg;
+			break;
+		case 'p':
+			if (!attach)
+				return cg_usage_err("--ports goes with syncookie attach");
+			if (sc_parse_ports(optarg, &a))
+				return cg_usage_err("--ports needs 1 to %d ports 1-65535, comma-separated, "
+						    "not '%s'", SC_MAX_PORTS, optarg);
+			have_ports = true;
+			break;
+		case 'm':
+			if (!attach)
+				return cg_usage_err("--mode goes with syncookie attach");
+			for (i = 0; i < ARRAY_SIZE(modes) && strcmp(optarg, modes[i]); i++)
+				;
+			if (i == ARRAY_SIZE(modes))
+				return cg_usage_err("unknown mode '%s' (auto, xdp, xdp-generic, tc or nft)",
+						    optarg);
+			a.mode = mode_val[i];
+			break;
+		case 's':
+			if (!attach)
+				return cg_usage_err("--set-sysctl goes with syncookie attach");
+			a.set_sysctl = true;
+			break;
+		case 'j':
+			if (strcmp(a.cmd, "status") && strcmp(a.cmd, "probe"))
+				return cg_usage_err("--json goes with syncookie status and probe");
+			a.json = true;
+			break;
+		case 'q':
+			cg_quiet = true;
+			break;
+		default:
+			return cg_cli_bad_option(c, argv);
+		}
+	}
+	snprintf(what, sizeof(what), "syncookie %s", a.cmd);
+	ret = cg_cli_device(argc, argv, what, with_dev, with_dev && strcmp(a.cmd, "status"), &a.dev);
+	if (ret)
+		return ret;
+	if (attach && !have_ports)
+		return cg_usage_err("syncookie attach needs --ports");
+
+	if (attach)
+		return sc_attach(&a);
+	if (!strcmp(a.cmd, "detach"))
+		return sc_detach(&a);
+	if (!strcmp(a.cmd, "status"))
+		return sc_status(&a);
+	return sc_probe(&a);
+}

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * nft.c - the fallback where the kernel lacks bpf_tcp_gen_syncookie: the
+ * kernel's SYNPROXY, in an nftables table of our own per device, driven by
+ * running nft with an argument vector (never through a shell).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/sockios.h>
+
+#include "log.h"
+#include "sc.h"
+
+/* Read fd to its end: the first len - 1 bytes into buf (NULL: none), NUL-terminated. */
+static void sc_drain(int fd, char *buf, size_t len)
+{
+	char sink[256];
+	size_t got = 0;
+	ssize_t r;
+
+	for (;;) {
+		bool keep = buf && got < len - 1;
+
+		r = read(fd, keep ? buf + got : sink, keep ? len - 1 - got : sizeof(sink));
+		if (r <= 0)
+			break;
+		if (keep)
+			got += r;
+	}
+	if (buf)
+		buf[got] = '\0';
+}
+
+/*
+ * Run nft with argv (no shell), script on its stdin (NULL: none); up to
+ * out_len bytes of its stdout into out and the first line of its stderr
+ * into err, each NUL-terminated where given. Its exit status, or -1.
+ */
+static int sc_nft(const char *const *argv, const char *script, char *out, size_t out_len,
+		  char *err, size_t err_len)
+{
+	int in[2] = { -1, -1 }, o[2], e[2], st, devnull;
+	ssize_t r;
+	pid_t pid;
+
+	if (pipe2(o, O_CLOEXEC))
+		return -1;
+	if (pipe2(e, O_CLOEXEC)) {
+		close(o[0]);
+		close(o[1]);
+		return -1;
+	}
+	if (script && pipe2(in, O_CLOEXEC)) {
+		close(o[0]);
+		close(o[1]);
+		close(e[0]);
+		close(e[1]);
+		return -1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+		dup2(script ? in[0] : devnull, 0);
+		dup2(o[1], 1);
+		dup2(e[1], 2);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(o[1]);
+	close(e[1]);
+	if (script) {
+		close(in[0]);
+		if (pid > 0) {
+			/* an nft that died early must not take us with it */
+			void (*was)(int) = signal(SIGPIPE, SIG_IGN);
+			size_t len = strlen(script), off = 0;
+
+			while (off < len && (r = write(in[1], script + off, len - off)) > 0)
+				off += r;
+			signal(SIGPIPE, was);
+		}
+		close(in[1]);
+	}
+	sc_drain(o[0], out, out_len);
+	sc_drain(e[0], err, err_len);
+	if (err)
+		err[strcspn(err, "\n")] = '\0';
+	close(o[0]);
+	close(e[0]);
+	if (pid < 0 || waitpid(pid, &st, 0) < 0)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+bool sc_nft_have(void)
+{
+	static const char *const argv[] = { "nft", "--version", NULL };
+
+	return sc_nft(argv, NULL, NULL, 0, NULL, 0) == 0;
+}
+
+static void sc_nft_table(char *buf, size_t n, int ifindex)
+{
+	snprintf(buf, n, SC_NFT_TABLE_FMT, ifindex);
+}
+
+bool sc_nft_exists(int ifindex)
+{
+	char table[64];
+	const char *argv[] = { "nft", "list", "table", "inet", table, NULL };
+
+	sc_nft_table(table, sizeof(table), ifindex);
+	return sc_nft(argv, NULL, NULL, 0, NULL, 0) == 0;
+}
+
+void sc_nft_delete(int ifindex)
+{
+	char table[64];
+	const char *argv[] = { "nft", "delete", "table", "inet", table, NULL };
+
+	sc_nft_table(table, sizeof(table), ifindex);
+	sc_nft(argv, NULL, NULL, 0, NULL, 0);
+}
+
+/* "22, 80" */
+void sc_ports_text(const struct sc_ports *p, char *buf, size_t n)
+{
+	size_t len = 0;
+	int port;
+
+	buf[0] = '\0';
+	for (port = 1; port < 65536 && len < n; port++)
+		if (p->bits[port >> 3] & (1 << (port & 7)))
+			len += snprintf(buf + len, n - len, "%s%d", len ? ", " : "", port);
+}
+
+/*
+ * The table, made or updated in one nft transaction. IPv4 SYNs to the
+ * ports skip conntrack; SYNPROXY answers them and the returning ACK
+ * (untracked or invalid), then opens the connection to the listener
+ * itself. Its MSS is the device's MTU less the headers; wscale 7 is what
+ * the listener uses with Linux's default buffers (SYNPROXY does not
+ * rewrite windows). IPv4 only: on 6.18 the IPv6 SYNPROXY dropped the SYN
+ * without answering, even in a plain ip6 table, so IPv6 stays the stack's.
+ */
+int sc_nft_apply(const struct sc_target *t, const struct sc_ports *p, bool fresh)
+{
+	static const char *const argv[] = { "nft", "-f", "-", NULL };
+	char table[64], list[SC_MAX_PORTS * 8], err[256];
+	size_t cap = 8192 + sizeof(list) * 4;
+	char *s = malloc(cap);
+	unsigned int mtu = 1500;
+	struct ifreq ifr = {};
+	int fd, rc;
+
+	if (!s)
+		return -ENOMEM;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", t->dev);
+	if (fd >= 0 && !ioctl(fd, SIOCGIFMTU, &ifr))
+		mtu = ifr.ifr_mtu;
+	if (fd >= 0)
+		close(fd);
+	sc_nft_table(table, sizeof(table), t->ifindex);
+	sc_ports_text(p, list, sizeof(list));
+	if (!fresh)
+		snprintf(s, cap, "flush set inet %s ports\nadd element inet %s ports { %s }\n",
+			 table, table, list);
+	else
+		snprintf(s, cap,
+			 "table inet %1$s {\n"
+			 "  counter synack { }\n"
+			 "  set ports { type inet_service; elements = { %2$s } }\n"
+			 "  chain pre {\n"
+			 "    type filter hook prerouting priority raw; policy accept;\n"
+			 "    iif \"%3$s\" meta nfproto ipv4 tcp dport @ports tcp flags & (syn | ack) == syn notrack\n"
+			 "  }\n"
+			 "  chain in {\n"
+			 "    type filter hook input priority filter; policy accept;\n"
+			 "    iif \"%3$s\" meta nfproto ipv4 tcp dport @ports tcp flags & (syn | ack) == syn ct state untracked counter name synack\n"
+			 "    iif \"%3$s\" meta nfproto ipv4 tcp dport @ports ct state invalid,untracked synproxy mss %4$u wscale 7 timestamp sack-perm\n"
+			 "    iif \"%3$s\" meta nfproto ipv4 tcp dport @ports ct state invalid drop\n"
+			 "  }\n"
+			 "}\n", table, list, t->dev, mtu - 40);
+	rc = sc_nft(argv, s, NULL, 0, err, sizeof(err));
+	free(s);
+	if (rc) {
+		cg_err("cannot attach to %s: nft: %s", t->dev, *err ? err : "failed");
+		return -EIO;
+	}
+	return 0;
+}
+
+__u64 sc_nft_synack(int ifindex)
+{
+	char table[64], out[4096];
+	const char *argv[] = { "nft", "list", "counter", "inet", table, "synack", NULL };
+	unsigned long long n = 0;
+	const char *p;
+
+	sc_nft_table(table, sizeof(table), ifindex);
+	if (sc_nft(argv, NULL, out, sizeof(out), NULL, 0) == 0 && (p = strstr(out, "packets ")))
+		n = strtoull(p + 8, NULL, 10);
+	return n;
+}

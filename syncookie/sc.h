@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * sc.h - what the files of the SYN-cookie responder share: its modes, its
+ * meta on bpffs, its target, and the functions each file offers the others
+ * (state.c: modes, sysctls, pins, liveness, removal; nft.c: the SYNPROXY
+ * fallback; attach.c: load, attach, detach). main.c has the command line,
+ * status and probe; syncookie.h is what the csum-guard command calls.
+ */
+#ifndef CG_SC_H
+#define CG_SC_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+#include <bpf/libbpf.h>
+
+#include "state.h"
+#include "syncookie_abi.h"
+
+#define SC_TC_HANDLE	0xc6	/* the checksum guard has 0xc5 at priority 1: it runs first */
+#define SC_TC_PRIO	2
+#define SC_SYSCTL_COOKIES "/proc/sys/net/ipv4/tcp_syncookies"
+#define SC_SYSCTL_LOOSE	"/proc/sys/net/netfilter/nf_conntrack_tcp_loose"
+#define SC_BPF_LINK_TYPE_XDP 6
+#define SC_MAX_PORTS	1024	/* per device: the nft set stays readable */
+
+enum sc_mode {
+	SC_AUTO = 0,
+	SC_XDP = 1,
+	SC_XDP_GENERIC = 2,
+	SC_TCX = 3,
+	SC_CLSACT = 4,
+	SC_NFT = 5,
+	SC_TC = 6,		/* request only: tcx or clsact */
+};
+
+#define SC_META_CREATED_CLSACT	(1U << 0)
+#define SC_META_SET_SYSCTL	(1U << 1)	/* prev_sysctl is what we found */
+
+struct sc_meta {
+	CG_META_HEAD;
+	__s32 prev_sysctl;	/* the sysctl as attach found it */
+};
+
+struct sc_args {
+	const char *cmd;
+	const char *dev;
+	const char *netns;
+	struct sc_ports ports;
+	int nports;
+	enum sc_mode mode;
+	bool set_sysctl;
+	bool json;
+};
+
+struct sc_target {
+	const char *dev;
+	const char *netns;
+	__u64 ino, cookie;
+	int ifindex;
+	char dir[PATH_MAX];
+};
+
+/* The built-in object, loaded for one mode (sc_load). */
+struct sc_obj {
+	struct bpf_object *obj;
+	struct bpf_program *xdp, *tc;
+	struct bpf_map *ports, *counters;
+};
+
+/* state.c */
+const char *sc_mode_name(__u32 m);
+bool sc_mode_same(__u32 want, __u32 have);
+const char *sc_sysctl_path(__u32 mode);
+int sc_sysctl_want(__u32 mode);
+const char *sc_sysctl_name(__u32 mode);
+int sc_sysctl_read(const char *path);
+int sc_sysctl_write(const char *path, int val);
+void sc_pin(char *buf, size_t n, const struct sc_target *t, const char *name);
+int sc_map_get(const struct sc_target *t, const char *name, void *val, __u32 key);
+int sc_map_put(const struct sc_target *t, const char *name, const void *val, __u32 size);
+int sc_bpffs_ready(void);
+__u32 sc_prog_id(int fd);
+void sc_tc_hook(struct bpf_tc_hook *h, int ifindex);
+bool sc_live(const struct sc_target *t, const struct sc_meta *m);
+void sc_remove(const struct sc_target *t, const struct sc_meta *m, bool ours);
+int sc_resolve(const struct sc_args *a, struct sc_target *t, const char *verb);
+
+/* nft.c */
+bool sc_nft_have(void);
+bool sc_nft_exists(int ifindex);
+void sc_nft_delete(int ifindex);
+void sc_ports_text(const struct sc_ports *p, char *buf, size_t n);
+int sc_nft_apply(const struct sc_target *t, const struct sc_ports *p, bool fresh);
+__u64 sc_nft_synack(int ifindex);
+
+/* attach.c */
+int sc_load(struct sc_obj *o, bool xdp, bool tcx, const struct sc_target *reuse,
+	    char *why, size_t why_len);
+int sc_attach(const struct sc_args *a);
+int sc_detach(const struct sc_args *a);
+
+#endif /* CG_SC_H */

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * state.c - the responder's state on bpffs (see sc.h): its modes and
+ * sysctls, the pinned meta, ports and counters of each device, whether a
+ * responder is live, and its removal.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/ethtool.h>
+#include <linux/if_link.h>
+#include <linux/sockios.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpffs.h"
+#include "cli.h"
+#include "compat.h"
+#include "json.h"
+#include "log.h"
+#include "macros.h"
+#include "netns.h"
+#include "state.h"
+#include "tc.h"
+#include "sc.h"
+
+const char *sc_mode_name(__u32 m)
+{
+	static const char *const names[] = {
+		[SC_AUTO] = "auto", [SC_XDP] = "xdp", [SC_XDP_GENERIC] = "xdp-generic",
+		[SC_TCX] = "tc", [SC_CLSACT] = "tc", [SC_NFT] = "nft", [SC_TC] = "tc",
+	};
+
+	return m < ARRAY_SIZE(names) ? names[m] : "?";
+}
+
+/* The tc request matches either tc mode. */
+bool sc_mode_same(__u32 want, __u32 have)
+{
+	return want == have || (want == SC_TC && (have == SC_TCX || have == SC_CLSACT));
+}
+
+const char *sc_sysctl_path(__u32 mode)
+{
+	return mode == SC_NFT ? SC_SYSCTL_LOOSE : SC_SYSCTL_COOKIES;
+}
+
+int sc_sysctl_want(__u32 mode)
+{
+	return mode == SC_NFT ? 0 : 2;
+}
+
+const char *sc_sysctl_name(__u32 mode)
+{
+	return mode == SC_NFT ? "net.netfilter.nf_conntrack_tcp_loose" : "net.ipv4.tcp_syncookies";
+}
+
+/* A sysctl of the current namespace; -errno if unreadable. */
+int sc_sysctl_read(const char *path)
+{
+	char buf[32];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	return atoi(buf);
+}
+
+int sc_sysctl_write(const char *path, int val)
+{
+	char buf[16];
+	int fd = open(path, O_WRONLY | O_CLOEXEC), n, err = 0;
+
+	if (fd < 0)
+		return -errno;
+	n = snprintf(buf, sizeof(buf), "%d\n", val);
+	if (write(fd, buf, n) != n)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+void sc_pin(char *buf, size_t n, const struct sc_target *t, const char *name)
+{
+	cg_state_pin(buf, n, t->dir, name);
+}
+
+int sc_map_get(const struct sc_target *t, const char *name, void *val, __u32 key)
+{
+	char path[PATH_MAX];
+
+	sc_pin(path, sizeof(path), t, name);
+	return cg_pin_array_get(path, key, val);
+}
+
+/* Write key 0 of the pinned array map name, creating and pinning it if need be. */
+int sc_map_put(const struct sc_target *t, const char *name, const void *val,
+		      __u32 size)
+{
+	char path[PATH_MAX];
+
+	sc_pin(path, sizeof(path), t, name);
+	return cg_pin_array_put(path, !strcmp(name, SC_PIN_META) ? "sc_meta" : SC_MAP_PORTS,
+				val, size);
+}
+
+/* bpffs for the pins; one line says why not. */
+int sc_bpffs_ready(void)
+{
+	int err = cg_bpffs_ready();
+
+	if (err && err != -ENOTSUP)
+		cg_err("cannot mount bpffs on /sys/fs/bpf: %s", strerror(-err));
+	return err;
+}
+
+__u32 sc_prog_id(int fd)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
+}
+
+/* The device of the link pinned in t's dir if it is of type, else -1. */
+static int sc_link_ifindex(const struct sc_target *t, __u32 type)
+{
+	struct cg_tcx_link_info info = {};	/* xdp's ifindex sits where tcx's does */
+	__u32 len = sizeof(info);
+	char path[PATH_MAX];
+	int fd, ret;
+
+	sc_pin(path, sizeof(path), t, SC_PIN_LINK);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -1;
+	ret = bpf_obj_get_info_by_fd(fd, &info, &len);
+	close(fd);
+	if (ret || info.type != type)
+		return -1;
+	return info.ifindex;
+}
+
+void sc_tc_hook(struct bpf_tc_hook *h, int ifindex)
+{
+	memset(h, 0, sizeof(*h));
+	h->sz = sizeof(*h);
+	h->ifindex = ifindex;
+	h->attach_point = BPF_TC_INGRESS;
+}
+
+static __u32 sc_clsact_prog_id(int ifindex)
+{
+	LIBBPF_OPTS(bpf_tc_opts, o, .handle = SC_TC_HANDLE, .priority = SC_TC_PRIO);
+	struct bpf_tc_hook h;
+
+	sc_tc_hook(&h, ifindex);
+	return bpf_tc_query(&h, &o) ? 0 : o.prog_id;
+}
+
+/* Does t's state describe a responder that runs right now? */
+bool sc_live(const struct sc_target *t, const struct sc_meta *m)
+{
+	if (m->abi != SC_ABI_VERSION || m->netns_cookie != t->cookie ||
+	    m->ifindex != (__u32)t->ifindex)
+		return false;
+	switch (m->mode) {
+	case SC_XDP:
+	case SC_XDP_GENERIC:
+		return sc_link_ifindex(t, SC_BPF_LINK_TYPE_XDP) == t->ifindex;
+	case SC_TCX:
+		return sc_link_ifindex(t, CG_BPF_LINK_TYPE_TCX) == t->ifindex;
+	case SC_CLSACT:
+		return m->prog_id && sc_clsact_prog_id(t->ifindex) == m->prog_id;
+	case SC_NFT:
+		return sc_nft_exists(t->ifindex);
+	}
+	return false;
+}
+
+/*
+ * Another responder of this namespace that needs the same sysctl takes
+ * over the duty to put it back: the last detach restores it, not the first
+ * (which would leave the others with a sysctl their helper refuses under).
+ */
+static bool sc_sysctl_hand_over(const struct sc_target *t, const struct sc_meta *m)
+{
+	char parent[PATH_MAX], path[PATH_MAX + 300];
+	struct sc_meta o;
+	struct dirent *d;
+	bool done = false;
+	DIR *dir;
+
+	snprintf(parent, sizeof(parent), "%s", t->dir);
+	*strrchr(parent, '/') = '\0';
+	dir = opendir(parent);
+	if (!dir)
+		return false;
+	while (!done && (d = readdir(dir))) {
+		if (d->d_name[0] == '.' || (__u32)atoi(d->d_name) == (__u32)t->ifindex)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/%s", parent, d->d_name, SC_PIN_META);
+		if (cg_pin_array_get(path, 0, &o) || o.netns_cookie != m->netns_cookie ||
+		    strcmp(sc_sysctl_path(o.mode), sc_sysctl_path(m->mode)))
+			continue;
+		if (!(o.flags & SC_META_SET_SYSCTL)) {
+			o.flags |= SC_META_SET_SYSCTL;
+			o.prev_sysctl = m->prev_sysctl;
+			if (cg_pin_array_put(path, "sc_meta", &o, sizeof(o)))
+				continue;
+		}
+		done = true;
+	}
+	closedir(dir);
+	return done;
+}
+
+/*
+ * Undo what attach did, as far as it got. ours: the state is of this very
+ * namespace (not a stale one whose inode came back), so hooks, table and
+ * sysctl are ours to undo here.
+ */
+void sc_remove(const struct sc_target *t, const struct sc_meta *m, bool ours)
+{
+	static const char *const pins[] = {
+		SC_PIN_LINK, SC_PIN_PROG, SC_PIN_PORTS, SC_PIN_COUNTERS, SC_PIN_META,
+	};
+	char path[PATH_MAX];
+	int fd;
+
+	if (m && ours) {
+		if (m->mode == SC_XDP || m->mode == SC_XDP_GENERIC || m->mode == SC_TCX) {
+			sc_pin(path, sizeof(path), t, SC_PIN_LINK);
+			fd = bpf_obj_get(path);
+			if (fd >= 0) {
+				bpf_link_detach(fd);
+				close(fd);
+			}
+		} else if (m->mode == SC_CLSACT && m->prog_id &&
+			   sc_clsact_prog_id(t->ifindex) == m->prog_id) {
+			LIBBPF_OPTS(bpf_tc_opts, o, .handle = SC_TC_HANDLE, .priority = SC_TC_PRIO);
+			struct bpf_tc_hook h;
+
+			sc_tc_hook(&h, t->ifindex);
+			bpf_tc_detach(&h, &o);
+		} else if (m->mode == SC_NFT) {
+			sc_nft_delete(t->ifindex);
+		}
+		if (m->mode == SC_CLSACT && (m->flags & SC_META_CREATED_CLSACT) &&
+		    !cg_clsact_has_filters(t->ifindex)) {
+			struct bpf_tc_hook h;
+
+			sc_tc_hook(&h, t->ifindex);
+			h.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
+			bpf_tc_hook_destroy(&h);
+		}
+		/* put back what attach found, unless someone changed it since,
+		 * or another responder here still needs it */
+		if ((m->flags & SC_META_SET_SYSCTL) &&
+		    sc_sysctl_read(sc_sysctl_path(m->mode)) == sc_sysctl_want(m->mode) &&
+		    !sc_sysctl_hand_over(t, m))
+			sc_sysctl_write(sc_sysctl_path(m->mode), m->prev_sysctl);
+	}
+	cg_state_unpin(SC_PIN_ROOT, t->dir, pins, ARRAY_SIZE(pins));
+}
+
+/* Enter the namespace, find the device (if any). */
+int sc_resolve(const struct sc_args *a, struct sc_target *t, const char *verb)
+{
+	struct cg_target ct;
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	err = cg_target_resolve(&ct, a->dev, a->netns, verb);
+	if (err)
+		return err;
+	t->dev = ct.dev;
+	t->netns = ct.netns;
+	t->ino = ct.netns_ino;
+	t->cookie = ct.netns_cookie;
+	t->ifindex = ct.ifindex;
+	if (t->ifindex)
+		cg_state_dir(t->dir, sizeof(t->dir), SC_PIN_ROOT, t->ino, t->ifindex);
+	return 0;
+}
