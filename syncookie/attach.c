@@ -41,7 +41,7 @@
  * maps already pinned for that target serve the new program.
  */
 int sc_load(struct sc_obj *o, bool xdp, bool tcx, const struct sc_target *reuse,
-		   char *why, size_t why_len)
+	    char *why, size_t why_len)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "syncookie");
 	char path[PATH_MAX];

@@ -112,7 +112,7 @@ int sc_map_get(const struct sc_target *t, const char *name, void *val, __u32 key
 
 /* Write key 0 of the pinned array map name, creating and pinning it if need be. */
 int sc_map_put(const struct sc_target *t, const char *name, const void *val,
-		      __u32 size)
+	       __u32 size)
 {
 	char path[PATH_MAX];
 

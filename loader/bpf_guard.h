@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * bpf_guard.h - what the files of the bpf backend share: its modes, its
+ * meta on bpffs, the two hooks of a device, a loaded program, and the
+ * functions each file offers the others (bpf_state.c: the state of one
+ * device, whether it is ours and live, its removal, the host-wide prune;
+ * bpf_object.c: opening and loading the guard's object).
+ */
+#ifndef CG_BPF_GUARD_H
+#define CG_BPF_GUARD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+#include <bpf/libbpf.h>
+
+#include "backend.h"
+#include "compat.h"
+#include "csum_guard_abi.h"
+#include "state.h"
+
+#define CG_TC_HANDLE		0xc5
+#define CG_TC_PRIO		1
+
+enum cg_mode {
+	CG_MODE_TCX = 1,
+	CG_MODE_CLSACT = 2,
+};
+
+/* flags in struct cg_meta besides CG_F_* */
+#define CG_META_CREATED_CLSACT	(1U << 16)
+#define CG_META_OBJECT		(1U << 17)	/* the program came from --object */
+
+struct cg_meta {
+	CG_META_HEAD;
+	__u32 pad;
+};
+
+/* Set by main from --mode; 0 picks tcx where the kernel has it. */
+extern int cg_bpf_mode_request;
+
+/* The two hooks of a device, and how each mode names them. */
+enum cg_hook {
+	CG_HOOK_INGRESS,
+	CG_HOOK_EGRESS,
+	CG_HOOK_MAX,
+};
+
+struct cg_hook_desc {
+	const char *pin;			/* tcx: the link's pin */
+	__u32 tcx_type;				/* tcx: the link's attach type */
+	enum bpf_tc_attach_point tc_point;	/* clsact: the filter's parent */
+};
+extern const struct cg_hook_desc cg_hooks[CG_HOOK_MAX];
+
+/* A guard program ready to attach: its object, program and counters map. */
+struct cg_obj {
+	struct bpf_object *obj;
+	struct bpf_program *prog;
+	struct bpf_map *counters;
+};
+
+/* bpf_state.c */
+const char *cg_mode_name(__u32 mode);
+int cg_meta_read(const char *dir, struct cg_meta *m);
+int cg_meta_write(const char *dir, const struct cg_meta *m);
+void cg_tc_hook_init(struct bpf_tc_hook *hook, int ifindex, enum cg_hook h);
+__u32 cg_prog_id(int fd);
+__u32 cg_hook_prog(const char *dir, int ifindex, const struct cg_meta *m,
+		   enum cg_hook h);
+bool cg_state_ours(const char *dir, const struct cg_target *t,
+		   const struct cg_meta *m, __u64 cookie);
+bool cg_state_live(const char *dir, const struct cg_target *t,
+		   const struct cg_meta *m, __u64 cookie);
+bool cg_state_settled(const char *dir, const struct cg_target *t,
+		      const struct cg_meta *m);
+void cg_unpin_all(const char *dir);
+void cg_hook_detach(const char *dir, int ifindex, const struct cg_meta *m,
+		    enum cg_hook h);
+void cg_state_remove(const char *dir, int ifindex, const struct cg_meta *m);
+void cg_prune(void);
+
+/* bpf_object.c */
+void cg_obj_close(struct cg_obj *o);
+int cg_load(struct cg_obj *o, const struct cg_attach_opts *opts, __u32 mode,
+	    int counters_fd, char *why, size_t why_len);
+int cg_prog_tag(int fd, __u8 tag[BPF_TAG_SIZE]);
+
+#endif /* CG_BPF_GUARD_H */
