@@ -14,10 +14,25 @@
 #include <bpf/bpf.h>
 
 #include "compat.h"
+#include "nl.h"
 #include "tc.h"
 
 /* Is nh one of the tc objects a dump was asked for? */
 typedef bool (*cg_tc_match)(const struct nlmsghdr *nh, int ifindex);
+
+struct cg_tc_dump {
+	cg_tc_match match;
+	int ifindex;
+	bool found;
+};
+
+static int cg_tc_dump_each(const struct nlmsghdr *nh, void *arg)
+{
+	struct cg_tc_dump *d = arg;
+
+	d->found = d->found || d->match(nh, d->ifindex);
+	return 0;
+}
 
 /*
  * Dump the tc objects of one kind (RTM_GETQDISC or RTM_GETTFILTER) of
@@ -26,44 +41,18 @@ typedef bool (*cg_tc_match)(const struct nlmsghdr *nh, int ifindex);
  */
 static bool cg_tc_dump_any(__u16 type, int ifindex, __u32 parent, cg_tc_match match)
 {
-	struct {
-		struct nlmsghdr nh;
-		struct tcmsg tc;
-	} req;
-	char buf[8192];
-	bool found = false, done = false;
-	int fd;
+	struct tcmsg tc = { .tcm_family = AF_UNSPEC, .tcm_ifindex = ifindex, .tcm_parent = parent };
+	struct cg_tc_dump d = { .match = match, .ifindex = ifindex };
+	struct cg_nl_msg m;
+	int fd, err;
 
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	fd = cg_nl_socket(NETLINK_ROUTE, 0, 5);
 	if (fd < 0)
 		return true;
-	memset(&req, 0, sizeof(req));
-	req.nh.nlmsg_len = sizeof(req);
-	req.nh.nlmsg_type = type;
-	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	req.nh.nlmsg_seq = 1;
-	req.tc.tcm_family = AF_UNSPEC;
-	req.tc.tcm_ifindex = ifindex;
-	req.tc.tcm_parent = parent;
-	if (send(fd, &req, sizeof(req), 0) < 0)
-		found = done = true;
-	while (!done) {
-		ssize_t n = recv(fd, buf, sizeof(buf), 0);
-		struct nlmsghdr *nh;
-
-		if (n <= 0) {
-			found = true;
-			break;
-		}
-		for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, n); nh = NLMSG_NEXT(nh, n)) {
-			if (nh->nlmsg_type == NLMSG_DONE || nh->nlmsg_type == NLMSG_ERROR)
-				done = true;
-			else if (match(nh, ifindex))
-				found = true;
-		}
-	}
+	cg_nl_msg_init(&m, type, NLM_F_DUMP, &tc, sizeof(tc));
+	err = cg_nl_talk(fd, &m, cg_tc_dump_each, &d);
 	close(fd);
-	return found;
+	return err || d.found;
 }
 
 static bool cg_is_filter(const struct nlmsghdr *nh, int ifindex)

@@ -27,136 +27,73 @@
 
 #include "log.h"
 #include "modprobe.h"
+#include "nl.h"
 #include "backend.h"
 #include "csum_guard_abi.h"
 
 #define CG_SYS_MODULE	"/sys/module/" CG_KMOD_NAME
 #define CG_NL_MAXATTR	31	/* above CTRL_ATTR_MAX and CG_A_MAX */
 
-struct cg_nl {
+struct cg_genl {
 	int fd;
 	__u16 family;
-	__u32 seq;
 	__u32 abi;
 	__u32 flags;		/* what ATTACH can do; 0: the module does not say */
 };
 
-struct cg_nl_req {
-	struct nlmsghdr nlh;
-	struct genlmsghdr gh;
-	char attrs[128];
+/* Called for every data message of a reply, tb indexed by attribute type. */
+typedef int (*cg_genl_cb)(const struct nlattr *const *tb, void *arg);
+
+static void cg_genl_msg(struct cg_nl_msg *m, __u16 family, __u8 cmd, __u16 flags)
+{
+	struct genlmsghdr gh = {
+		.cmd = cmd,
+		.version = family == GENL_ID_CTRL ? 1 : CG_GENL_VERSION,
+	};
+
+	cg_nl_msg_init(m, family, flags, &gh, sizeof(gh));
+}
+
+struct cg_genl_walk {
+	cg_genl_cb cb;
+	void *arg;
 };
 
-/* Called for every data message of a reply, tb indexed by attribute type. */
-typedef int (*cg_nl_cb)(const struct nlattr *const *tb, void *arg);
-
-static void cg_nl_req_init(struct cg_nl_req *r, __u16 type, __u8 cmd, __u16 flags)
+static int cg_genl_each(const struct nlmsghdr *nh, void *arg)
 {
-	memset(r, 0, sizeof(*r));
-	r->nlh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
-	r->nlh.nlmsg_type = type;
-	r->nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
-	r->gh.cmd = cmd;
-	r->gh.version = type == GENL_ID_CTRL ? 1 : CG_GENL_VERSION;
-}
-
-static void cg_nl_put(struct cg_nl_req *r, __u16 type, const void *data, __u16 len)
-{
-	struct nlattr *a = (struct nlattr *)((char *)r + NLMSG_ALIGN(r->nlh.nlmsg_len));
-
-	/* requests are built from constants here: they always fit */
-	a->nla_type = type;
-	a->nla_len = NLA_HDRLEN + len;
-	memcpy((char *)a + NLA_HDRLEN, data, len);
-	r->nlh.nlmsg_len = NLMSG_ALIGN(r->nlh.nlmsg_len) + NLA_ALIGN(a->nla_len);
-}
-
-static void cg_nl_parse(const struct nlmsghdr *nlh, const struct nlattr **tb)
-{
-	const struct nlattr *a = (const void *)((const char *)NLMSG_DATA(nlh) + GENL_HDRLEN);
-	long len = (long)nlh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
-
-	memset(tb, 0, (CG_NL_MAXATTR + 1) * sizeof(*tb));
-	while (len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= len) {
-		if ((a->nla_type & NLA_TYPE_MASK) <= CG_NL_MAXATTR)
-			tb[a->nla_type & NLA_TYPE_MASK] = a;
-		len -= NLA_ALIGN(a->nla_len);
-		a = (const void *)((const char *)a + NLA_ALIGN(a->nla_len));
-	}
-}
-
-/* An integer attribute of 1, 2, 4 or 8 bytes; 0 when absent. */
-static __u64 cg_nla_uint(const struct nlattr *a)
-{
-	union { __u8 u8; __u16 u16; __u32 u32; __u64 u64; } v = { 0 };
-	int len = a ? a->nla_len - NLA_HDRLEN : 0;
-
-	if (len != 1 && len != 2 && len != 4 && len != 8)
-		return 0;
-	memcpy(&v, (const char *)a + NLA_HDRLEN, len);
-	return len == 1 ? v.u8 : len == 2 ? v.u16 : len == 4 ? v.u32 : v.u64;
-}
-
-/*
- * Send one request and read its answer up to the ack (or NLMSG_DONE for a
- * dump), handing each data message to cb. Returns the kernel's error.
- */
-static int cg_nl_talk(struct cg_nl *nl, struct cg_nl_req *r, cg_nl_cb cb, void *arg)
-{
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	const struct nlattr *tb[CG_NL_MAXATTR + 1];
-	char buf[16384] __attribute__((aligned(NLMSG_ALIGNTO)));
-	const struct nlmsghdr *nlh;
-	int ret = 0;
-	ssize_t n;
+	struct cg_genl_walk *w = arg;
 
-	r->nlh.nlmsg_seq = ++nl->seq;
-	if (sendto(nl->fd, r, r->nlh.nlmsg_len, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		return -errno;
-	for (;;) {
-		n = recv(nl->fd, buf, sizeof(buf), 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EPROTO;
-		for (nlh = (const void *)buf; NLMSG_OK(nlh, n); nlh = NLMSG_NEXT(nlh, n)) {
-			if (nlh->nlmsg_seq != nl->seq)
-				continue;
-			if (nlh->nlmsg_type == NLMSG_ERROR) {
-				const struct nlmsgerr *e = NLMSG_DATA(nlh);
-
-				if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
-					return -EPROTO;
-				return e->error ? e->error : ret;
-			}
-			if (nlh->nlmsg_type == NLMSG_DONE)
-				return ret;
-			if (cb && !ret && nlh->nlmsg_len >= NLMSG_LENGTH(GENL_HDRLEN)) {
-				cg_nl_parse(nlh, tb);
-				ret = cb(tb, arg);
-			}
-		}
-	}
+	if (nh->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN))
+		return 0;
+	cg_nl_parse(nh, GENL_HDRLEN, tb, CG_NL_MAXATTR);
+	return w->cb(tb, w->arg);
 }
 
-static int cg_nl_family_cb(const struct nlattr *const *tb, void *arg)
+/* Send m and read its answer, each data message's attributes to cb. */
+static int cg_genl_talk(struct cg_genl *g, struct cg_nl_msg *m, cg_genl_cb cb, void *arg)
+{
+	struct cg_genl_walk w = { .cb = cb, .arg = arg };
+
+	return cg_nl_talk(g->fd, m, cb ? cg_genl_each : NULL, &w);
+}
+
+static int cg_genl_family_cb(const struct nlattr *const *tb, void *arg)
 {
 	*(__u16 *)arg = cg_nla_uint(tb[CTRL_ATTR_FAMILY_ID]);
 	return 0;
 }
 
-static int cg_nl_info_cb(const struct nlattr *const *tb, void *arg)
+static int cg_genl_info_cb(const struct nlattr *const *tb, void *arg)
 {
-	struct cg_nl *nl = arg;
+	struct cg_genl *nl = arg;
 
 	nl->abi = cg_nla_uint(tb[CG_A_ABI_VERSION]);
 	nl->flags = cg_nla_uint(tb[CG_A_FLAGS]);
 	return 0;
 }
 
-static void cg_nl_close(struct cg_nl *nl)
+static void cg_genl_close(struct cg_genl *nl)
 {
 	if (nl->fd >= 0)
 		close(nl->fd);
@@ -168,47 +105,46 @@ static void cg_nl_close(struct cg_nl *nl)
  * -ENOENT: the family does not exist (module not loaded); -EPROTO: the
  * module speaks another ABI than this loader.
  */
-static int cg_nl_open(struct cg_nl *nl)
+static int cg_genl_open(struct cg_genl *nl)
 {
-	struct cg_nl_req r;
+	struct cg_nl_msg r;
 	int ret;
 
-	nl->seq = 0;
 	nl->family = 0;
 	nl->abi = 0;
 	nl->flags = 0;
-	nl->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	nl->fd = cg_nl_socket(NETLINK_GENERIC, 0, 0);
 	if (nl->fd < 0)
-		return -errno;
+		return nl->fd;
 
-	cg_nl_req_init(&r, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 0);
+	cg_genl_msg(&r, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 0);
 	cg_nl_put(&r, CTRL_ATTR_FAMILY_NAME, CG_GENL_NAME, sizeof(CG_GENL_NAME));
-	ret = cg_nl_talk(nl, &r, cg_nl_family_cb, &nl->family);
+	ret = cg_genl_talk(nl, &r, cg_genl_family_cb, &nl->family);
 	if (!ret && !nl->family)
 		ret = -EPROTO;
 	if (!ret) {
-		cg_nl_req_init(&r, nl->family, CG_CMD_INFO, 0);
-		ret = cg_nl_talk(nl, &r, cg_nl_info_cb, nl);
+		cg_genl_msg(&r, nl->family, CG_CMD_INFO, 0);
+		ret = cg_genl_talk(nl, &r, cg_genl_info_cb, nl);
 	}
 	if (!ret && nl->abi != CG_ABI_VERSION)
 		ret = -EPROTO;
 	if (ret)
-		cg_nl_close(nl);
+		cg_genl_close(nl);
 	return ret;
 }
 
 /* A command about one device; flags only when non-NULL. */
-static int cg_nl_dev_cmd(struct cg_nl *nl, __u8 cmd, int ifindex, const __u32 *flags,
-			 cg_nl_cb cb, void *arg)
+static int cg_genl_dev_cmd(struct cg_genl *nl, __u8 cmd, int ifindex, const __u32 *flags,
+			   cg_genl_cb cb, void *arg)
 {
-	struct cg_nl_req r;
+	struct cg_nl_msg r;
 	__u32 idx = ifindex;
 
-	cg_nl_req_init(&r, nl->family, cmd, 0);
+	cg_genl_msg(&r, nl->family, cmd, 0);
 	cg_nl_put(&r, CG_A_IFINDEX, &idx, sizeof(idx));
 	if (flags)
 		cg_nl_put(&r, CG_A_FLAGS, flags, sizeof(*flags));
-	return cg_nl_talk(nl, &r, cb, arg);
+	return cg_genl_talk(nl, &r, cb, arg);
 }
 
 /*
@@ -224,15 +160,15 @@ static void cg_kmod_probe(struct cg_probe *p)
 {
 	struct utsname u;
 	const char *kver = uname(&u) ? "?" : u.release;
-	struct cg_nl nl;
+	struct cg_genl nl;
 	int ret;
 
 	p->kmod_err[0] = '\0';
 	p->kmod_loaded = !access(CG_SYS_MODULE, F_OK);
 	if (p->kmod_loaded) {
 		p->kmod_loadable = true;
-		ret = cg_nl_open(&nl);
-		cg_nl_close(&nl);
+		ret = cg_genl_open(&nl);
+		cg_genl_close(&nl);
 		if (ret == -EPROTO)
 			snprintf(p->kmod_err, sizeof(p->kmod_err),
 				 "module %s is loaded but does not speak ABI %d (reload it from the matching csum-guard package)",
@@ -273,7 +209,7 @@ static void cg_kmod_probe_egress(struct cg_probe *p)
 	const struct btf_member *m;
 	struct utsname u;
 	struct btf *btf;
-	struct cg_nl nl;
+	struct cg_genl nl;
 	int id, i, ret;
 
 	kver = uname(&u) ? "?" : u.release;
@@ -282,7 +218,7 @@ static void cg_kmod_probe_egress(struct cg_probe *p)
 		return;
 	}
 	if (p->kmod_loaded) {
-		ret = cg_nl_open(&nl);
+		ret = cg_genl_open(&nl);
 		if (ret)
 			why = "its netlink family does not answer";
 		else if (!nl.flags)
@@ -290,7 +226,7 @@ static void cg_kmod_probe_egress(struct cg_probe *p)
 		else if (!(nl.flags & CG_F_EGRESS))
 			why = "no netfilter egress hook";
 		if (!ret)
-			cg_nl_close(&nl);
+			cg_genl_close(&nl);
 	} else {
 		btf = btf__load_vmlinux_btf();
 		id = btf ? btf__find_by_name_kind(btf, "net_device", BTF_KIND_STRUCT) : -1;
@@ -323,7 +259,7 @@ static void cg_kmod_probe_all(struct cg_probe *p)
  * The module, or the kernel under it, cannot do --egress: say which, in
  * one line. Modules that predate it answer INFO without FLAGS.
  */
-static int cg_kmod_no_egress(const struct cg_target *t, const struct cg_nl *nl)
+static int cg_kmod_no_egress(const struct cg_target *t, const struct cg_genl *nl)
 {
 	struct utsname u;
 
@@ -345,14 +281,14 @@ static int cg_kmod_no_egress(const struct cg_target *t, const struct cg_nl *nl)
 static int cg_kmod_attach(const struct cg_target *t, const struct cg_attach_opts *o)
 {
 	__u32 flags = (o->log_drops ? CG_F_LOG_DROPS : 0) | (o->egress ? CG_F_EGRESS : 0);
-	struct cg_nl nl;
+	struct cg_genl nl;
 	int ret;
 
-	ret = cg_nl_open(&nl);
+	ret = cg_genl_open(&nl);
 	if (ret == -ENOENT) {
 		if (cg_modprobe(CG_KMOD_NAME, false))
 			return -ENOPKG;
-		ret = cg_nl_open(&nl);
+		ret = cg_genl_open(&nl);
 		if (ret == -ENOENT)
 			return -ENOPKG;
 	}
@@ -361,8 +297,8 @@ static int cg_kmod_attach(const struct cg_target *t, const struct cg_attach_opts
 	if ((flags & CG_F_EGRESS) && !(nl.flags & CG_F_EGRESS))
 		ret = cg_kmod_no_egress(t, &nl);
 	else
-		ret = cg_nl_dev_cmd(&nl, CG_CMD_ATTACH, t->ifindex, &flags, NULL, NULL);
-	cg_nl_close(&nl);
+		ret = cg_genl_dev_cmd(&nl, CG_CMD_ATTACH, t->ifindex, &flags, NULL, NULL);
+	cg_genl_close(&nl);
 	return ret;
 }
 
@@ -370,23 +306,23 @@ static int cg_kmod_attach(const struct cg_target *t, const struct cg_attach_opts
  * Open the family only where the module is loaded: a query must not load
  * it (the family's alias would). -ENOENT: not loaded, nothing is guarded.
  */
-static int cg_nl_open_loaded(struct cg_nl *nl)
+static int cg_genl_open_loaded(struct cg_genl *nl)
 {
 	if (!cg_kmod_maybe_loaded())
 		return -ENOENT;
-	return cg_nl_open(nl);
+	return cg_genl_open(nl);
 }
 
 static int cg_kmod_detach(const struct cg_target *t)
 {
-	struct cg_nl nl;
+	struct cg_genl nl;
 	int ret;
 
-	ret = cg_nl_open_loaded(&nl);
+	ret = cg_genl_open_loaded(&nl);
 	if (ret)
 		return ret;
-	ret = cg_nl_dev_cmd(&nl, CG_CMD_DETACH, t->ifindex, NULL, NULL, NULL);
-	cg_nl_close(&nl);
+	ret = cg_genl_dev_cmd(&nl, CG_CMD_DETACH, t->ifindex, NULL, NULL, NULL);
+	cg_genl_close(&nl);
 	return ret;
 }
 
@@ -404,16 +340,16 @@ static int cg_kmod_status_cb(const struct nlattr *const *tb, void *arg)
 
 static int cg_kmod_status(const struct cg_target *t, struct cg_status *st)
 {
-	struct cg_nl nl;
+	struct cg_genl nl;
 	int ret;
 
 	memset(st, 0, sizeof(*st));
 	snprintf(st->mode, sizeof(st->mode), "netfilter");
-	ret = cg_nl_open_loaded(&nl);
+	ret = cg_genl_open_loaded(&nl);
 	if (ret)
 		return ret == -ENOENT ? 0 : ret;
-	ret = cg_nl_dev_cmd(&nl, CG_CMD_GET, t->ifindex, NULL, cg_kmod_status_cb, st);
-	cg_nl_close(&nl);
+	ret = cg_genl_dev_cmd(&nl, CG_CMD_GET, t->ifindex, NULL, cg_kmod_status_cb, st);
+	cg_genl_close(&nl);
 	if (ret == -ENOENT) {
 		st->attached = false;
 		return 0;
@@ -440,16 +376,16 @@ static int cg_kmod_list_cb(const struct nlattr *const *tb, void *arg)
 static int cg_kmod_list(int *ifindexes, int max)
 {
 	struct cg_kmod_list l = { .ifindexes = ifindexes, .max = max };
-	struct cg_nl_req r;
-	struct cg_nl nl;
+	struct cg_nl_msg r;
+	struct cg_genl nl;
 	int ret;
 
-	ret = cg_nl_open_loaded(&nl);
+	ret = cg_genl_open_loaded(&nl);
 	if (ret)
 		return ret == -ENOENT ? 0 : ret;
-	cg_nl_req_init(&r, nl.family, CG_CMD_GET, NLM_F_DUMP);
-	ret = cg_nl_talk(&nl, &r, cg_kmod_list_cb, &l);
-	cg_nl_close(&nl);
+	cg_genl_msg(&r, nl.family, CG_CMD_GET, NLM_F_DUMP);
+	ret = cg_genl_talk(&nl, &r, cg_kmod_list_cb, &l);
+	cg_genl_close(&nl);
 	return ret ? ret : l.n;
 }
 

@@ -63,6 +63,7 @@
 #include "log.h"
 #include "macros.h"
 #include "modprobe.h"
+#include "nl.h"
 #include "check.h"
 
 #define CK_PAYLOAD	1000
@@ -161,106 +162,29 @@ static int ck_ns_new(void)
 
 /* --- rtnetlink ----------------------------------------------------------- */
 
-struct ck_req {
-	struct nlmsghdr n;
-	char buf[1024];
-};
-
-static void ck_req_init(struct ck_req *q, int type, int flags, const void *body, size_t len)
-{
-	memset(q, 0, sizeof(*q));
-	q->n.nlmsg_len = NLMSG_LENGTH(len);
-	q->n.nlmsg_type = type;
-	q->n.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
-	memcpy(NLMSG_DATA(&q->n), body, len);
-}
-
-/* Append an attribute; the buffer is sized for what this file sends */
-static struct rtattr *ck_put(struct ck_req *q, int type, const void *data, size_t len)
-{
-	struct rtattr *a = (void *)((char *)&q->n + NLMSG_ALIGN(q->n.nlmsg_len));
-
-	if (NLMSG_ALIGN(q->n.nlmsg_len) + RTA_SPACE(len) > sizeof(*q))
-		abort();
-	a->rta_type = type;
-	a->rta_len = RTA_LENGTH(len);
-	if (len)
-		memcpy(RTA_DATA(a), data, len);
-	q->n.nlmsg_len = NLMSG_ALIGN(q->n.nlmsg_len) + RTA_ALIGN(a->rta_len);
-	return a;
-}
-
-static void ck_nest_end(struct ck_req *q, struct rtattr *a)
-{
-	a->rta_len = (char *)&q->n + q->n.nlmsg_len - (char *)a;
-}
-
-/* Send one request and wait for its acknowledgement; 0 or -errno */
-static int ck_talk(int fd, struct ck_req *q)
-{
-	static __u32 seq;
-	char buf[4096];
-	struct nlmsghdr *h;
-	ssize_t n;
-
-	q->n.nlmsg_seq = ++seq;
-	if (send(fd, &q->n, q->n.nlmsg_len, 0) < 0)
-		return -errno;
-	for (;;) {
-		n = recv(fd, buf, sizeof(buf), 0);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		for (h = (void *)buf; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
-			if (h->nlmsg_seq != q->n.nlmsg_seq || h->nlmsg_type != NLMSG_ERROR)
-				continue;
-			return ((struct nlmsgerr *)NLMSG_DATA(h))->error;
-		}
-	}
-}
-
-static int ck_nl_open(void)
-{
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	struct timeval tv = { .tv_sec = 5 };
-	int fd;
-
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (fd < 0)
-		return -errno;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		close(fd);
-		return -errno;
-	}
-	return fd;
-}
-
 /* veth0 here (nl's namespace), its peer veth1 in the namespace of far_fd */
 static int ck_veth_add(int nl, int mtu, int far_fd)
 {
 	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
-	struct rtattr *li, *data, *peer;
-	struct ck_req q;
+	struct nlattr *li, *data, *peer;
+	struct cg_nl_msg q;
 	__u32 m = mtu, nsfd = far_fd;
 
-	ck_req_init(&q, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, &ifi, sizeof(ifi));
-	ck_put(&q, IFLA_IFNAME, "veth0", sizeof("veth0"));
-	ck_put(&q, IFLA_MTU, &m, sizeof(m));
-	li = ck_put(&q, IFLA_LINKINFO, NULL, 0);
-	ck_put(&q, IFLA_INFO_KIND, "veth", sizeof("veth"));
-	data = ck_put(&q, IFLA_INFO_DATA, NULL, 0);
-	peer = ck_put(&q, VETH_INFO_PEER, &ifi, sizeof(ifi));
-	ck_put(&q, IFLA_IFNAME, "veth1", sizeof("veth1"));
-	ck_put(&q, IFLA_MTU, &m, sizeof(m));
-	ck_put(&q, IFLA_ADDRESS, ck_veth1_mac, sizeof(ck_veth1_mac));
-	ck_put(&q, IFLA_NET_NS_FD, &nsfd, sizeof(nsfd));
-	ck_nest_end(&q, peer);
-	ck_nest_end(&q, data);
-	ck_nest_end(&q, li);
-	return ck_talk(nl, &q);
+	cg_nl_msg_init(&q, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, &ifi, sizeof(ifi));
+	cg_nl_put(&q, IFLA_IFNAME, "veth0", sizeof("veth0"));
+	cg_nl_put(&q, IFLA_MTU, &m, sizeof(m));
+	li = cg_nl_put(&q, IFLA_LINKINFO, NULL, 0);
+	cg_nl_put(&q, IFLA_INFO_KIND, "veth", sizeof("veth"));
+	data = cg_nl_put(&q, IFLA_INFO_DATA, NULL, 0);
+	peer = cg_nl_put(&q, VETH_INFO_PEER, &ifi, sizeof(ifi));
+	cg_nl_put(&q, IFLA_IFNAME, "veth1", sizeof("veth1"));
+	cg_nl_put(&q, IFLA_MTU, &m, sizeof(m));
+	cg_nl_put(&q, IFLA_ADDRESS, ck_veth1_mac, sizeof(ck_veth1_mac));
+	cg_nl_put(&q, IFLA_NET_NS_FD, &nsfd, sizeof(nsfd));
+	cg_nl_nest_end(&q, peer);
+	cg_nl_nest_end(&q, data);
+	cg_nl_nest_end(&q, li);
+	return cg_nl_talk(nl, &q, NULL, NULL);
 }
 
 static int ck_addr_add(int nl, int ifindex, const char *addr)
@@ -268,13 +192,13 @@ static int ck_addr_add(int nl, int ifindex, const char *addr)
 	struct ifaddrmsg ifa = { .ifa_family = AF_INET, .ifa_prefixlen = 24,
 				 .ifa_index = ifindex };
 	struct in_addr a;
-	struct ck_req q;
+	struct cg_nl_msg q;
 
 	inet_pton(AF_INET, addr, &a);
-	ck_req_init(&q, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL, &ifa, sizeof(ifa));
-	ck_put(&q, IFA_LOCAL, &a, sizeof(a));
-	ck_put(&q, IFA_ADDRESS, &a, sizeof(a));
-	return ck_talk(nl, &q);
+	cg_nl_msg_init(&q, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL, &ifa, sizeof(ifa));
+	cg_nl_put(&q, IFA_LOCAL, &a, sizeof(a));
+	cg_nl_put(&q, IFA_ADDRESS, &a, sizeof(a));
+	return cg_nl_talk(nl, &q, NULL, NULL);
 }
 
 /* The far end's MAC, permanently: no ARP to wait for or to fail */
@@ -283,13 +207,13 @@ static int ck_neigh_add(int nl, int ifindex)
 	struct ndmsg nd = { .ndm_family = AF_INET, .ndm_ifindex = ifindex,
 			    .ndm_state = NUD_PERMANENT };
 	struct in_addr a;
-	struct ck_req q;
+	struct cg_nl_msg q;
 
 	inet_pton(AF_INET, CK_FAR, &a);
-	ck_req_init(&q, RTM_NEWNEIGH, NLM_F_CREATE | NLM_F_REPLACE, &nd, sizeof(nd));
-	ck_put(&q, NDA_DST, &a, sizeof(a));
-	ck_put(&q, NDA_LLADDR, ck_veth1_mac, sizeof(ck_veth1_mac));
-	return ck_talk(nl, &q);
+	cg_nl_msg_init(&q, RTM_NEWNEIGH, NLM_F_CREATE | NLM_F_REPLACE, &nd, sizeof(nd));
+	cg_nl_put(&q, NDA_DST, &a, sizeof(a));
+	cg_nl_put(&q, NDA_LLADDR, ck_veth1_mac, sizeof(ck_veth1_mac));
+	return cg_nl_talk(nl, &q, NULL, NULL);
 }
 
 /* --- interfaces ---------------------------------------------------------- */
@@ -427,7 +351,7 @@ static int ck_vm_inside(struct ck_topo *t, struct ck_result *r)
 	unsigned int i;
 	int err;
 
-	t->nl_vm = ck_nl_open();
+	t->nl_vm = cg_nl_socket(NETLINK_ROUTE, 0, 5);
 	if (t->nl_vm < 0)
 		return ck_fail(r, "rtnetlink socket", t->nl_vm);
 	t->io_vm = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -453,7 +377,7 @@ static int ck_vm_inside(struct ck_topo *t, struct ck_result *r)
 
 static int ck_far_inside(struct ck_topo *t, struct ck_result *r)
 {
-	t->nl_far = ck_nl_open();
+	t->nl_far = cg_nl_socket(NETLINK_ROUTE, 0, 5);
 	if (t->nl_far < 0)
 		return ck_fail(r, "rtnetlink socket", t->nl_far);
 	t->io_far = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);

@@ -48,6 +48,7 @@
 #include "log.h"
 #include "macros.h"
 #include "netns.h"
+#include "nl.h"
 #include "backend.h"
 #include "select.h"
 #include "watch.h"
@@ -135,18 +136,12 @@ static bool cg_wmatch(const struct cg_watch *w, const char *name)
 
 static void cg_wdump(struct cg_wns *ns)
 {
-	struct {
-		struct nlmsghdr h;
-		struct ifinfomsg i;
-	} req = {
-		.h.nlmsg_len = sizeof(req),
-		.h.nlmsg_type = RTM_GETLINK,
-		.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
-		.h.nlmsg_seq = 1,
-		.i.ifi_family = AF_UNSPEC,
-	};
+	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
+	struct cg_nl_msg m;
 
-	ns->dump = send(ns->sock, &req, sizeof(req), 0) < 0;
+	/* the answer comes through cg_wread(), with the events */
+	cg_nl_msg_init(&m, RTM_GETLINK, NLM_F_DUMP, &ifi, sizeof(ifi));
+	ns->dump = send(ns->sock, &m.nh, m.nh.nlmsg_len, 0) < 0;
 }
 
 /* Inside the namespace: a link-event socket, then back to ours. */
@@ -339,51 +334,30 @@ static void cg_wdev_del(struct cg_wns *ns, struct cg_wdev *d)
 	*d = ns->devs[--ns->ndevs];
 }
 
-static const char *cg_rta_str(const struct rtattr *rta)
-{
-	const char *s = RTA_DATA(rta);
-	int n = RTA_PAYLOAD(rta);
-
-	return n > 0 && memchr(s, 0, n) ? s : NULL;
-}
-
 /* IFLA_LINKINFO / IFLA_INFO_KIND is "tun" for every tun and tap device. */
-static bool cg_is_tun(const struct rtattr *linkinfo)
+static bool cg_is_tun(const struct nlattr *linkinfo)
 {
-	const struct rtattr *rta;
-	int len = RTA_PAYLOAD(linkinfo);
+	const struct nlattr *tb[IFLA_INFO_MAX + 1];
 	const char *kind;
 
-	for (rta = RTA_DATA(linkinfo); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
-		if ((rta->rta_type & NLA_TYPE_MASK) != IFLA_INFO_KIND)
-			continue;
-		kind = cg_rta_str(rta);
-		return kind && !strcmp(kind, "tun");
-	}
-	return false;
+	cg_nl_parse_nested(linkinfo, tb, IFLA_INFO_MAX);
+	kind = cg_nla_str(tb[IFLA_INFO_KIND]);
+	return kind && !strcmp(kind, "tun");
 }
 
 static void cg_wlink(struct cg_watch *w, struct cg_wns *ns, const struct nlmsghdr *h)
 {
 	const struct ifinfomsg *ifi = NLMSG_DATA(h);
-	int len = h->nlmsg_len - NLMSG_LENGTH(sizeof(*ifi));
-	const struct rtattr *rta;
-	const char *name = NULL;
+	const struct nlattr *tb[IFLA_MAX + 1];
+	const char *name;
 	struct cg_wdev *d, *a;
-	bool tun = false, match;
+	bool tun, match;
 
-	if (len < 0)
+	if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
 		return;
-	for (rta = IFLA_RTA(ifi); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
-		switch (rta->rta_type & NLA_TYPE_MASK) {
-		case IFLA_IFNAME:
-			name = cg_rta_str(rta);
-			break;
-		case IFLA_LINKINFO:
-			tun = cg_is_tun(rta);
-			break;
-		}
-	}
+	cg_nl_parse(h, sizeof(*ifi), tb, IFLA_MAX);
+	name = cg_nla_str(tb[IFLA_IFNAME]);
+	tun = tb[IFLA_LINKINFO] && cg_is_tun(tb[IFLA_LINKINFO]);
 	d = cg_wdev_find(ns, ifi->ifi_index);
 	if (h->nlmsg_type == RTM_DELLINK) {
 		if (d)
