@@ -75,6 +75,31 @@ int cg_netns_restore(void)
 	return 0;
 }
 
+void cg_netns_return(void)
+{
+	if (cg_netns_restore()) {
+		cg_err("cannot return to the original network namespace: %s", strerror(errno));
+		exit(1);
+	}
+}
+
+int cg_netns_new(void)
+{
+	int fd;
+
+	if (cg_orig_netns < 0) {
+		cg_orig_netns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+		if (cg_orig_netns < 0)
+			return -errno;
+	}
+	if (unshare(CLONE_NEWNET))
+		return -errno;
+	fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	fd = fd < 0 ? -errno : fd;
+	cg_netns_return();
+	return fd;
+}
+
 int cg_netns_ino(__u64 *ino)
 {
 	struct stat st;

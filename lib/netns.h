@@ -14,6 +14,11 @@
 int cg_netns_open(const char *ns);		/* fd or -errno */
 int cg_netns_enter(int fd);			/* 0 or -errno */
 int cg_netns_restore(void);			/* back to where we started */
+/* Back to where we started, or exit(1) with one line said: nothing may run
+ * in another namespace by accident. */
+void cg_netns_return(void);
+/* A new, unnamed namespace held by the returned fd only; we stay in ours. */
+int cg_netns_new(void);				/* fd or -errno */
 int cg_netns_ino(__u64 *ino);			/* of the current namespace */
 int cg_netns_cookie(__u64 *cookie);		/* SO_NETNS_COOKIE, 0 before 5.14 */
 /* Enter the namespace ns (NULL: stay); one line says why not, with verb. */

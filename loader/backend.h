@@ -15,10 +15,17 @@
 
 #include "state.h"
 
+/* bpf: how the program is attached; AUTO takes tcx where the kernel has it */
+enum cg_attach_mode {
+	CG_ATTACH_AUTO = 0,
+	CG_ATTACH_TCX = 1,
+	CG_ATTACH_CLSACT = 2,
+};
 
 struct cg_attach_opts {
 	bool log_drops;
 	bool egress;		/* guard the device's egress as well */
+	enum cg_attach_mode mode;	/* bpf only */
 	/* bpf: the object to load instead of the built-in one, already
 	 * verified by digest (attach --object --sha256); NULL: built in */
 	const void *object;

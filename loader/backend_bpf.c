@@ -42,9 +42,6 @@
 #include "tc.h"
 #include "bpf_guard.h"
 
-/* Set by main from --mode; 0 picks tcx where the kernel has it. */
-int cg_bpf_mode_request;
-
 /* tcx: link hook h, before any other tcx program there, and pin it. */
 static int cg_attach_tcx(const char *dir, int ifindex, int prog_fd, enum cg_hook h)
 {
@@ -155,7 +152,7 @@ static int cg_attach_fresh(const struct cg_target *t, const char *dir,
 	char path[PATH_MAX], why[128];
 	int prog_fd, err;
 
-	m.mode = cg_bpf_mode_request ?: (cg_have_tcx() ? CG_MODE_TCX : CG_MODE_CLSACT);
+	m.mode = o->mode ?: (cg_have_tcx() ? CG_MODE_TCX : CG_MODE_CLSACT);
 	err = cg_load(&obj, o, m.mode, -1, why, sizeof(why));
 	if (err) {
 		cg_err("cannot load the BPF program: %s", why);
@@ -314,7 +311,7 @@ static int cg_bpf_attach(const struct cg_target *t, const struct cg_attach_opts 
 	if (!err && cg_state_ours(dir, t, &m, cookie)) {
 		bool settled;
 
-		if (cg_bpf_mode_request && cg_bpf_mode_request != (int)m.mode) {
+		if (o->mode && o->mode != m.mode) {
 			cg_err("%s is already guarded through %s; detach it first to change the mode",
 			       t->dev, cg_mode_name(m.mode));
 			return -EBUSY;

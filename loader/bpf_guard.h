@@ -23,9 +23,10 @@
 #define CG_TC_HANDLE		0xc5
 #define CG_TC_PRIO		1
 
+/* in meta: how the program is attached, as --mode names it */
 enum cg_mode {
-	CG_MODE_TCX = 1,
-	CG_MODE_CLSACT = 2,
+	CG_MODE_TCX = CG_ATTACH_TCX,
+	CG_MODE_CLSACT = CG_ATTACH_CLSACT,
 };
 
 /* flags in struct cg_meta besides CG_F_* */
@@ -36,9 +37,6 @@ struct cg_meta {
 	CG_META_HEAD;
 	__u32 pad;
 };
-
-/* Set by main from --mode; 0 picks tcx where the kernel has it. */
-extern int cg_bpf_mode_request;
 
 /* The two hooks of a device, and how each mode names them. */
 enum cg_hook {

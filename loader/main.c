@@ -36,6 +36,7 @@
 #include "state.h"
 #include "csum_guard_abi.h"
 #include "backend.h"
+#include "commands.h"
 #include "check.h"
 #include "report.h"
 #include "select.h"
@@ -45,18 +46,7 @@
 #ifndef CG_VERSION
 #define CG_VERSION "0.0.0"
 #endif
-#define CG_MAX_LIST	4096
 #define CG_OBJECT_MAX	(64 << 20)	/* attach --object: far above any guard */
-
-extern int cg_bpf_mode_request;
-
-static const struct cg_backend *const cg_backends[] = {
-	[CG_CHOICE_BPF] = &cg_backend_bpf,
-	[CG_CHOICE_KMOD] = &cg_backend_kmod,
-};
-
-
-
 
 static const char usage_text[] =
 	"Usage: csum-guard attach DEV [--netns NS] [--egress] [--log-drops] [--backend auto|bpf|kmod] [--mode tcx|clsact]\n"
@@ -95,6 +85,7 @@ static const char usage_text[] =
 	"  detach puts the old value back.\n";
 
 struct cg_args {
+	enum cg_attach_mode mode;	/* --mode */
 	const char *cmd;
 	const char *dev;
 	const char *netns;
@@ -117,7 +108,6 @@ static const char *cg_where(const struct cg_args *a, char *buf, size_t n)
 		snprintf(buf, n, "%s", a->dev);
 	return buf;
 }
-
 
 static int cg_parse(int argc, char **argv, struct cg_args *a)
 {
@@ -170,9 +160,9 @@ static int cg_parse(int argc, char **argv, struct cg_args *a)
 			if (!attach)
 				return cg_usage_err("--mode goes with attach");
 			if (!strcmp(optarg, "tcx"))
-				cg_bpf_mode_request = 1;
+				a->mode = CG_ATTACH_TCX;
 			else if (!strcmp(optarg, "clsact"))
-				cg_bpf_mode_request = 2;
+				a->mode = CG_ATTACH_CLSACT;
 			else
 				return cg_usage_err("unknown mode '%s' (tcx or clsact)", optarg);
 			break;
@@ -222,7 +212,7 @@ static int cg_parse(int argc, char **argv, struct cg_args *a)
 		return ret;
 	if (a->json && a->prometheus)
 		return cg_usage_err("--json and --prometheus exclude each other");
-	if (cg_bpf_mode_request && a->backend == CG_CHOICE_KMOD)
+	if (a->mode && a->backend == CG_CHOICE_KMOD)
 		return cg_usage_err("--mode is for the bpf backend");
 	if (!!a->object != !!a->sha256)
 		return cg_usage_err("--object and --sha256 go together");
@@ -285,37 +275,6 @@ fail:
 	return -EINVAL;
 }
 
-
-
-/* Which backend guards t now, if any. */
-static enum cg_choice cg_guarded_by(const struct cg_target *t, struct cg_status *st)
-{
-	enum cg_choice c;
-
-	for (c = CG_CHOICE_BPF; c <= CG_CHOICE_KMOD; c++) {
-		if (!cg_backends[c]->status(t, st) && st->attached)
-			return c;
-	}
-	memset(st, 0, sizeof(*st));
-	return CG_CHOICE_NONE;
-}
-
-static void cg_probe_all(struct cg_probe *p)
-{
-	memset(p, 0, sizeof(*p));
-	p->root = geteuid() == 0;
-	cg_backend_bpf.probe(p);
-	cg_backend_kmod.probe(p);
-}
-
-
-/* ", egress, log-drops": the options a guard has, for messages */
-static const char *cg_opts_text(const struct cg_status *st)
-{
-	return st->egress && st->log_drops ? ", egress, log-drops" :
-	       st->egress ? ", egress" : st->log_drops ? ", log-drops" : "";
-}
-
 /* What an update changed, e.g. ": egress added, log-drops off" */
 static void cg_changes_text(const struct cg_status *was, const struct cg_status *now,
 			    char *buf, size_t n)
@@ -352,7 +311,9 @@ static bool cg_tracing_off(void)
 
 static int do_attach(const struct cg_args *a)
 {
-	struct cg_attach_opts o = { .log_drops = a->log_drops, .egress = a->egress };
+	struct cg_attach_opts o = {
+		.log_drops = a->log_drops, .egress = a->egress, .mode = a->mode,
+	};
 	enum cg_choice now, use, want = a->backend;
 	struct cg_status st, was;
 	struct cg_target t;
@@ -449,195 +410,9 @@ static int do_detach(const struct cg_args *a)
 	return 0;
 }
 
-static void cg_print_status(const struct cg_args *a, const struct cg_report_row *r)
-{
-	const struct cg_status *st = &r->st;
-	bool first = true;
-
-	if (!a->json) {
-		printf("%s%s%s: ", r->dev, r->netns ? " netns " : "", r->netns ?: "");
-		if (!st->attached)
-			printf("not guarded\n");
-		else
-			printf("guarded by %s (%s%s), dropped %llu, dropped_unreadable %llu\n",
-			       r->backend, st->mode, cg_opts_text(st),
-			       (unsigned long long)st->dropped,
-			       (unsigned long long)st->dropped_unreadable);
-		return;
-	}
-	putchar('{');
-	cg_json_kv_str(&first, "device", r->dev);
-	cg_json_kv_str(&first, "netns", r->netns);
-	cg_json_kv_u64(&first, "netns_ino", r->netns_ino);
-	cg_json_kv_u64(&first, "ifindex", r->ifindex);
-	cg_json_kv_str(&first, "backend", r->backend);
-	cg_json_kv_bool(&first, "attached", st->attached);
-	cg_json_kv_str(&first, "mode", st->attached ? st->mode : NULL);
-	cg_json_kv_bool(&first, "egress", st->egress);
-	cg_json_kv_bool(&first, "log_drops", st->log_drops);
-	cg_json_kv_u64(&first, "dropped", st->dropped);
-	cg_json_kv_u64(&first, "dropped_unreadable", st->dropped_unreadable);
-	putchar('}');
-}
-
-struct cg_rows {
-	struct cg_report_row *row;
-	int n, cap;
-};
-
-static struct cg_report_row *cg_row_add(struct cg_rows *rs)
-{
-	struct cg_report_row *p;
-
-	if (rs->n == rs->cap) {
-		p = realloc(rs->row, (rs->cap * 2 + 16) * sizeof(*p));
-		if (!p)
-			return NULL;
-		rs->row = p;
-		rs->cap = rs->cap * 2 + 16;
-	}
-	p = &rs->row[rs->n++];
-	memset(p, 0, sizeof(*p));
-	return p;
-}
-
-/* Every device a backend guards in the current namespace, ino, as netns. */
-static int cg_status_here(struct cg_rows *rs, const char *netns, __u64 ino)
-{
-	static int ifindexes[CG_MAX_LIST];
-	struct cg_report_row *r;
-	struct cg_target t = { .netns = netns, .netns_ino = ino };
-	enum cg_choice c;
-	int i, n;
-
-	for (c = CG_CHOICE_BPF; c <= CG_CHOICE_KMOD; c++) {
-		n = cg_backends[c]->list(ifindexes, CG_MAX_LIST);
-		for (i = 0; i < n; i++) {
-			r = cg_row_add(rs);
-			if (!r)
-				return -ENOMEM;
-			t.ifindex = ifindexes[i];
-			if (!if_indextoname(t.ifindex, r->dev))
-				snprintf(r->dev, sizeof(r->dev), "?");
-			t.dev = r->dev;
-			if (cg_backends[c]->status(&t, &r->st) || !r->st.attached) {
-				rs->n--;
-				continue;
-			}
-			r->netns = netns;
-			r->netns_ino = ino;
-			r->ifindex = t.ifindex;
-			r->backend = cg_choice_name(c);
-		}
-	}
-	return 0;
-}
-
-/* cg_state_each_netns(): each other namespace, as its label */
-static int cg_status_ns(const char *label, __u64 ino, void *rs)
-{
-	return cg_status_here(rs, label, ino);
-}
-
-static int do_status(const struct cg_args *a)
-{
-	struct cg_rows rs = {};
-	struct cg_report_row *r;
-	struct cg_target t;
-	enum cg_choice c;
-	int i, err;
-
-	/* locked: listing drops the state of vanished devices */
-	if (cg_cli_need_root("read status") || cg_lock_host())
-		return 1;
-	if (cg_target_resolve(&t, a->dev, a->netns, "read status of"))
-		return 1;
-	if (a->dev) {
-		r = cg_row_add(&rs);
-		if (!r)
-			return 1;
-		c = cg_guarded_by(&t, &r->st);
-		snprintf(r->dev, sizeof(r->dev), "%s", a->dev);
-		r->netns = a->netns;
-		r->netns_ino = t.netns_ino;
-		r->ifindex = t.ifindex;
-		r->backend = cg_choice_name(c);
-	} else {
-		err = cg_status_here(&rs, a->netns, t.netns_ino);
-		if (!err && !a->netns)
-			err = cg_state_each_netns(NULL, cg_status_ns, &rs);
-		if (err) {
-			if (!cg_log_reported())
-				cg_err("cannot read status: %s", strerror(-err));
-			return 1;
-		}
-	}
-	if (a->prometheus) {
-		cg_report_prometheus(rs.row, rs.n);
-	} else if (a->dev) {
-		cg_print_status(a, &rs.row[0]);
-		if (a->json)
-			putchar('\n');
-	} else if (a->json) {
-		putchar('[');
-		for (i = 0; i < rs.n; i++) {
-			if (i)
-				putchar(',');
-			cg_print_status(a, &rs.row[i]);
-		}
-		puts("]");
-	} else {
-		for (i = 0; i < rs.n; i++)
-			cg_print_status(a, &rs.row[i]);
-		if (!rs.n)
-			printf("no guarded devices%s%s\n", a->netns ? " in netns " : "",
-			       a->netns ?: "");
-	}
-	free(rs.row);
-	return 0;
-}
-
-static int do_probe(const struct cg_args *a)
-{
-	enum cg_choice c;
-	struct cg_probe p;
-	char why[256];
-	bool first = true;
-
-	cg_probe_all(&p);
-	c = cg_select(&p, CG_CHOICE_NONE, why, sizeof(why));
-	if (!a->json) {
-		printf("root: %s\nbtf: %s\nbpf_cast_to_kern_ctx: %s\ntc program loads: %s\n"
-		       "tcx: %s\nkmod loaded: %s\nkmod loadable: %s\n"
-		       "egress, bpf: %s\negress, kmod: %s\nbackend: %s\nreason: %s\n",
-		       p.root ? "yes" : "no", p.btf ? "yes" : "no", p.kfunc ? "yes" : "no",
-		       p.prog_loads ? "yes" : "no", p.tcx ? "yes" : "no",
-		       p.kmod_loaded ? "yes" : "no", p.kmod_loadable ? "yes" : "no",
-		       *p.bpf_egress_err ? p.bpf_egress_err : "yes",
-		       *p.kmod_egress_err ? p.kmod_egress_err : "yes",
-		       cg_choice_name(c) ?: "none", why);
-		return c == CG_CHOICE_NONE;
-	}
-	putchar('{');
-	cg_json_kv_bool(&first, "root", p.root);
-	cg_json_kv_bool(&first, "btf", p.btf);
-	cg_json_kv_bool(&first, "kfunc", p.kfunc);
-	cg_json_kv_bool(&first, "prog_loads", p.prog_loads);
-	cg_json_kv_bool(&first, "tcx", p.tcx);
-	cg_json_kv_bool(&first, "kmod_loaded", p.kmod_loaded);
-	cg_json_kv_bool(&first, "kmod_loadable", p.kmod_loadable);
-	cg_json_kv_str(&first, "bpf_unavailable", *p.bpf_err ? p.bpf_err : NULL);
-	cg_json_kv_str(&first, "kmod_unavailable", *p.kmod_err ? p.kmod_err : NULL);
-	cg_json_kv_str(&first, "bpf_egress_unavailable", *p.bpf_egress_err ? p.bpf_egress_err : NULL);
-	cg_json_kv_str(&first, "kmod_egress_unavailable", *p.kmod_egress_err ? p.kmod_egress_err : NULL);
-	cg_json_kv_str(&first, "backend", cg_choice_name(c));
-	cg_json_kv_str(&first, "reason", why);
-	puts("}");
-	return c == CG_CHOICE_NONE;
-}
-
 int main(int argc, char **argv)
 {
+	struct cg_query q;
 	struct cg_args a = {};
 	int ret;
 
@@ -668,13 +443,16 @@ int main(int argc, char **argv)
 		return ret;
 
 	cg_log_libbpf();
+	q = (struct cg_query){
+		.dev = a.dev, .netns = a.netns, .json = a.json, .prometheus = a.prometheus,
+	};
 	if (!strcmp(a.cmd, "attach"))
 		return do_attach(&a);
 	if (!strcmp(a.cmd, "detach"))
 		return do_detach(&a);
 	if (!strcmp(a.cmd, "status"))
-		return do_status(&a);
+		return cg_cmd_status(&q);
 	if (!strcmp(a.cmd, "check"))
 		return cg_check(a.path, a.json);
-	return do_probe(&a);
+	return cg_cmd_probe(&q);
 }

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * watch_int.h - between the watcher's loop and decisions (watch.c) and its
+ * view of the host (watch_ns.c: namespaces found by name or process, the
+ * tun/tap devices each has, kept current from link events).
+ */
+#ifndef CG_WATCH_INT_H
+#define CG_WATCH_INT_H
+
+#include <limits.h>
+#include <net/if.h>
+#include <stdbool.h>
+#include <linux/netlink.h>
+#include <linux/types.h>
+
+#include "select.h"
+
+#define CG_SCAN_MS	2000	/* /proc rescan: unnamed namespaces appear silently */
+#define CG_QUICK_MS	100	/* an `ip netns add` file before its bind mount */
+#define CG_RETRY_MS	30000	/* a device that could not be guarded */
+#define CG_LABEL_MAX	(NAME_MAX + 32)
+
+enum cg_wstate { CG_W_TODO, CG_W_DONE, CG_W_FAILED };
+
+struct cg_wdev {
+	int ifindex;
+	char name[IF_NAMESIZE];
+	enum cg_wstate state;
+	__u64 retry_at;
+};
+
+struct cg_wns {
+	__u64 ino;
+	char label[CG_LABEL_MAX];	/* for the log: name, else /proc/PID/ns/net */
+	char arg[CG_LABEL_MAX];		/* attach --netns; "" for our own namespace */
+	bool own, named, seen, named_now, dump;
+	int pid, pid_now, dead_pid;	/* lowest process in it; 0: none */
+	int nsfd, sock, pidfd;
+	struct cg_wdev *devs;
+	int ndevs, cap;
+};
+
+struct cg_watch {
+	char **match;
+	int nmatch;
+	enum cg_choice backend;
+	bool log_drops;
+	__u64 own_ino;
+	int sfd, ifd, wd;
+	struct cg_wns **ns;
+	int nns;
+};
+
+/* watch.c */
+bool cg_wmatch(const struct cg_watch *w, const char *name);
+
+/* watch_ns.c */
+void cg_wns_free(struct cg_wns *ns);
+bool cg_wscan(struct cg_watch *w);
+void cg_wdev_del(struct cg_wns *ns, struct cg_wdev *d);
+void cg_wread(struct cg_watch *w, struct cg_wns *ns);
+
+#endif /* CG_WATCH_INT_H */

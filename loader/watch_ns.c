@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * watch_ns.c - what the watcher sees of the host: every network namespace,
+ * by name (/run/netns) or by process (/proc/PID/ns/net), each with a link
+ * event socket opened inside it, and the matching tun/tap devices of each,
+ * from a link dump and the events that follow.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/inotify.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+#include "log.h"
+#include "netns.h"
+#include "nl.h"
+#include "select.h"
+#include "watch_int.h"
+
+
+#ifndef __NR_pidfd_open
+#define __NR_pidfd_open 434
+#endif
+
+/* --- namespaces ------------------------------------------------------- */
+
+static void cg_wdump(struct cg_wns *ns)
+{
+	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
+	struct cg_nl_msg m;
+
+	/* the answer comes through cg_wread(), with the events */
+	cg_nl_msg_init(&m, RTM_GETLINK, NLM_F_DUMP, &ifi, sizeof(ifi));
+	ns->dump = send(ns->sock, &m.nh, m.nh.nlmsg_len, 0) < 0;
+}
+
+/* Inside the namespace: a link-event socket, then back to ours. */
+static int cg_wsocket(struct cg_wns *ns)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = RTMGRP_LINK };
+	int buf = 1 << 20, fd, err;
+
+	err = cg_netns_enter(ns->nsfd);
+	if (err)
+		return err;
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
+	err = fd < 0 ? -errno : 0;
+	cg_netns_return();
+	if (err)
+		return err;
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &buf, sizeof(buf));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static struct cg_wns *cg_wns_find(struct cg_watch *w, __u64 ino)
+{
+	int i;
+
+	for (i = 0; i < w->nns; i++)
+		if (w->ns[i]->ino == ino)
+			return w->ns[i];
+	return NULL;
+}
+
+void cg_wns_free(struct cg_wns *ns)
+{
+	if (ns->sock >= 0)
+		close(ns->sock);
+	if (ns->nsfd >= 0)
+		close(ns->nsfd);
+	if (ns->pidfd >= 0)
+		close(ns->pidfd);
+	free(ns->devs);
+	free(ns);
+}
+
+/* A namespace seen for the first time at path (a name or a /proc path). */
+static struct cg_wns *cg_wns_add(struct cg_watch *w, __u64 ino, const char *path,
+				 const char *label, bool named)
+{
+	struct cg_wns *ns, **a;
+	struct stat st;
+	int err;
+
+	a = realloc(w->ns, (w->nns + 1) * sizeof(*a));
+	ns = calloc(1, sizeof(*ns));
+	if (a)
+		w->ns = a;
+	if (!a || !ns) {
+		free(ns);
+		return NULL;
+	}
+	w->ns[w->nns++] = ns;
+	ns->ino = ino;
+	ns->own = ino == w->own_ino;
+	ns->named = named;
+	ns->sock = ns->pidfd = -1;
+	snprintf(ns->label, sizeof(ns->label), "%s", label);
+	snprintf(ns->arg, sizeof(ns->arg), "%s", ns->own ? "" : label);
+
+	ns->nsfd = cg_netns_open(path);
+	if (ns->nsfd >= 0 && (fstat(ns->nsfd, &st) || st.st_ino != ino)) {
+		close(ns->nsfd);	/* replaced under us: the next scan sees the new one */
+		ns->nsfd = -ESTALE;
+	}
+	if (ns->nsfd >= 0)
+		ns->sock = cg_wsocket(ns);
+	if (ns->nsfd < 0 || ns->sock < 0) {
+		err = ns->nsfd < 0 ? ns->nsfd : ns->sock;
+		/* a process that just exited is no news; the next scan tries again */
+		if (err != -ENOENT && err != -ESRCH && err != -ESTALE)
+			printf("cannot watch netns %s: %s\n", label, strerror(-err));
+		w->nns--;
+		cg_wns_free(ns);
+		return NULL;
+	}
+	printf("watching netns %s\n", label);
+	cg_wdump(ns);
+	return ns;
+}
+
+/* One way to a namespace that cg_netns_scan() found: record it */
+static void cg_wscan_one(const struct cg_netns_ref *r, void *arg)
+{
+	struct cg_watch *w = arg;
+	struct cg_wns *ns = cg_wns_find(w, r->ino);
+
+	if (r->name) {
+		if (!ns) {
+			ns = cg_wns_add(w, r->ino, r->path, r->name, true);
+			if (!ns)
+				return;
+		} else if (!ns->named_now && (!ns->named || strcmp(ns->label, r->name))) {
+			/* it has a name now, or another one: the name reads better */
+			snprintf(ns->label, sizeof(ns->label), "%s", r->name);
+			if (!ns->own)
+				snprintf(ns->arg, sizeof(ns->arg), "%s", r->name);
+			ns->named = true;
+		}
+		ns->seen = ns->named_now = true;
+		return;
+	}
+	if (!ns) {
+		ns = cg_wns_add(w, r->ino, r->path, r->path, false);
+		if (!ns)
+			return;
+	}
+	ns->seen = true;
+	if (!ns->pid_now)
+		ns->pid_now = r->pid;
+}
+
+/*
+ * Every namespace with a name or a process, by inode. Returns true when an
+ * entry of /run/netns is not a namespace yet.
+ */
+bool cg_wscan(struct cg_watch *w)
+{
+	struct cg_wns *ns;
+	bool pending;
+	int i;
+
+	if (w->wd < 0)
+		w->wd = inotify_add_watch(w->ifd, CG_NETNS_RUN_DIR, IN_CREATE | IN_DELETE |
+					  IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF |
+					  IN_MOVE_SELF | IN_ONLYDIR);
+	for (i = 0; i < w->nns; i++) {
+		w->ns[i]->seen = w->ns[i]->named_now = false;
+		w->ns[i]->pid_now = 0;
+	}
+	pending = cg_netns_scan(cg_wscan_one, w);
+
+	for (i = 0; i < w->nns; i++) {
+		ns = w->ns[i];
+		if (!ns->seen) {
+			printf("forgot netns %s: no name or process left\n", ns->label);
+			cg_wns_free(ns);
+			w->ns[i--] = w->ns[--w->nns];
+			continue;
+		}
+		if (!ns->named_now) {
+			ns->named = false;
+			if (!ns->own)
+				snprintf(ns->arg, sizeof(ns->arg), "/proc/%d/ns/net", ns->pid_now);
+		}
+		/* a pidfd on its first process: its exit may be the namespace's end */
+		if (ns->pid_now != ns->pid) {
+			if (ns->pidfd >= 0)
+				close(ns->pidfd);
+			ns->pidfd = -1;
+			ns->pid = ns->pid_now;
+			if (ns->pid && ns->pid != ns->dead_pid)
+				ns->pidfd = syscall(__NR_pidfd_open, ns->pid, 0);
+		}
+		if (ns->dump && ns->sock >= 0)
+			cg_wdump(ns);
+	}
+	return pending;
+}
+
+/* --- devices ---------------------------------------------------------- */
+
+static struct cg_wdev *cg_wdev_find(struct cg_wns *ns, int ifindex)
+{
+	int i;
+
+	for (i = 0; i < ns->ndevs; i++)
+		if (ns->devs[i].ifindex == ifindex)
+			return &ns->devs[i];
+	return NULL;
+}
+
+void cg_wdev_del(struct cg_wns *ns, struct cg_wdev *d)
+{
+	*d = ns->devs[--ns->ndevs];
+}
+
+/* IFLA_LINKINFO / IFLA_INFO_KIND is "tun" for every tun and tap device. */
+static bool cg_is_tun(const struct nlattr *linkinfo)
+{
+	const struct nlattr *tb[IFLA_INFO_MAX + 1];
+	const char *kind;
+
+	cg_nl_parse_nested(linkinfo, tb, IFLA_INFO_MAX);
+	kind = cg_nla_str(tb[IFLA_INFO_KIND]);
+	return kind && !strcmp(kind, "tun");
+}
+
+static void cg_wlink(struct cg_watch *w, struct cg_wns *ns, const struct nlmsghdr *h)
+{
+	const struct ifinfomsg *ifi = NLMSG_DATA(h);
+	const struct nlattr *tb[IFLA_MAX + 1];
+	const char *name;
+	struct cg_wdev *d, *a;
+	bool tun, match;
+
+	if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
+		return;
+	cg_nl_parse(h, sizeof(*ifi), tb, IFLA_MAX);
+	name = cg_nla_str(tb[IFLA_IFNAME]);
+	tun = tb[IFLA_LINKINFO] && cg_is_tun(tb[IFLA_LINKINFO]);
+	d = cg_wdev_find(ns, ifi->ifi_index);
+	if (h->nlmsg_type == RTM_DELLINK) {
+		if (d)
+			cg_wdev_del(ns, d);
+		return;
+	}
+	if (!name || strlen(name) >= IF_NAMESIZE)
+		return;
+	match = tun && cg_wmatch(w, name);
+	if (!d) {
+		if (!match)
+			return;
+		if (ns->ndevs == ns->cap) {
+			a = realloc(ns->devs, (ns->cap * 2 + 4) * sizeof(*a));
+			if (!a)
+				return;
+			ns->devs = a;
+			ns->cap = ns->cap * 2 + 4;
+		}
+		d = &ns->devs[ns->ndevs++];
+		memset(d, 0, sizeof(*d));
+		d->ifindex = ifi->ifi_index;
+		snprintf(d->name, sizeof(d->name), "%s", name);
+		d->state = CG_W_TODO;
+		return;
+	}
+	if (!strcmp(d->name, name))
+		return;
+	/* renamed: a guard stays with its device; a failed one is tried anew */
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	if (d->state == CG_W_DONE)
+		return;
+	if (match)
+		d->state = CG_W_TODO;
+	else
+		cg_wdev_del(ns, d);
+}
+
+void cg_wread(struct cg_watch *w, struct cg_wns *ns)
+{
+	static char buf[65536] __attribute__((aligned(NLMSG_ALIGNTO)));
+	struct sockaddr_nl from;
+	socklen_t fl;
+	struct nlmsghdr *h;
+	ssize_t n;
+
+	for (;;) {
+		fl = sizeof(from);
+		n = recvfrom(ns->sock, buf, sizeof(buf), MSG_DONTWAIT,
+			     (struct sockaddr *)&from, &fl);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ENOBUFS) {
+				/* events were lost: a new dump catches up */
+				ns->dump = true;
+				continue;
+			}
+			if (errno != EAGAIN) {
+				printf("cannot read link events of netns %s: %s\n",
+				       ns->label, strerror(errno));
+				close(ns->sock);
+				ns->sock = -1;
+			}
+			return;
+		}
+		if (from.nl_pid)	/* only the kernel speaks here */
+			continue;
+		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_type == RTM_NEWLINK || h->nlmsg_type == RTM_DELLINK)
+				cg_wlink(w, ns, h);
+			else if (h->nlmsg_type == NLMSG_ERROR &&
+				 ((struct nlmsgerr *)NLMSG_DATA(h))->error)
+				ns->dump = true;	/* the dump did not start: again later */
+		}
+	}
+}
+
