@@ -129,29 +129,28 @@ $(BUILD)/tests/cg-stream: tests/tools/cg-stream.c $(BENCH_UTIL) bench/util.h | $
 
 # The unit tests run the decision, the backend choice and the digest, no
 # kernel needed.
+# UNIT_LIB: the parts of lib/ the unit tests call, and what those need
+UNIT_LIB := lib/sha256.c lib/nl.c lib/cli.c lib/log.c lib/state.c lib/netns.c lib/bpffs.c
 $(BUILD)/tests/unit: tests/unit.c include/csum_guard.h loader/select.c loader/select.h \
-		lib/sha256.c lib/sha256.h | $(BUILD)/tests
+		$(UNIT_LIB) lib/*.h | $(BUILD)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) $(INCLUDES) -Iloader -o $@ tests/unit.c loader/select.c lib/sha256.c
+	$(Q)$(CC) $(CFLAGS) $(WARN) $(INCLUDES) -Iloader -o $@ tests/unit.c loader/select.c \
+		$(UNIT_LIB) $(LIBS)
 
-# Objects that attach --object is tried with (tests/cases/object.sh): the
-# guard with one constant changed, so another program of our ABI, and the
-# guard claiming the next ABI version. Each must differ from the source.
-$(BUILD)/tests/guard-alt.bpf.c: bpf/csum_guard.bpf.c | $(BUILD)/tests
-	$(Q)sed 's/^#define CG_MAX_DIRECT_OFF 0x3fff$$/#define CG_MAX_DIRECT_OFF 0x3ffe/' $< > $@
-	$(Q)! cmp -s $< $@
-$(BUILD)/tests/guard-abi-next.bpf.c: bpf/csum_guard.bpf.c | $(BUILD)/tests
-	$(Q)sed 's/abi_version = CG_ABI_VERSION;/abi_version = CG_ABI_VERSION + 1;/' $< > $@
-	$(Q)! cmp -s $< $@
-# The guard with direct packet access switched off, so every header byte is
-# read the slow way (judge_slow(), bpf_skb_load_bytes()): the sweep runs it
-# to prove that path judges as the fast one does (tests/cases/sweep.sh).
-$(BUILD)/tests/guard-helper.bpf.c: bpf/csum_guard.bpf.c | $(BUILD)/tests
-	$(Q)sed 's/^#define CG_MAX_DIRECT_OFF 0x3fff$$/#define CG_MAX_DIRECT_OFF 0/' $< > $@
-	$(Q)! cmp -s $< $@
-$(BUILD)/tests/%.bpf.o: $(BUILD)/tests/%.bpf.c include/csum_guard.h include/csum_guard_abi.h $(BUILD)/vmlinux.h
+# Variants of the guard the tests load, built from the same source with -D:
+# another program of our ABI (one constant changed) and the guard claiming
+# the next ABI version, which attach --object is tried with
+# (tests/cases/object.sh); and the guard with direct packet access
+# switched off, so that every header byte is read the slow way
+# (judge_slow(), bpf_skb_load_bytes()): the sweep holds that path to the
+# same oracle (tests/cases/sweep.sh).
+$(BUILD)/tests/guard-alt.bpf.o: VARIANT := -DCG_MAX_DIRECT_OFF=0x3ffe
+$(BUILD)/tests/guard-abi-next.bpf.o: VARIANT := '-DCG_OBJ_ABI_VERSION=(CG_ABI_VERSION + 1)'
+$(BUILD)/tests/guard-helper.bpf.o: VARIANT := -DCG_MAX_DIRECT_OFF=0
+$(BUILD)/tests/guard-%.bpf.o: bpf/csum_guard.bpf.c include/csum_guard.h include/csum_guard_abi.h \
+		$(BUILD)/vmlinux.h | $(BUILD)/tests
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(GUARD_BPF_FLAGS) $(INCLUDES) -c $< -o $@
+	$(Q)$(CLANG) $(GUARD_BPF_FLAGS) $(INCLUDES) $(VARIANT) -c $< -o $@
 
 # An XDP program that passes everything: on a veth peer it turns NAPI on,
 # which native XDP_TX toward that peer needs (tests/cases/syncookie.sh).

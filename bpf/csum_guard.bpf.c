@@ -22,14 +22,21 @@
 #define TC_ACT_UNSPEC	(-1)	/* tcx: TCX_NEXT; clsact: next filter */
 #define TC_ACT_SHOT	2
 #define CG_MAC_UNSET	0xffff
+/* The tests build variants with -D: another constant (another program of
+ * our ABI), 0 (every read through the helper), another ABI version. */
+#ifndef CG_MAX_DIRECT_OFF
 #define CG_MAX_DIRECT_OFF 0x3fff
+#endif
+#ifndef CG_OBJ_ABI_VERSION
+#define CG_OBJ_ABI_VERSION CG_ABI_VERSION
+#endif
 
 extern void *bpf_cast_to_kern_ctx(void *obj) __ksym;
 
 /* Set by the loader before load. */
 const volatile bool log_drops = false;
 /* Read by the loader from the object, which it refuses on a mismatch. */
-const volatile __u32 abi_version = CG_ABI_VERSION;
+const volatile __u32 abi_version = CG_OBJ_ABI_VERSION;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -12,8 +12,11 @@
 
 #include "csum_guard.h"
 #include "csum_guard_abi.h"
+#include "cli.h"
+#include "nl.h"
 #include "select.h"
 #include "sha256.h"
+#include "state.h"
 
 static int failures, passes;
 
@@ -366,6 +369,61 @@ static void test_select(void)
 	}
 }
 
+/* A named assertion: the name, and the condition as written when it fails */
+#define EXPECT(name, cond) report(name, !(cond), #cond)
+
+/* lib/nl: a request built with attributes and a nest parses back */
+static void test_lib_nl(void)
+{
+	const struct nlattr *tb[8], *in[8];
+	struct cg_nl_msg m;
+	struct nlattr *nest;
+	__u32 v32 = 0x01020304;
+	__u8 v8 = 7, hdr[12] = { 1 };
+	__u64 v64 = 1ULL << 40;
+
+	cg_nl_msg_init(&m, 16, 0x400, hdr, sizeof(hdr));
+	EXPECT("lib-nl-flags", m.nh.nlmsg_flags == (NLM_F_REQUEST | NLM_F_ACK | 0x400));
+	cg_nl_put(&m, 1, &v32, sizeof(v32));
+	cg_nl_put(&m, 2, "tap0", 5);
+	nest = cg_nl_put(&m, 3, NULL, 0);
+	cg_nl_put(&m, 1, &v8, sizeof(v8));
+	cg_nl_put(&m, 2, &v64, sizeof(v64));
+	cg_nl_nest_end(&m, nest);
+	cg_nl_put(&m, 4, "no-nul", 6);
+	cg_nl_parse(&m.nh, sizeof(hdr), tb, 7);
+	EXPECT("lib-nl-u32", cg_nla_uint(tb[1]) == v32);
+	EXPECT("lib-nl-str", tb[2] && !strcmp(cg_nla_str(tb[2]), "tap0"));
+	EXPECT("lib-nl-str-unterminated", cg_nla_str(tb[4]) == NULL);
+	EXPECT("lib-nl-absent", !tb[5] && cg_nla_uint(tb[5]) == 0 && !cg_nla_str(tb[5]));
+	EXPECT("lib-nl-nest", tb[3] && cg_nla_len(tb[3]) == 2 * NLA_HDRLEN + 4 + 8);
+	cg_nl_parse_nested(tb[3], in, 7);
+	EXPECT("lib-nl-nested-u8", cg_nla_uint(in[1]) == 7);
+	EXPECT("lib-nl-nested-u64", cg_nla_uint(in[2]) == v64);
+	cg_nl_msg_init(&m, 18, NLM_F_DUMP, NULL, 0);
+	EXPECT("lib-nl-dump-no-ack", !(m.nh.nlmsg_flags & NLM_F_ACK));
+	EXPECT("lib-nl-full", cg_nl_put(&m, 1, hdr, sizeof(m.buf)) == NULL &&
+			      m.nh.nlmsg_len == NLMSG_LENGTH(0));
+}
+
+/* lib/state and lib/cli: paths, and what a device name may be */
+static void test_lib_state_cli(void)
+{
+	char dir[64], pin[24];
+
+	cg_state_dir(dir, sizeof(dir), "/sys/fs/bpf/csum_guard", 4026531840ULL, 7);
+	EXPECT("lib-state-dir", !strcmp(dir, "/sys/fs/bpf/csum_guard/4026531840/7"));
+	cg_state_dir(dir, 16, "/sys/fs/bpf/csum_guard", 1, 2);
+	EXPECT("lib-state-dir-too-long", dir[0] == '\0');
+	cg_state_pin(pin, sizeof(pin), "/a/b", "meta");
+	EXPECT("lib-state-pin", !strcmp(pin, "/a/b/meta"));
+	cg_state_pin(pin, sizeof(pin), "/a/b/c/d/e/f/g/h", "counters");
+	EXPECT("lib-state-pin-too-long", pin[0] == '\0');
+	EXPECT("lib-cli-dev", cg_cli_dev_valid("tap0") && cg_cli_dev_valid("012345678901234"));
+	EXPECT("lib-cli-dev-bad", !cg_cli_dev_valid("") && !cg_cli_dev_valid("0123456789012345") &&
+				  !cg_cli_dev_valid("a/b"));
+}
+
 int main(void)
 {
 	test_vectors();
@@ -377,6 +435,8 @@ int main(void)
 	test_vlan();
 	test_sha256();
 	test_select();
+	test_lib_nl();
+	test_lib_state_cli();
 	printf("unit: %d passed, %d failed\n", passes, failures);
 	return failures ? 1 : 0;
 }
