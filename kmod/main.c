@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * main.c - csum_guard: drop packets whose checksum start lies inside the
- * IPv4 header, at the ingress (and, if asked, the egress) of chosen
+ * IPv4 or IPv6 header, at the ingress (and, if asked, the egress) of chosen
  * devices, before any code path can complete the checksum over the header.
  */
 #include "device.h"
@@ -57,6 +57,6 @@ static void __exit cg_mod_exit(void)
 module_init(cg_mod_init);
 module_exit(cg_mod_exit);
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("Drop packets whose checksum start lies inside the IPv4 header");
+MODULE_DESCRIPTION("Drop packets whose checksum start lies inside the IPv4 or IPv6 header");
 MODULE_VERSION(CG_VERSION);
 MODULE_ALIAS_GENL_FAMILY(CG_GENL_NAME);
