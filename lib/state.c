@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* state.c - the state protocol both guards share (see state.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,15 +35,23 @@ const char *cg_target_where(const struct cg_target *t, char *buf, size_t n)
 	return buf;
 }
 
-int cg_target_resolve(struct cg_target *t, const char *dev, const char *netns,
-		      const char *verb)
+static int cg_target_resolve_flags(struct cg_target *t, const char *dev, const char *netns,
+				   const char *verb, bool gone_ok)
 {
 	char where[IF_NAMESIZE + PATH_MAX];
-	int err;
+	int err, fd;
 
 	memset(t, 0, sizeof(*t));
 	t->dev = dev;
 	t->netns = netns;
+	if (gone_ok && netns && !strchr(netns, '/')) {
+		/* a name that is not there: gone, or never made */
+		fd = cg_netns_open(netns);
+		if (fd == -ENOENT)
+			return fd;
+		if (fd >= 0)
+			close(fd);
+	}
 	err = cg_netns_join(netns, verb);
 	if (err)
 		return err;
@@ -58,11 +68,136 @@ int cg_target_resolve(struct cg_target *t, const char *dev, const char *netns,
 	t->ifindex = if_nametoindex(dev);
 	if (!t->ifindex) {
 		err = -errno;
+		if (gone_ok && err == -ENODEV)
+			return err;
 		cg_err("cannot %s %s: %s", verb, cg_target_where(t, where, sizeof(where)),
 		       err == -ENODEV ? "No such device" : strerror(-err));
 		return err;
 	}
 	return 0;
+}
+
+int cg_target_resolve(struct cg_target *t, const char *dev, const char *netns,
+		      const char *verb)
+{
+	return cg_target_resolve_flags(t, dev, netns, verb, false);
+}
+
+int cg_target_resolve_gone(struct cg_target *t, const char *dev, const char *netns,
+			   const char *verb)
+{
+	return cg_target_resolve_flags(t, dev, netns, verb, true);
+}
+
+int cg_state_names_put(const char *dir, const struct cg_target *t)
+{
+	struct cg_state_names n;
+	char path[PATH_MAX];
+
+	memset(&n, 0, sizeof(n));
+	snprintf(n.dev, sizeof(n.dev), "%s", t->dev ?: "");
+	snprintf(n.netns, sizeof(n.netns), "%s", t->netns ?: "");
+	cg_state_pin(path, sizeof(path), dir, CG_PIN_NAMES);
+	return cg_pin_array_put(path, "cg_names", &n, sizeof(n));
+}
+
+int cg_state_names_get(const char *dir, struct cg_state_names *n)
+{
+	char path[PATH_MAX];
+	int err;
+
+	cg_state_pin(path, sizeof(path), dir, CG_PIN_NAMES);
+	err = cg_pin_array_get(path, 0, n);
+	if (!err) {
+		n->dev[sizeof(n->dev) - 1] = '\0';
+		n->netns[sizeof(n->netns) - 1] = '\0';
+	}
+	return err;
+}
+
+int cg_state_gone_devs(const char *root, __u64 ino, const char *dev, int *ifindexes, int max)
+{
+	char nsdir[PATH_MAX], dir[PATH_MAX + 256], name[IF_NAMESIZE];
+	struct cg_state_names n;
+	struct dirent *de;
+	int cnt = 0, ifindex;
+	DIR *d;
+
+	snprintf(nsdir, sizeof(nsdir), "%s/%llu", root, (unsigned long long)ino);
+	d = opendir(nsdir);
+	while (d && (de = readdir(d)) && cnt < max) {
+		ifindex = atoi(de->d_name);
+		if (ifindex <= 0 || if_indextoname(ifindex, name))
+			continue;	/* not a device, or one that is still there */
+		snprintf(dir, sizeof(dir), "%s/%s", nsdir, de->d_name);
+		if (!cg_state_names_get(dir, &n) && !strcmp(n.dev, dev))
+			ifindexes[cnt++] = ifindex;
+	}
+	if (d)
+		closedir(d);
+	return cnt;
+}
+
+/* the inodes of the host's network namespaces, as cg_netns_scan() finds them */
+struct cg_live {
+	__u64 *ino;
+	int n;
+};
+
+static void cg_live_add(const struct cg_netns_ref *ref, void *arg)
+{
+	struct cg_live *l = arg;
+	__u64 *ino = realloc(l->ino, (l->n + 1) * sizeof(*ino));
+
+	if (ino) {
+		l->ino = ino;
+		l->ino[l->n++] = ref->ino;
+	}
+}
+
+int cg_state_gone_netns(const char *root, const char *netns, const char *dev,
+			void (*fn)(const char *dir, __u64 ino, int ifindex, void *arg), void *arg)
+{
+	char nsdir[PATH_MAX], dir[PATH_MAX + 256];
+	struct cg_live live = {};
+	struct dirent *ns, *de;
+	struct cg_state_names n;
+	DIR *r, *d;
+	__u64 ino, self;
+	int i, cnt = 0;
+
+	if (cg_netns_ino(&self))
+		return 0;
+	cg_live_add(&(struct cg_netns_ref){ .ino = self }, &live);
+	cg_netns_scan(cg_live_add, &live);
+	r = opendir(root);
+	while (r && (ns = readdir(r))) {
+		ino = strtoull(ns->d_name, NULL, 10);
+		if (!ino)
+			continue;
+		for (i = 0; i < live.n && live.ino[i] != ino; i++)
+			;
+		if (i < live.n)
+			continue;	/* a namespace that is still there */
+		snprintf(nsdir, sizeof(nsdir), "%s/%s", root, ns->d_name);
+		d = opendir(nsdir);
+		while (d && (de = readdir(d))) {
+			if (atoi(de->d_name) <= 0)
+				continue;
+			snprintf(dir, sizeof(dir), "%s/%s", nsdir, de->d_name);
+			if (cg_state_names_get(dir, &n) || strcmp(n.netns, netns) ||
+			    (dev && strcmp(n.dev, dev)))
+				continue;
+			fn(dir, ino, atoi(de->d_name), arg);
+			cnt++;
+		}
+		if (d)
+			closedir(d);
+	}
+	if (r)
+		closedir(r);
+	free(live.ino);
+	return cnt;
 }
 
 void cg_state_dir(char *buf, size_t n, const char *root, __u64 ino, int ifindex)

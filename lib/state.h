@@ -32,6 +32,13 @@ struct cg_target {
  */
 int cg_target_resolve(struct cg_target *t, const char *dev, const char *netns,
 		      const char *verb);
+/*
+ * The same, for a command that also acts on what is gone: a device that
+ * does not exist (-ENODEV, with the namespace entered) or a namespace name
+ * that does not (-ENOENT) are returned without a word.
+ */
+int cg_target_resolve_gone(struct cg_target *t, const char *dev, const char *netns,
+			   const char *verb);
 /* "DEV in netns NS", or "DEV" in our own */
 const char *cg_target_where(const struct cg_target *t, char *buf, size_t n);
 
@@ -45,6 +52,37 @@ int cg_state_mkdirs(const char *root, const char *dir);
  * and root, each if it is left empty. */
 void cg_state_unpin(const char *root, const char *dir, const char *const *names,
 		    unsigned int n);
+
+/*
+ * The names a guard was attached under, pinned beside its meta (pin
+ * CG_PIN_NAMES): what detach of a device, or of a namespace, that is gone
+ * looks for. netns is as the user gave it, "" for the loader's own.
+ */
+#define CG_PIN_NAMES	"names"
+
+struct cg_state_names {
+	char dev[16];		/* IF_NAMESIZE */
+	char netns[112];
+};
+
+int cg_state_names_put(const char *dir, const struct cg_target *t);
+int cg_state_names_get(const char *dir, struct cg_state_names *n);
+
+/*
+ * The device directories of namespace ino under root recorded under the
+ * name dev whose device no longer exists here (whatever has the name now).
+ * The caller is in that namespace. Up to max ifindexes; how many.
+ */
+int cg_state_gone_devs(const char *root, __u64 ino, const char *dev, int *ifindexes, int max);
+
+/*
+ * fn(dir, ino, ifindex, arg) for each device directory under root recorded
+ * under namespace name netns (and device dev, NULL: any) whose namespace no
+ * longer exists on the host: what detach of a namespace that is gone
+ * removes. How many fn was called for.
+ */
+int cg_state_gone_netns(const char *root, const char *netns, const char *dev,
+			void (*fn)(const char *dir, __u64 ino, int ifindex, void *arg), void *arg);
 
 /*
  * The head of each guard's meta, the one element of its pinned meta array

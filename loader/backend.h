@@ -67,6 +67,14 @@ struct cg_backend {
 	int (*attach)(const struct cg_target *t, const struct cg_attach_opts *o);
 	/* -ENOENT when this backend does not guard the device. */
 	int (*detach)(const struct cg_target *t);
+	/*
+	 * For detach of what is gone: remove the state left by guards of
+	 * devices recorded under t->dev that no longer exist in the namespace
+	 * entered (t->ifindex may be 0), or, with t->netns_ino 0, of the
+	 * namespace recorded as t->netns, which no longer exists. How many
+	 * guards it removed, or -errno.
+	 */
+	int (*forget)(const struct cg_target *t);
 	/* st->attached = false (and 0 returned) when not guarded. */
 	int (*status)(const struct cg_target *t, struct cg_status *st);
 	/* Up to max ifindexes this backend guards in the current namespace. */

@@ -166,6 +166,8 @@ static int cg_attach_fresh(const struct cg_target *t, const char *dir,
 		goto out;
 	/* meta first: a run killed past this point is undone by the next */
 	err = cg_meta_write(dir, &m);
+	if (!err)
+		err = cg_state_names_put(dir, t);
 	if (err)
 		goto undo;
 	cg_state_pin(path, sizeof(path), dir, CG_PIN_COUNTERS);
@@ -359,6 +361,33 @@ static int cg_bpf_detach(const struct cg_target *t)
 	return live ? 0 : -ENOENT;
 }
 
+static void cg_bpf_forget_one(const char *dir, __u64 ino, int ifindex, void *arg)
+{
+	struct cg_meta m;
+	bool have = !cg_meta_read(dir, &m);
+
+	/* the device is gone, and its filters with it: ifindex 0 */
+	cg_state_remove(dir, 0, have ? &m : NULL);
+}
+
+static int cg_bpf_forget(const struct cg_target *t)
+{
+	char dir[PATH_MAX];
+	int ifindexes[64], n, i;
+
+	if (!t->netns_ino)
+		return cg_state_gone_netns(CG_PIN_ROOT, t->netns ?: "", t->dev,
+					   cg_bpf_forget_one, NULL);
+	if (!t->dev)
+		return 0;
+	n = cg_state_gone_devs(CG_PIN_ROOT, t->netns_ino, t->dev, ifindexes, 64);
+	for (i = 0; i < n; i++) {
+		cg_state_dir(dir, sizeof(dir), CG_PIN_ROOT, t->netns_ino, ifindexes[i]);
+		cg_bpf_forget_one(dir, t->netns_ino, ifindexes[i], NULL);
+	}
+	return n;
+}
+
 static int cg_counters_read(const char *dir, struct cg_status *st)
 {
 	char path[PATH_MAX];
@@ -502,6 +531,7 @@ const struct cg_backend cg_backend_bpf = {
 	.probe = cg_bpf_probe_all,
 	.attach = cg_bpf_attach,
 	.detach = cg_bpf_detach,
+	.forget = cg_bpf_forget,
 	.status = cg_bpf_status,
 	.list = cg_bpf_list,
 };

@@ -389,11 +389,18 @@ static int cg_kmod_list(int *ifindexes, int max)
 	return ret ? ret : l.n;
 }
 
+/* The module drops a device's state when the device goes (NETDEV_UNREGISTER). */
+static int cg_kmod_forget(const struct cg_target *t)
+{
+	return 0;
+}
+
 const struct cg_backend cg_backend_kmod = {
 	.name = "kmod",
 	.probe = cg_kmod_probe_all,
 	.attach = cg_kmod_attach,
 	.detach = cg_kmod_detach,
+	.forget = cg_kmod_forget,
 	.status = cg_kmod_status,
 	.list = cg_kmod_list,
 };

@@ -380,6 +380,35 @@ static int do_attach(const struct cg_args *a)
 	return 0;
 }
 
+/*
+ * What the guards of a device or a namespace that is gone left, recorded
+ * under its name: removed, never touching a device that now has the name
+ * or the ifindex. err: what resolving the target said (0: it is there).
+ */
+static int cg_detach_gone(const struct cg_args *a, struct cg_target *t, int err,
+			  const char *where)
+{
+	enum cg_choice c;
+	int n, total = 0;
+
+	for (c = CG_CHOICE_BPF; c <= CG_CHOICE_KMOD; c++) {
+		n = cg_backends[c]->forget(t);
+		if (n < 0) {
+			cg_err("cannot detach from %s (%s): %s", where, cg_choice_name(c),
+			       strerror(-n));
+			return -1;
+		}
+		if (n && err == -ENOENT)
+			cg_info("netns %s is gone: removed the state of %d %s guard%s it had",
+				a->netns, n, cg_choice_name(c), n > 1 ? "s" : "");
+		else if (n)
+			cg_info("%s was gone: removed the state of its %s guard", where,
+				cg_choice_name(c));
+		total += n;
+	}
+	return total;
+}
+
 static int do_detach(const struct cg_args *a)
 {
 	enum cg_choice c;
@@ -391,7 +420,18 @@ static int do_detach(const struct cg_args *a)
 	cg_where(a, where, sizeof(where));
 	if (cg_cli_need_root("detach") || cg_lock_host())
 		return 1;
-	if (cg_target_resolve(&t, a->dev, a->netns, "detach from"))
+	/* a device or a namespace that is gone is not guarded any more */
+	err = cg_target_resolve_gone(&t, a->dev, a->netns, "detach from");
+	if (err == -ENODEV || err == -ENOENT) {
+		err = cg_detach_gone(a, &t, err, where);
+		if (err < 0)
+			return 1;
+		if (!err)
+			cg_info("%s: %s, and no guard recorded under that name", where,
+				t.netns_ino ? "no such device" : "no such network namespace");
+		return 0;
+	}
+	if (err)
 		return 1;
 	for (c = CG_CHOICE_BPF; c <= CG_CHOICE_KMOD; c++) {
 		err = cg_backends[c]->detach(&t);
@@ -405,7 +445,11 @@ static int do_detach(const struct cg_args *a)
 			return 1;
 		}
 	}
-	if (!any)
+	/* a device of that name that was deleted and made again */
+	err = cg_detach_gone(a, &t, 0, where);
+	if (err < 0)
+		return 1;
+	if (!any && !err)
 		cg_info("%s is not guarded", where);
 	return 0;
 }

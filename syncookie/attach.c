@@ -264,6 +264,11 @@ static int sc_attach_fresh(const struct sc_target *t, const struct sc_args *a)
 		goto out;
 	/* meta first: a run killed past here is undone by the next */
 	err = sc_map_put(t, SC_PIN_META, &m, sizeof(m));
+	if (!err) {
+		struct cg_target ct = { .dev = t->dev, .netns = t->netns };
+
+		err = cg_state_names_put(t->dir, &ct);
+	}
 	if (err)
 		goto undo;
 	if (m.mode == SC_NFT) {
@@ -317,7 +322,7 @@ int sc_attach(const struct sc_args *a)
 
 	if (cg_cli_need_root("attach"))
 		return 1;
-	if (cg_lock_host() || sc_resolve(a, &t, "attach to") || sc_bpffs_ready())
+	if (cg_lock_host() || sc_resolve(a, &t, "attach to", false) || sc_bpffs_ready())
 		return 1;
 	err = sc_map_get(&t, SC_PIN_META, &m, 0);
 	if (!err && sc_live(&t, &m)) {
@@ -355,22 +360,70 @@ int sc_attach(const struct sc_args *a)
 	return 0;
 }
 
+/* cg_state_gone_netns(): a responder of a namespace that is gone */
+static void sc_forget_dead(const char *dir, __u64 ino, int ifindex, void *arg)
+{
+	struct sc_target t = { .ino = ino, .ifindex = ifindex };
+
+	snprintf(t.dir, sizeof(t.dir), "%s", dir);
+	/* whatever it hooked went with the namespace: only the pins are left */
+	sc_remove(&t, NULL, false);
+}
+
+/*
+ * Responders recorded under a's device that is gone from the namespace
+ * entered (t as sc_resolve left it), or under a's namespace that is gone
+ * (t->ino 0): removed, never touching a device that now has the name or
+ * the ifindex. How many.
+ */
+static int sc_forget(const struct sc_args *a, struct sc_target *t)
+{
+	int ifindexes[64], n, i;
+	struct sc_meta m;
+
+	if (!t->ino)
+		return cg_state_gone_netns(SC_PIN_ROOT, a->netns ?: "", a->dev, sc_forget_dead, NULL);
+	n = cg_state_gone_devs(SC_PIN_ROOT, t->ino, a->dev, ifindexes, 64);
+	for (i = 0; i < n; i++) {
+		t->ifindex = ifindexes[i];
+		cg_state_dir(t->dir, sizeof(t->dir), SC_PIN_ROOT, t->ino, t->ifindex);
+		/* in its namespace, which is ours now: its nft table and sysctl too */
+		if (sc_map_get(t, SC_PIN_META, &m, 0))
+			sc_remove(t, NULL, false);
+		else
+			sc_remove(t, &m, m.netns_cookie == t->cookie);
+	}
+	return n;
+}
+
 int sc_detach(const struct sc_args *a)
 {
 	struct sc_target t;
 	struct sc_meta m;
-	bool live;
+	bool live = false;
+	int err, gone;
 
 	if (cg_cli_need_root("detach"))
 		return 1;
-	if (cg_lock_host() || sc_resolve(a, &t, "detach from"))
+	if (cg_lock_host())
 		return 1;
-	if (sc_map_get(&t, SC_PIN_META, &m, 0)) {
-		cg_info("%s is not answering SYNs", t.dev);
-		return 0;
+	err = sc_resolve(a, &t, "detach from", true);
+	if (err && err != -ENODEV && err != -ENOENT)
+		return 1;
+	if (!err && !sc_map_get(&t, SC_PIN_META, &m, 0)) {
+		live = sc_live(&t, &m);
+		sc_remove(&t, &m, m.netns_cookie == t.cookie);
 	}
-	live = sc_live(&t, &m);
-	sc_remove(&t, &m, m.netns_cookie == t.cookie);
-	cg_info(live ? "detached the SYN responder from %s" : "%s is not answering SYNs", t.dev);
+	/* a device (or namespace) of that name that is gone, or was made again */
+	gone = sc_forget(a, &t);
+	if (live)
+		cg_info("detached the SYN responder from %s", a->dev);
+	if (gone && err == -ENOENT)
+		cg_info("netns %s is gone: removed the state of %d responder%s it had", a->netns,
+			gone, gone > 1 ? "s" : "");
+	else if (gone)
+		cg_info("%s is gone: removed the state of the responder it had", a->dev);
+	if (!live && !gone)
+		cg_info("%s is not answering SYNs", a->dev);
 	return 0;
 }

@@ -196,7 +196,7 @@ static int sc_status(const struct sc_args *a)
 
 	if (cg_cli_need_root("read status"))
 		return 1;
-	if (cg_lock_host() || sc_resolve(a, &t, "read status of"))
+	if (cg_lock_host() || sc_resolve(a, &t, "read status of", false))
 		return 1;
 	if (a->dev) {
 		sc_print(&t, a->json, NULL);

@@ -86,7 +86,7 @@ __u32 sc_prog_id(int fd);
 void sc_tc_hook(struct bpf_tc_hook *h, int ifindex);
 bool sc_live(const struct sc_target *t, const struct sc_meta *m);
 void sc_remove(const struct sc_target *t, const struct sc_meta *m, bool ours);
-int sc_resolve(const struct sc_args *a, struct sc_target *t, const char *verb);
+int sc_resolve(const struct sc_args *a, struct sc_target *t, const char *verb, bool gone_ok);
 
 /* nft.c */
 bool sc_nft_have(void);

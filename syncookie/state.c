@@ -240,7 +240,7 @@ static bool sc_sysctl_hand_over(const struct sc_target *t, const struct sc_meta 
 void sc_remove(const struct sc_target *t, const struct sc_meta *m, bool ours)
 {
 	static const char *const pins[] = {
-		SC_PIN_LINK, SC_PIN_PROG, SC_PIN_PORTS, SC_PIN_COUNTERS, SC_PIN_META,
+		SC_PIN_LINK, SC_PIN_PROG, SC_PIN_PORTS, SC_PIN_COUNTERS, CG_PIN_NAMES, SC_PIN_META,
 	};
 	char path[PATH_MAX];
 	int fd;
@@ -282,13 +282,16 @@ void sc_remove(const struct sc_target *t, const struct sc_meta *m, bool ours)
 }
 
 /* Enter the namespace, find the device (if any). */
-int sc_resolve(const struct sc_args *a, struct sc_target *t, const char *verb)
+int sc_resolve(const struct sc_args *a, struct sc_target *t, const char *verb, bool gone_ok)
 {
 	struct cg_target ct;
 	int err;
 
 	memset(t, 0, sizeof(*t));
-	err = cg_target_resolve(&ct, a->dev, a->netns, verb);
+	err = gone_ok ? cg_target_resolve_gone(&ct, a->dev, a->netns, verb) :
+			cg_target_resolve(&ct, a->dev, a->netns, verb);
+	t->ino = ct.netns_ino;
+	t->cookie = ct.netns_cookie;
 	if (err)
 		return err;
 	t->dev = ct.dev;

@@ -68,7 +68,7 @@ fi
 CASES=(
 	"repro frag" "repro tx" "repro tx6" "repro vlan" "repro qinq" "repro xtcsum" "repro nfqueue"
 	"repro xtcsum6" "repro nfqueue6" egress boundaries unreadable not_judged sweep sweep_helper log_drops counters
-	volume gso idempotent detach_clean clsact_foreign unnamed_netns vanish bad_input
+	volume gso idempotent detach_clean detach_gone clsact_foreign unnamed_netns vanish bad_input
 	module_identity rmmod_guarded one_backend watch check object fleet kill_attach many_taps
 )
 
@@ -76,7 +76,7 @@ CASES=(
 # responder): each runs once per kernel, after the backends' cases.
 KERNEL_CASES=(
 	"syn_connect xdp" "syn_connect xdp-generic" "syn_connect tc" "syn_connect nft"
-	syn_stack syn_malformed syn_idempotent syn_sysctl syn_bad_input
+	syn_stack syn_malformed syn_idempotent syn_detach_gone syn_sysctl syn_bad_input
 )
 
 # Which backends this kernel runs, from the loader's own probe.

@@ -370,7 +370,6 @@ case_syn_bad_input() {
 	2|detach
 	1|attach veth1 --netns $SC_S --ports 80
 	1|attach nosuch0 --netns $SC_S --ports 80 --set-sysctl
-	1|detach nosuch0 --netns $SC_S
 	1|attach veth1 --netns $CG_PFX-nosuchns --ports 80
 	EOT
 	if [ $bad = 0 ] && [ "$(sc_snapshot)" = "$before" ]; then
@@ -379,4 +378,48 @@ case_syn_bad_input() {
 		fail "$t: $bad of $n misbehaved; state changed: $([ "$(sc_snapshot)" = "$before" ] && echo no || echo yes)"
 	fi
 	sc_down
+}
+
+# detach of what is gone: the device (the responder's nft table and the
+# sysctl it set stay in the namespace until detach puts them back), and
+# the namespace. Exit 0, and nothing of the responder left.
+case_syn_detach_gone() {
+	local t="syn-detach-gone" why= ino out rc m before sysctl0 p0
+
+	p0=$(sc_progs)
+	for m in xdp-generic nft netns; do
+		[ $m = nft ] && ! command -v nft >/dev/null && continue
+		sc_up || { why="$why; set-up"; break; }
+		ino=$(stat -L -c %i "/run/netns/$SC_S")
+		sysctl0=$(ip netns exec "$SC_S" sysctl -n net.ipv4.tcp_syncookies \
+			net.netfilter.nf_conntrack_tcp_loose 2>/dev/null | paste -sd, -)
+		sc_on --ports $SC_PORT --mode $([ $m = netns ] && echo tc || echo $m) --set-sysctl ||
+			why="$why; attach ($m) failed"
+		if [ $m = netns ]; then
+			sc_down
+		else
+			ip -n "$SC_S" link del veth1
+		fi
+		out=$("$CG" syncookie detach veth1 --netns "$SC_S" 2>&1)
+		rc=$?
+		[ $rc = 0 ] && grep -q 'is gone: removed the state' <<<"$out" ||
+			why="$why; detach ($m): exit $rc: $out"
+		[ -z "$(find "/sys/fs/bpf/csum_guard_syncookie/$ino" -mindepth 1 2>/dev/null)" ] ||
+			why="$why; pins left ($m)"
+		if [ $m != netns ]; then
+			[ "$(ip netns exec "$SC_S" sysctl -n net.ipv4.tcp_syncookies \
+				net.netfilter.nf_conntrack_tcp_loose 2>/dev/null | paste -sd, -)" = "$sysctl0" ] ||
+				why="$why; sysctl not put back ($m)"
+			[ -z "$(ip netns exec "$SC_S" nft list tables 2>/dev/null)" ] ||
+				why="$why; nft table left ($m)"
+		fi
+		sc_down
+	done
+	sleep 0.3
+	[ "$(sc_progs)" = "$p0" ] || why="$why; programs $(sc_progs), was $p0"
+	if [ -z "$why" ]; then
+		pass "$t: device deleted (generic XDP, nft) and namespace deleted (tc): detach exits 0, sysctl and nft table put back, no pin or program left"
+	else
+		fail "$t: ${why#; }"
+	fi
 }
