@@ -138,7 +138,10 @@ static __always_inline int act(struct __sk_buff *ctx, struct cg_fields *f, int v
  * skb->mac_header, where skb->data is at the tc hook: at ingress cls_bpf and
  * tcx push it there, at egress __dev_queue_xmit() resets the MAC header to
  * skb->data before the hooks run. False if it is unset or lies past
- * network_header: the L3 header is then not readable.
+ * network_header: the L3 header is then not readable, and the packet is
+ * dropped as unreadable. No packet reaches that at a tc hook (both hooks
+ * set the MAC header first), so no test sends one: it fails closed should
+ * a kernel ever hand the program such an skb.
  */
 static __always_inline bool mac_header(struct sk_buff *skb, __u32 network_header, __u32 *mac)
 {
