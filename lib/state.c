@@ -115,6 +115,15 @@ int cg_state_names_get(const char *dir, struct cg_state_names *n)
 	return err;
 }
 
+void cg_state_names_refresh(const char *dir, const struct cg_target *t)
+{
+	struct cg_state_names n;
+
+	if (cg_state_names_get(dir, &n) || strcmp(n.dev, t->dev ?: "") ||
+	    strcmp(n.netns, t->netns ?: ""))
+		cg_state_names_put(dir, t);
+}
+
 int cg_state_gone_devs(const char *root, __u64 ino, const char *dev, int *ifindexes, int max)
 {
 	char nsdir[PATH_MAX], dir[PATH_MAX + 256], name[IF_NAMESIZE];

@@ -67,6 +67,9 @@ struct cg_state_names {
 
 int cg_state_names_put(const char *dir, const struct cg_target *t);
 int cg_state_names_get(const char *dir, struct cg_state_names *n);
+/* Put t's names where they differ from those pinned, or none are (a device
+ * renamed since attach, a guard made by an older loader). */
+void cg_state_names_refresh(const char *dir, const struct cg_target *t);
 
 /*
  * The device directories of namespace ino under root recorded under the

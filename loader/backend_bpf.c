@@ -325,6 +325,8 @@ static int cg_bpf_attach(const struct cg_target *t, const struct cg_attach_opts 
 		 * the options asked for again, keeping the counters.
 		 */
 		settled = cg_state_live(dir, t, &m, cookie) && cg_state_settled(dir, t, &m);
+		/* the names detach looks for when the device is gone */
+		cg_state_names_refresh(dir, t);
 		if (!!(m.flags & CG_F_LOG_DROPS) == o->log_drops &&
 		    !!(m.flags & CG_F_EGRESS) == o->egress && !o->object && settled)
 			return 0;

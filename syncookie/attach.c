@@ -326,6 +326,10 @@ int sc_attach(const struct sc_args *a)
 		return 1;
 	err = sc_map_get(&t, SC_PIN_META, &m, 0);
 	if (!err && sc_live(&t, &m)) {
+		struct cg_target ct = { .dev = t.dev, .netns = t.netns };
+
+		/* the names detach looks for when the device is gone */
+		cg_state_names_refresh(t.dir, &ct);
 		if (a->mode != SC_AUTO && !sc_mode_same(a->mode, m.mode)) {
 			cg_err("cannot attach to %s: already answering through %s; detach it first "
 			       "to change the mode", t.dev, sc_mode_name(m.mode));

@@ -321,6 +321,21 @@ case_detach_gone() {
 		why="$why; tap1's guard no longer drops"
 	"$CG" detach tap1 --netns "$VM" --quiet
 
+	# renamed after attach, attached again under its new name, then deleted:
+	# detach under the new name finds what the guard left
+	guard_on || why="$why; attach failed"
+	ip -n "$VM" link set tap0 down && ip -n "$VM" link set tap0 name tapr &&
+		ip -n "$VM" link set tapr up || why="$why; rename failed"
+	"$CG" attach tapr --netns "$VM" --backend "$BACKEND" --quiet || why="$why; attach tapr failed"
+	ip -n "$VM" link del tapr
+	out=$("$CG" detach tapr --netns "$VM" 2>&1)
+	rc=$?
+	[ $rc = 0 ] || why="$why; detach of a renamed, deleted tap: exit $rc: $out"
+	[ "$BACKEND" != bpf ] || grep -q 'was gone: removed' <<<"$out" ||
+		why="$why; detach of a renamed, deleted tap said: $out"
+	[ -z "$(gone_pins)" ] || why="$why; pins left (renamed): $(gone_pins | tr '\n' ' ')"
+	ip -n "$VM" tuntap add dev tap0 mode tap vnet_hdr && ip -n "$VM" link set tap0 up
+
 	# a name that never existed: not guarded, exit 0
 	out=$("$CG" detach nosuch0 --netns "$VM" 2>&1)
 	rc=$?
@@ -344,7 +359,7 @@ case_detach_gone() {
 	[ "$(prog_count)" = "$p0" ] && [ "$(pin_list)" = "$pins0" ] ||
 		why="$why; programs $(prog_count) (was $p0), pins $(pin_list | tr '\n' ' ')"
 	if [ -z "$why" ]; then
-		pass "$t: deleted tap, tap made again beside a guarded one, unknown name, deleted namespace$([ "$BACKEND" = bpf ] && echo " (tcx and clsact)"): exit 0, exactly their state removed"
+		pass "$t: deleted tap, tap made again beside a guarded one, renamed and deleted tap, unknown name, deleted namespace$([ "$BACKEND" = bpf ] && echo " (tcx and clsact)"): exit 0, exactly their state removed"
 	else
 		fail "$t: ${why#; }"
 	fi
