@@ -60,7 +60,11 @@ mutant() {
 	fi
 	case $backend in
 	bpf)
-		(cd "$dir" && tests/run.sh --here --backend bpf --case "$cases") >"$log" 2>&1 ;;
+		# in a mount namespace of its own with a bpffs of its own: what a
+		# mutated loader leaves pinned goes with it, not onto the host
+		(cd "$dir" && unshare -m --propagation private sh -c \
+			'mount -t bpf bpf /sys/fs/bpf && exec tests/run.sh --here --backend bpf --case "$0"' \
+			"$cases") >"$log" 2>&1 ;;
 	kmod)
 		(cd "$dir" && CG_GUESTS="$CG_MUTANT_KERNEL:kmod" tests/run.sh --backend kmod --case "$cases") \
 			>"$log" 2>&1 ;;
