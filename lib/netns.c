@@ -54,13 +54,23 @@ int cg_netns_open(const char *ns)
 	return fd;
 }
 
-int cg_netns_enter(int fd)
+/* Remember where we started, once, before the first move. */
+static int cg_netns_save(void)
 {
 	if (cg_orig_netns < 0) {
 		cg_orig_netns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 		if (cg_orig_netns < 0)
 			return -errno;
 	}
+	return 0;
+}
+
+int cg_netns_enter(int fd)
+{
+	int err = cg_netns_save();
+
+	if (err)
+		return err;
 	if (setns(fd, CLONE_NEWNET))
 		return -errno;
 	return 0;
@@ -85,13 +95,10 @@ void cg_netns_return(void)
 
 int cg_netns_new(void)
 {
-	int fd;
+	int fd = cg_netns_save();
 
-	if (cg_orig_netns < 0) {
-		cg_orig_netns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-		if (cg_orig_netns < 0)
-			return -errno;
-	}
+	if (fd)
+		return fd;
 	if (unshare(CLONE_NEWNET))
 		return -errno;
 	fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);

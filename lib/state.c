@@ -19,11 +19,12 @@
 
 int cg_lock_host(void)
 {
-	int fd = open(CG_LOCK_PATH, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	int fd = open(CG_LOCK_PATH, O_RDWR | O_CREAT | O_CLOEXEC, 0600), err;
 
 	if (fd < 0 || flock(fd, LOCK_EX)) {
-		cg_err("cannot take %s: %s", CG_LOCK_PATH, strerror(errno));
-		return -errno;
+		err = -errno;	/* before the message can change errno */
+		cg_err("cannot take %s: %s", CG_LOCK_PATH, strerror(-err));
+		return err;
 	}
 	return 0;	/* held until exit */
 }
@@ -124,7 +125,7 @@ void cg_state_names_refresh(const char *dir, const struct cg_target *t)
 		cg_state_names_put(dir, t);
 }
 
-int cg_state_gone_devs(const char *root, __u64 ino, const char *dev, int *ifindexes, int max)
+int cg_state_gone_devs(const char *root, __u64 ino, const char *dev, cg_state_fn fn, void *arg)
 {
 	char nsdir[PATH_MAX], dir[PATH_MAX + 256], name[IF_NAMESIZE];
 	struct cg_state_names n;
@@ -134,13 +135,15 @@ int cg_state_gone_devs(const char *root, __u64 ino, const char *dev, int *ifinde
 
 	snprintf(nsdir, sizeof(nsdir), "%s/%llu", root, (unsigned long long)ino);
 	d = opendir(nsdir);
-	while (d && (de = readdir(d)) && cnt < max) {
+	while (d && (de = readdir(d))) {
 		ifindex = atoi(de->d_name);
 		if (ifindex <= 0 || if_indextoname(ifindex, name))
 			continue;	/* not a device, or one that is still there */
 		snprintf(dir, sizeof(dir), "%s/%s", nsdir, de->d_name);
-		if (!cg_state_names_get(dir, &n) && !strcmp(n.dev, dev))
-			ifindexes[cnt++] = ifindex;
+		if (cg_state_names_get(dir, &n) || strcmp(n.dev, dev))
+			continue;
+		fn(dir, ino, ifindex, arg);
+		cnt++;
 	}
 	if (d)
 		closedir(d);
@@ -165,7 +168,7 @@ static void cg_live_add(const struct cg_netns_ref *ref, void *arg)
 }
 
 int cg_state_gone_netns(const char *root, const char *netns, const char *dev,
-			void (*fn)(const char *dir, __u64 ino, int ifindex, void *arg), void *arg)
+			cg_state_fn fn, void *arg)
 {
 	char nsdir[PATH_MAX], dir[PATH_MAX + 256];
 	struct cg_live live = {};

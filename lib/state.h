@@ -71,21 +71,26 @@ int cg_state_names_get(const char *dir, struct cg_state_names *n);
  * renamed since attach, a guard made by an older loader). */
 void cg_state_names_refresh(const char *dir, const struct cg_target *t);
 
-/*
- * The device directories of namespace ino under root recorded under the
- * name dev whose device no longer exists here (whatever has the name now).
- * The caller is in that namespace. Up to max ifindexes; how many.
- */
-int cg_state_gone_devs(const char *root, __u64 ino, const char *dev, int *ifindexes, int max);
+/* Called for one device directory of what is gone: dir, its namespace's
+ * inode, the device's ifindex. */
+typedef void (*cg_state_fn)(const char *dir, __u64 ino, int ifindex, void *arg);
 
 /*
- * fn(dir, ino, ifindex, arg) for each device directory under root recorded
- * under namespace name netns (and device dev, NULL: any) whose namespace no
- * longer exists on the host: what detach of a namespace that is gone
- * removes. How many fn was called for.
+ * fn for each device directory of namespace ino under root recorded under
+ * the name dev whose device no longer exists here (whatever has the name
+ * now): what detach of a device that is gone removes. The caller is in
+ * that namespace. How many fn was called for.
+ */
+int cg_state_gone_devs(const char *root, __u64 ino, const char *dev, cg_state_fn fn, void *arg);
+
+/*
+ * fn for each device directory under root recorded under namespace name
+ * netns (and device dev, NULL: any) whose namespace no longer exists on the
+ * host: what detach of a namespace that is gone removes. How many fn was
+ * called for.
  */
 int cg_state_gone_netns(const char *root, const char *netns, const char *dev,
-			void (*fn)(const char *dir, __u64 ino, int ifindex, void *arg), void *arg);
+			cg_state_fn fn, void *arg);
 
 /*
  * The head of each guard's meta, the one element of its pinned meta array

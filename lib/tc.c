@@ -12,6 +12,7 @@
 #include <linux/rtnetlink.h>
 
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "compat.h"
 #include "nl.h"
@@ -94,4 +95,24 @@ bool cg_have_tcx(void)
 
 	/* lo is ifindex 1 in every namespace; -EINVAL before 6.6 */
 	return !bpf_prog_query(1, CG_BPF_TCX_INGRESS, 0, NULL, NULL, &cnt);
+}
+
+__u32 cg_prog_id(int fd)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return 0;
+	return info.id;
+}
+
+__u32 cg_clsact_prog_id(int ifindex, enum bpf_tc_attach_point side, __u32 handle, __u32 prio)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex, .attach_point = side);
+	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = handle, .priority = prio);
+
+	if (bpf_tc_query(&hook, &opts))
+		return 0;
+	return opts.prog_id;
 }

@@ -3,6 +3,9 @@
 #define CG_TC_H
 
 #include <stdbool.h>
+#include <linux/types.h>
+
+#include <bpf/libbpf.h>
 
 /* Any tc filter on either side of ifindex's clsact? (cannot tell: yes) */
 bool cg_clsact_has_filters(int ifindex);
@@ -10,5 +13,11 @@ bool cg_clsact_has_filters(int ifindex);
 bool cg_clsact_exists(int ifindex);
 /* Does this kernel have tcx links (6.6+)? */
 bool cg_have_tcx(void);
+
+/* The id of the BPF program fd refers to, 0 if it cannot tell. */
+__u32 cg_prog_id(int fd);
+/* The id of the program of the clsact filter at handle/prio on the given
+ * side (BPF_TC_INGRESS or BPF_TC_EGRESS) of ifindex, 0 if none. */
+__u32 cg_clsact_prog_id(int ifindex, enum bpf_tc_attach_point side, __u32 handle, __u32 prio);
 
 #endif /* CG_TC_H */

@@ -374,20 +374,12 @@ static void cg_bpf_forget_one(const char *dir, __u64 ino, int ifindex, void *arg
 
 static int cg_bpf_forget(const struct cg_target *t)
 {
-	char dir[PATH_MAX];
-	int ifindexes[64], n, i;
-
 	if (!t->netns_ino)
 		return cg_state_gone_netns(CG_PIN_ROOT, t->netns ?: "", t->dev,
 					   cg_bpf_forget_one, NULL);
 	if (!t->dev)
 		return 0;
-	n = cg_state_gone_devs(CG_PIN_ROOT, t->netns_ino, t->dev, ifindexes, 64);
-	for (i = 0; i < n; i++) {
-		cg_state_dir(dir, sizeof(dir), CG_PIN_ROOT, t->netns_ino, ifindexes[i]);
-		cg_bpf_forget_one(dir, t->netns_ino, ifindexes[i], NULL);
-	}
-	return n;
+	return cg_state_gone_devs(CG_PIN_ROOT, t->netns_ino, t->dev, cg_bpf_forget_one, NULL);
 }
 
 static int cg_counters_read(const char *dir, struct cg_status *st)

@@ -64,7 +64,6 @@ const char *cg_mode_name(__u32 mode);
 int cg_meta_read(const char *dir, struct cg_meta *m);
 int cg_meta_write(const char *dir, const struct cg_meta *m);
 void cg_tc_hook_init(struct bpf_tc_hook *hook, int ifindex, enum cg_hook h);
-__u32 cg_prog_id(int fd);
 __u32 cg_hook_prog(const char *dir, int ifindex, const struct cg_meta *m,
 		   enum cg_hook h);
 bool cg_state_ours(const char *dir, const struct cg_target *t,

@@ -102,29 +102,6 @@ void cg_tc_hook_init(struct bpf_tc_hook *hook, int ifindex, enum cg_hook h)
 	hook->attach_point = cg_hooks[h].tc_point;
 }
 
-/* The id of the program at our clsact handle/priority of hook h, 0 if none. */
-static __u32 cg_clsact_prog_id(int ifindex, enum cg_hook h)
-{
-	struct bpf_tc_hook hook;
-	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = CG_TC_HANDLE,
-		    .priority = CG_TC_PRIO);
-
-	cg_tc_hook_init(&hook, ifindex, h);
-	if (bpf_tc_query(&hook, &opts))
-		return 0;
-	return opts.prog_id;
-}
-
-__u32 cg_prog_id(int fd)
-{
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
-
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		return 0;
-	return info.id;
-}
-
 /* The id of the object pinned as name in dir, 0 if none. */
 static __u32 cg_pinned_id(const char *dir, const char *name)
 {
@@ -198,7 +175,7 @@ __u32 cg_hook_prog(const char *dir, int ifindex, const struct cg_meta *m,
 		return cg_tcx_link_ifindex(dir, h, &id) == ifindex && ifindex > 0 ? id : 0;
 	if (m->mode != CG_MODE_CLSACT || ifindex <= 0)
 		return 0;
-	id = cg_clsact_prog_id(ifindex, h);
+	id = cg_clsact_prog_id(ifindex, cg_hooks[h].tc_point, CG_TC_HANDLE, CG_TC_PRIO);
 	return cg_clsact_ours(dir, m, id) ? id : 0;
 }
 

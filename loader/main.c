@@ -99,16 +99,6 @@ struct cg_args {
 	bool prometheus;	/* status --prometheus */
 };
 
-/* What "tap0 in netns vm" reads like in messages. */
-static const char *cg_where(const struct cg_args *a, char *buf, size_t n)
-{
-	if (a->netns)
-		snprintf(buf, n, "%s in netns %s", a->dev, a->netns);
-	else
-		snprintf(buf, n, "%s", a->dev);
-	return buf;
-}
-
 static int cg_parse(int argc, char **argv, struct cg_args *a)
 {
 	static const struct option opts[] = {
@@ -322,7 +312,7 @@ static int do_attach(const struct cg_args *a)
 	bool changed;
 	int err;
 
-	cg_where(a, where, sizeof(where));
+	cg_target_where(&(struct cg_target){ .dev = a->dev, .netns = a->netns }, where, sizeof(where));
 	if (cg_cli_need_root("attach"))
 		return 1;
 	if (a->object) {
@@ -383,10 +373,10 @@ static int do_attach(const struct cg_args *a)
 /*
  * What the guards of a device or a namespace that is gone left, recorded
  * under its name: removed, never touching a device that now has the name
- * or the ifindex. err: what resolving the target said (0: it is there).
+ * or the ifindex. t as cg_target_resolve_gone() left it: t->netns_ino 0
+ * when the namespace is gone.
  */
-static int cg_detach_gone(const struct cg_args *a, struct cg_target *t, int err,
-			  const char *where)
+static int cg_detach_gone(const struct cg_args *a, struct cg_target *t, const char *where)
 {
 	enum cg_choice c;
 	int n, total = 0;
@@ -398,7 +388,7 @@ static int cg_detach_gone(const struct cg_args *a, struct cg_target *t, int err,
 			       strerror(-n));
 			return -1;
 		}
-		if (n && err == -ENOENT)
+		if (n && !t->netns_ino)
 			cg_info("netns %s is gone: removed the state of %d %s guard%s it had",
 				a->netns, n, cg_choice_name(c), n > 1 ? "s" : "");
 		else if (n)
@@ -417,13 +407,13 @@ static int do_detach(const struct cg_args *a)
 	char where[128];
 	int err;
 
-	cg_where(a, where, sizeof(where));
+	cg_target_where(&(struct cg_target){ .dev = a->dev, .netns = a->netns }, where, sizeof(where));
 	if (cg_cli_need_root("detach") || cg_lock_host())
 		return 1;
 	/* a device or a namespace that is gone is not guarded any more */
 	err = cg_target_resolve_gone(&t, a->dev, a->netns, "detach from");
 	if (err == -ENODEV || err == -ENOENT) {
-		err = cg_detach_gone(a, &t, err, where);
+		err = cg_detach_gone(a, &t, where);
 		if (err < 0)
 			return 1;
 		if (!err)
@@ -446,7 +436,7 @@ static int do_detach(const struct cg_args *a)
 		}
 	}
 	/* a device of that name that was deleted and made again */
-	err = cg_detach_gone(a, &t, 0, where);
+	err = cg_detach_gone(a, &t, where);
 	if (err < 0)
 		return 1;
 	if (!any && !err)

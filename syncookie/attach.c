@@ -180,7 +180,7 @@ static int sc_hook(const struct sc_target *t, const struct sc_ports *ports, stru
 			fd = bpf_link_create(bpf_program__fd(o.xdp), t->ifindex, BPF_XDP, &lo);
 			if (fd >= 0) {
 				m->mode = try;
-				m->prog_id = sc_prog_id(bpf_program__fd(o.xdp));
+				m->prog_id = cg_prog_id(bpf_program__fd(o.xdp));
 				err = sc_pin_link(t, fd);
 				goto out;
 			}
@@ -189,7 +189,7 @@ static int sc_hook(const struct sc_target *t, const struct sc_ports *ports, stru
 			fd = bpf_link_create(bpf_program__fd(o.tc), t->ifindex, CG_BPF_TCX_INGRESS, NULL);
 			if (fd >= 0) {
 				m->mode = SC_TCX;
-				m->prog_id = sc_prog_id(bpf_program__fd(o.tc));
+				m->prog_id = cg_prog_id(bpf_program__fd(o.tc));
 				err = sc_pin_link(t, fd);
 				goto out;
 			}
@@ -200,7 +200,7 @@ static int sc_hook(const struct sc_target *t, const struct sc_ports *ports, stru
 			struct bpf_tc_hook h;
 
 			m->mode = SC_CLSACT;
-			m->prog_id = sc_prog_id(to.prog_fd);
+			m->prog_id = cg_prog_id(to.prog_fd);
 			sc_tc_hook(&h, t->ifindex);
 			err = bpf_tc_hook_create(&h);
 			if (!err) {
@@ -374,6 +374,21 @@ static void sc_forget_dead(const char *dir, __u64 ino, int ifindex, void *arg)
 	sc_remove(&t, NULL, false);
 }
 
+/* cg_state_gone_devs(): a responder of a device gone from our namespace */
+static void sc_forget_gone(const char *dir, __u64 ino, int ifindex, void *arg)
+{
+	struct sc_target *t = arg;
+	struct sc_meta m;
+
+	t->ifindex = ifindex;
+	snprintf(t->dir, sizeof(t->dir), "%s", dir);
+	/* in its namespace, which is ours now: its nft table and sysctl too */
+	if (sc_map_get(t, SC_PIN_META, &m, 0))
+		sc_remove(t, NULL, false);
+	else
+		sc_remove(t, &m, m.netns_cookie == t->cookie);
+}
+
 /*
  * Responders recorded under a's device that is gone from the namespace
  * entered (t as sc_resolve left it), or under a's namespace that is gone
@@ -382,22 +397,9 @@ static void sc_forget_dead(const char *dir, __u64 ino, int ifindex, void *arg)
  */
 static int sc_forget(const struct sc_args *a, struct sc_target *t)
 {
-	int ifindexes[64], n, i;
-	struct sc_meta m;
-
 	if (!t->ino)
 		return cg_state_gone_netns(SC_PIN_ROOT, a->netns ?: "", a->dev, sc_forget_dead, NULL);
-	n = cg_state_gone_devs(SC_PIN_ROOT, t->ino, a->dev, ifindexes, 64);
-	for (i = 0; i < n; i++) {
-		t->ifindex = ifindexes[i];
-		cg_state_dir(t->dir, sizeof(t->dir), SC_PIN_ROOT, t->ino, t->ifindex);
-		/* in its namespace, which is ours now: its nft table and sysctl too */
-		if (sc_map_get(t, SC_PIN_META, &m, 0))
-			sc_remove(t, NULL, false);
-		else
-			sc_remove(t, &m, m.netns_cookie == t->cookie);
-	}
-	return n;
+	return cg_state_gone_devs(SC_PIN_ROOT, t->ino, a->dev, sc_forget_gone, t);
 }
 
 int sc_detach(const struct sc_args *a)

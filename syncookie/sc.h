@@ -82,7 +82,6 @@ void sc_pin(char *buf, size_t n, const struct sc_target *t, const char *name);
 int sc_map_get(const struct sc_target *t, const char *name, void *val, __u32 key);
 int sc_map_put(const struct sc_target *t, const char *name, const void *val, __u32 size);
 int sc_bpffs_ready(void);
-__u32 sc_prog_id(int fd);
 void sc_tc_hook(struct bpf_tc_hook *h, int ifindex);
 bool sc_live(const struct sc_target *t, const struct sc_meta *m);
 void sc_remove(const struct sc_target *t, const struct sc_meta *m, bool ours);

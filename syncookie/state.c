@@ -131,14 +131,6 @@ int sc_bpffs_ready(void)
 	return err;
 }
 
-__u32 sc_prog_id(int fd)
-{
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
-
-	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
-}
-
 /* The device of the link pinned in t's dir if it is of type, else -1. */
 static int sc_link_ifindex(const struct sc_target *t, __u32 type)
 {
@@ -166,15 +158,6 @@ void sc_tc_hook(struct bpf_tc_hook *h, int ifindex)
 	h->attach_point = BPF_TC_INGRESS;
 }
 
-static __u32 sc_clsact_prog_id(int ifindex)
-{
-	LIBBPF_OPTS(bpf_tc_opts, o, .handle = SC_TC_HANDLE, .priority = SC_TC_PRIO);
-	struct bpf_tc_hook h;
-
-	sc_tc_hook(&h, ifindex);
-	return bpf_tc_query(&h, &o) ? 0 : o.prog_id;
-}
-
 /* Does t's state describe a responder that runs right now? */
 bool sc_live(const struct sc_target *t, const struct sc_meta *m)
 {
@@ -188,7 +171,8 @@ bool sc_live(const struct sc_target *t, const struct sc_meta *m)
 	case SC_TCX:
 		return sc_link_ifindex(t, CG_BPF_LINK_TYPE_TCX) == t->ifindex;
 	case SC_CLSACT:
-		return m->prog_id && sc_clsact_prog_id(t->ifindex) == m->prog_id;
+		return m->prog_id && m->prog_id ==
+		       cg_clsact_prog_id(t->ifindex, BPF_TC_INGRESS, SC_TC_HANDLE, SC_TC_PRIO);
 	case SC_NFT:
 		return sc_nft_exists(t->ifindex);
 	}
@@ -254,7 +238,8 @@ void sc_remove(const struct sc_target *t, const struct sc_meta *m, bool ours)
 				close(fd);
 			}
 		} else if (m->mode == SC_CLSACT && m->prog_id &&
-			   sc_clsact_prog_id(t->ifindex) == m->prog_id) {
+			   m->prog_id == cg_clsact_prog_id(t->ifindex, BPF_TC_INGRESS,
+							   SC_TC_HANDLE, SC_TC_PRIO)) {
 			LIBBPF_OPTS(bpf_tc_opts, o, .handle = SC_TC_HANDLE, .priority = SC_TC_PRIO);
 			struct bpf_tc_hook h;
 
