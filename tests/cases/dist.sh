@@ -12,18 +12,6 @@
 
 DIST_KERNEL=${CG_DIST_KERNEL:-deb6.1-vuln}
 
-# What the package, DKMS and depmod may touch: paths and file digests under
-# /usr/src (top level), /var/lib/dkms and /lib/modules (without the
-# kernels' own kernel/ trees).
-dist_snapshot() {
-	{
-		find /usr/src -mindepth 1 -maxdepth 1 -printf '%p %y\n'
-		find /var/lib/dkms /lib/modules -path '/lib/modules/*/kernel' -prune -o -printf '%p %y\n'
-		find /var/lib/dkms /lib/modules -path '/lib/modules/*/kernel' -prune -o -type f \
-			-exec sha256sum {} +
-	} 2>/dev/null | sort
-}
-
 # depmod's index files (modules.dep, modules.alias.bin, ...) of every
 # kernel in /lib/modules. DKMS runs depmod for each kernel it installs the
 # module for, and again when it removes it: a kernel whose directory held
@@ -174,7 +162,7 @@ dist_install_cycle() {
 	# Nothing else either (empty directories, other kernels' indexes), but
 	# what the test made for the guest kernel and dkms's own MOK key.
 	# depmod's indexes are compared apart: see dist_indexes.
-	out=$(dist_snapshot | grep -vF "${made:-/-}" | grep -vxF "${link:-/-} l" |
+	out=$(system_files_snapshot | grep -vF "${made:-/-}" | grep -vxF "${link:-/-} l" |
 		{ if [ -n "$mok" ]; then grep -v '/var/lib/dkms/mok\.'; else cat; fi } | dist_no_indexes)
 	if [ "$out" != "$(dist_no_indexes <<<"$before")" ]; then
 		why="dpkg -r did not undo dpkg -i: $(diff <(dist_no_indexes <<<"$before") <(echo "$out") | grep '^[<>]' | head -3 | tr '\n' ' ')"
@@ -226,7 +214,7 @@ case_dist_deb() {
 	# /lib/modules is the guests' mount point too (tests/guest/run.sh makes
 	# it on a host without modules): made before the snapshot, and kept.
 	mkdir -p /lib/modules
-	before=$(dist_snapshot)
+	before=$(system_files_snapshot)
 	indexes0=$(dist_indexes)
 	[ -e /var/lib/dkms/mok.key ] || mok=1
 	trap 'dist_restore; cleanup' EXIT
@@ -244,7 +232,7 @@ case_dist_deb() {
 
 	dist_restore
 	trap cleanup EXIT
-	after=$(dist_snapshot)
+	after=$(system_files_snapshot)
 	exec 7>&-
 
 	[ "$before" = "$after" ] ||

@@ -111,7 +111,7 @@ fault_hooks() {
 # hook, from its read-only data; "none" when no program of ours, or more
 # than one, runs there.
 running_log_drops() {
-	local id= m
+	local id=
 
 	if [ "$1" = clsact ]; then
 		id=$(fault_hooks clsact | sed -n 's/.* id \([0-9]*\) .*/\1/p' | sort -u)
@@ -119,9 +119,7 @@ running_log_drops() {
 		id=$(pinned_progs "$FAULT_MNT" link /sys/fs/bpf/csum_guard)
 	fi
 	[ -n "$id" ] && [ "$(wc -w <<<"$id")" = 1 ] || { echo "none:$id"; return; }
-	for m in $(bpftool prog show id "$id" | sed -n 's/.*map_ids \([0-9,]*\).*/\1/p' | tr , ' '); do
-		bpftool map dump id "$m" 2>/dev/null | sed -n 's/.*"log_drops": \([a-z]*\).*/\1/p'
-	done
+	prog_log_drops "$id"
 }
 
 # fault_converged LOG_DROPS MODE [EGRESS]: one guard of $BACKEND on tap0

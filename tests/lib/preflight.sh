@@ -14,7 +14,8 @@
 # suite's own namespaces that a case can change (/lib/modules, /usr/src,
 # /var/lib/dkms, dpkg's view of csum-guard-dkms, the initial namespace's
 # firewall rules): the suite must leave it as it found it, so that a run
-# on a machine with history proves what a run on a fresh one would.
+# on a machine with history proves what a run on a fresh one would. Its
+# files part, system_files_snapshot, is what dist-deb compares as well.
 
 # command:Debian package, for the commands the cases run
 PREFLIGHT_CMDS="ip:iproute2 tc:iproute2 nft:nftables iptables:iptables ip6tables:iptables
@@ -82,14 +83,24 @@ preflight() {
 	return $bad
 }
 
+# What a package, DKMS and depmod may touch: paths and file digests under
+# /usr/src (top level), /var/lib/dkms and /lib/modules (without the
+# kernels' own kernel/ trees). dist-deb compares it around dpkg -i/-r.
+system_files_snapshot() {
+	{
+		find /usr/src -mindepth 1 -maxdepth 1 -printf '%p %y\n'
+		find /var/lib/dkms /lib/modules -path '/lib/modules/*/kernel' -prune -o -printf '%p %y\n'
+		find /var/lib/dkms /lib/modules -path '/lib/modules/*/kernel' -prune -o -type f \
+			-exec sha256sum {} +
+	} 2>/dev/null | LC_ALL=C sort
+}
+
 # The state a case may change outside the suite's namespaces (see top).
 # dkms's MOK key is left out: DKMS makes it at its first signing and keeps
 # it, as on every host that builds a module.
 machine_snapshot() {
 	{
-		find /usr/src -mindepth 1 -maxdepth 1 -printf '%p %y\n'
-		find /var/lib/dkms /lib/modules -path '/lib/modules/*/kernel' -prune -o \
-			-path '/var/lib/dkms/mok.*' -prune -o -printf '%p %y %s\n'
+		system_files_snapshot | grep -v '/var/lib/dkms/mok\.'
 		dpkg-query -W -f='${db:Status-Status}\n' csum-guard-dkms 2>/dev/null
 		nft list ruleset 2>/dev/null
 		iptables-save 2>/dev/null | grep -v '^#'
