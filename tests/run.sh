@@ -31,7 +31,6 @@ done
 . tests/lib/preflight.sh
 for f in tests/cases/*.sh; do . "$f"; done
 
-ROWS=()
 # A process and everything under it (the background guests: QEMU included).
 kill_tree() {
 	local c
@@ -58,6 +57,7 @@ done
 # What the suite needs of this machine: all of it, or no case runs.
 if ! preflight $mode; then
 	echo "tests/run.sh: this machine lacks what the suite needs (above)" >&2
+	results_tally
 	echo "$n_pass passed, $n_fail failed, $n_skip skipped"
 	exit 1
 fi
@@ -107,7 +107,7 @@ run_cases() {
 
 run_backend() {
 	BACKEND=$1
-	ROWS+=("backend $BACKEND")
+	repro_row "backend $BACKEND"
 	run_cases "${CASES[@]}"
 }
 
@@ -171,6 +171,7 @@ if [ $mode = demo ]; then
 	echo "tx6: the same for IPv6 (csum_start 22, the source address);"
 	echo "xtcsum: iptables -j CHECKSUM --checksum-fill; nfqueue: a queue reader in copy-packet mode;"
 	echo "xtcsum6, nfqueue6: the same two for IPv6"
+	results_tally
 	echo "$n_pass passed, $n_fail failed"
 	[ $n_fail = 0 ]
 	exit
@@ -214,7 +215,7 @@ if [ "$only_backend" != kmod ]; then
 	BACKEND=kernel
 	run_cases "${KERNEL_CASES[@]}"
 fi
-[ ${#ROWS[@]} -gt 0 ] && [ -n "$(printf '%s\n' "${ROWS[@]}" | grep -v '^backend ')" ] && print_table
+repro_rows && print_table
 leak_check
 durations
 
@@ -222,5 +223,6 @@ durations
 [ -n "${MACHINE0:-}" ] && machine_check "$MACHINE0"
 
 [ $mode = all ] && kernel_table && reliability_table
+results_tally
 echo "$n_pass passed, $n_fail failed, $n_skip skipped"
 [ $n_fail = 0 ]

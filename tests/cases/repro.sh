@@ -114,7 +114,7 @@ case_repro() {
 	vulnerable) kernel=corrupted ;;
 	fixed) kernel=dropped-by-kernel ;;
 	esac
-	ROWS+=("$path bad off ${got:-0} ${src:--} - $kernel")
+	repro_row "$path bad off ${got:-0} ${src:--} - $kernel"
 
 	# bad frame, guard on: nothing arrives, every frame counted, nothing
 	# reaches the completion site
@@ -131,7 +131,7 @@ case_repro() {
 			fail "$t bad/on: arrived=$got counters=[$1,$2]$seen (want 0 arrived, [$n,0])"
 			row=NOT-DROPPED
 		fi
-		ROWS+=("$path bad on ${got:-0} $(sniff_sources "$TMPD/bad-on") [$1,$2] $row")
+		repro_row "$path bad on ${got:-0} $(sniff_sources "$TMPD/bad-on") [$1,$2] $row"
 		guard_off
 	else
 		fail "$t bad/on: attach failed"
@@ -165,7 +165,7 @@ case_repro() {
 			fail "$t good/$row: arrived=$got from $src counters $cnt$seen (want $n intact from $GUEST_IP, [0,0])"
 			res=NOT-INTACT
 		fi
-		ROWS+=("$path good $row ${got:-0} ${src:--} $cnt $res")
+		repro_row "$path good $row ${got:-0} ${src:--} $cnt $res"
 	done
 	topo_down
 }
@@ -251,26 +251,6 @@ site_says() {
 	src=$(queue_sources "$1")
 	[ "$src" = - ] && src=
 	echo ", the queue got $(queue_packets "$1")${src:+ from $src}"
-}
-
-# ROWS holds "backend NAME" markers (tests/run.sh) between the rows: they
-# become headings when more than one backend ran.
-print_table() {
-	local r heads
-	heads=$(printf '%s\n' "${ROWS[@]}" | grep -c '^backend ')
-	printf '\n%-8s %-5s %-6s %-8s %-16s %-9s %s\n' path frame guard arrived source counters result
-	for r in "${ROWS[@]}"; do
-		set -- $r
-		if [ "$1" = backend ]; then
-			[ "$heads" -gt 1 ] && echo "-- $2"
-			continue
-		fi
-		# distinct corrupted sources (they depend on the IP ID): first, +more
-		local more=$(($(tr ',' '\n' <<<"$5" | wc -l) - 1))
-		[ $more -gt 0 ] && set -- "$1" "$2" "$3" "$4" "${5%%,*}(+$more)" "$6" "$7"
-		printf '%-8s %-5s %-6s %-8s %-16s %-9s %s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7"
-	done
-	echo
 }
 
 # Every IHL 5..15: the last csum_start that drops and the first that passes.

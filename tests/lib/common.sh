@@ -55,12 +55,35 @@ else
 	SNIFF_IDLE=${SNIFF_IDLE:-500}
 fi
 
-n_pass=0 n_fail=0 n_skip=0
-
+# Every result of the run is a line of $RESULTS, whichever shell wrote it:
+# the runner (the unit binary's lines, the guests' folded in), or a case
+# (each runs in a subshell of its own). The counts are read back from
+# there, never kept in a variable. A result's line breaks are spaces
+# there, so that one result is one line.
 RESULTS=$TMPD/results
-pass() { n_pass=$((n_pass + 1)); echo "PASS $*"; echo "PASS $*" >>"$RESULTS"; }
-fail() { n_fail=$((n_fail + 1)); echo "FAIL $*"; echo "FAIL $*" >>"$RESULTS"; }
-skip() { n_skip=$((n_skip + 1)); echo "SKIP $*"; echo "SKIP $*" >>"$RESULTS"; }
+: >"$RESULTS"
+result() {
+	local r="$1 $2"
+	echo "$r"
+	echo "${r//$'\n'/ }" >>"$RESULTS"
+}
+pass() { result PASS "$*"; }
+fail() { result FAIL "$*"; }
+skip() { result SKIP "$*"; }
+
+# results_tally: n_pass, n_fail and n_skip, the results so far.
+results_tally() {
+	local r rest
+
+	n_pass=0 n_fail=0 n_skip=0
+	while read -r r rest; do
+		case $r in
+		PASS) n_pass=$((n_pass + 1)) ;;
+		FAIL) n_fail=$((n_fail + 1)) ;;
+		SKIP) n_skip=$((n_skip + 1)) ;;
+		esac
+	done <"$RESULTS"
+}
 
 # One row per kernel from this run's results (guest results carry
 # "[kernel]" first): what the kernel does with the bad frame on each path
@@ -123,6 +146,36 @@ reliability_table() {
 	grep -q '^REL ' "$RESULTS" 2>/dev/null || return 0
 	printf '\nreliability figures (kernel: figure)\n'
 	awk '/^REL / { k = $2; $1 = $2 = ""; sub(/^  /, ""); printf "- %s: %s\n", k == "host" ? "host" : k, $0 }' "$RESULTS"
+	echo
+}
+
+# The reproduction's table (make demo, and the end of a run): one row per
+# frame and guard state that case_repro sent, "path frame guard arrived
+# source counters result", a line each in $REPRO_ROWS, with "backend NAME"
+# markers (tests/run.sh) between them: they become headings when more than
+# one backend ran.
+REPRO_ROWS=$TMPD/repro-rows
+: >"$REPRO_ROWS"
+repro_row() { echo "$*" >>"$REPRO_ROWS"; }
+
+# Are there rows to print (not only markers)?
+repro_rows() { grep -qv '^backend ' "$REPRO_ROWS"; }
+
+print_table() {
+	local r heads
+	heads=$(grep -c '^backend ' "$REPRO_ROWS")
+	printf '\n%-8s %-5s %-6s %-8s %-16s %-9s %s\n' path frame guard arrived source counters result
+	while read -r r; do
+		set -- $r
+		if [ "$1" = backend ]; then
+			[ "$heads" -gt 1 ] && echo "-- $2"
+			continue
+		fi
+		# distinct corrupted sources (they depend on the IP ID): first, +more
+		local more=$(($(tr ',' '\n' <<<"$5" | wc -l) - 1))
+		[ $more -gt 0 ] && set -- "$1" "$2" "$3" "$4" "${5%%,*}(+$more)" "$6" "$7"
+		printf '%-8s %-5s %-6s %-8s %-16s %-9s %s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7"
+	done <"$REPRO_ROWS"
 	echo
 }
 
