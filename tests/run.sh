@@ -149,7 +149,6 @@ backend_why() {
 }
 
 # Guards the host had before the suite (an operator's) are not leaks.
-pin_list() { find /sys/fs/bpf/csum_guard /sys/fs/bpf/csum_guard_syncookie 2>/dev/null | sort; }
 PROGS0=$(prog_count)
 SC_PROGS0=$(sc_progs)
 PINS0=$(pin_list)

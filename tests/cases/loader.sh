@@ -1,19 +1,6 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # loader.sh - the command's contract: idempotence, clean detach, errors.
 
-# What is installed that csum-guard could have made: a snapshot to compare.
-state_snapshot() {
-	{
-		ls -R /sys/fs/bpf/csum_guard 2>/dev/null
-		bpftool prog show 2>/dev/null | grep -c 'name csum_guard'
-		[ -d /sys/module/csum_guard ] && "$CG" status --netns "$VM" --json 2>/dev/null
-		tc qdisc show dev tap0 2>/dev/null
-		ip netns exec "$VM" tc qdisc show dev tap0 2>/dev/null
-	} | md5sum
-}
-
-prog_count() { bpftool prog show 2>/dev/null | grep -c 'name csum_guard'; }
-
 # Attach again and again: one guard, whose program the kernel keeps while
 # the options stay, swaps when they change, and which runs the options
 # asked for; the counters count every drop across all of it. What runs is

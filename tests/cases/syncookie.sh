@@ -13,12 +13,9 @@
 # peer CHECKSUM_PARTIAL frames whose checksum field is not final, and the
 # responder (which checks every SYN) passes them to the stack as malformed.
 
-SC_C=$CG_PFX-sc
-SC_S=$CG_PFX-ss
 SC_PORT=5300		# protected, a listener (cg-stream's default port)
 SC_CLOSED=5301		# protected, nobody listens
 SC_OPEN=5302		# not protected, a listener
-SYN=$TOP/build/tests/sc-syn
 XDP_PASS_OBJ=$TOP/build/tests/xdp-pass.bpf.o
 if [ -n "${CG_GUEST:-}" ]; then
 	SC_BYTES=${SC_BYTES:-200000}
@@ -45,12 +42,6 @@ sc_up() {
 	SC_MAC=$(link_mac "$SC_S" veth1)
 }
 
-sc_down() {
-	ip netns del "$SC_C" 2>/dev/null
-	ip netns del "$SC_S" 2>/dev/null
-	true
-}
-
 sc_on() { "$CG" syncookie attach veth1 --netns "$SC_S" --quiet "$@"; }
 sc_off() { "$CG" syncookie detach veth1 --netns "$SC_S" --quiet; }
 # "synack passed malformed" of the responder
@@ -58,7 +49,6 @@ sc_counters() {
 	"$CG" syncookie status veth1 --netns "$SC_S" --json |
 		jq -r '"\(.counters.synack) \(.counters.passed) \(.counters.malformed)"'
 }
-sc_progs() { bpftool prog show 2>/dev/null | grep -c 'name syncookie_'; }
 
 # tcpext NAME: the server's TcpExt counter NAME (absolute, /proc/net/netstat)
 tcpext() {

@@ -57,8 +57,6 @@ vol_counters() {
 	echo "[$1,$2] [$3,$4]"
 }
 
-link_mac() { ip -n "$1" -o link show "$2" | sed -n 's/.*link\/ether \([^ ]*\).*/\1/p'; }
-
 # witness NAME NS DEV DST PROTO: capture the first packets to DST arriving
 # on DEV, where a guard sits. A packet socket on a device's ingress sees
 # the skb just before the tc and netfilter ingress hooks do, and reports

@@ -23,6 +23,7 @@ SNIFF=$TOP/build/tests/cg-sniff
 NFQ=$TOP/build/tests/cg-nfq
 STREAM=$TOP/build/tests/cg-stream
 HOOKS=$TOP/build/tests/cg-hooks
+SYN=$TOP/build/tests/sc-syn
 GUEST_IP=10.0.0.2
 FAR_IP=10.1.0.2
 GUEST_IP6=fd00::2
@@ -35,6 +36,8 @@ SNIFF_DST=$FAR_IP	# what the capture reports; a case may make it local
 CG_PFX=${CG_PFX:-cgt$$}
 VM=$CG_PFX-vm
 FAR=$CG_PFX-far
+SC_C=$CG_PFX-sc		# the SYN-cookie cases' client and server (tests/cases/syncookie.sh)
+SC_S=$CG_PFX-ss
 TMPD=${TMPD:-$(mktemp -d /tmp/cg-test.XXXXXX)}
 
 # How deep the costly lifecycle cases go (tests/cases/faults.sh): quick
@@ -249,6 +252,15 @@ topo_down() {
 	true
 }
 
+sc_down() {
+	ip netns del "$SC_C" 2>/dev/null
+	ip netns del "$SC_S" 2>/dev/null
+	true
+}
+
+# link_mac NS DEV: DEV's MAC address
+link_mac() { ip -n "$1" -o link show "$2" | sed -n 's/.*link\/ether \([^ ]*\).*/\1/p'; }
+
 # --- traffic ----------------------------------------------------------
 
 # inject_sniff OUT [cg-inject args...]: capture on veth1 while the guest
@@ -280,6 +292,29 @@ wait_ready() {
 # Fields of the sniffer's summary line.
 sniff_datagrams() { sed -n 's/^summary .*datagrams=\([0-9]*\).*/\1/p' "$1"; }
 sniff_sources() { sed -n 's/^summary .*sources=\([^ ]*\).*/\1/p' "$1"; }
+
+# --- what the suite may leave ------------------------------------------
+# Counted or listed before and after: by the runner's leak check, and by
+# the cases that must leave nothing.
+
+# The csum_guard and syncookie programs the kernel holds.
+prog_count() { bpftool prog show 2>/dev/null | grep -c 'name csum_guard'; }
+sc_progs() { bpftool prog show 2>/dev/null | grep -c 'name syncookie_'; }
+
+# The pins of both guards. Guards the host had before the suite (an
+# operator's) are not leaks: the runner compares with the start.
+pin_list() { find /sys/fs/bpf/csum_guard /sys/fs/bpf/csum_guard_syncookie 2>/dev/null | sort; }
+
+# What is installed that csum-guard could have made: a snapshot to compare.
+state_snapshot() {
+	{
+		ls -R /sys/fs/bpf/csum_guard 2>/dev/null
+		bpftool prog show 2>/dev/null | grep -c 'name csum_guard'
+		[ -d /sys/module/csum_guard ] && "$CG" status --netns "$VM" --json 2>/dev/null
+		tc qdisc show dev tap0 2>/dev/null
+		ip netns exec "$VM" tc qdisc show dev tap0 2>/dev/null
+	} | md5sum
+}
 
 # --- the guard --------------------------------------------------------
 
@@ -323,6 +358,30 @@ prog_log_drops() {
 # (empty: it can, and a case must then fail if it does not).
 egress_unavailable() {
 	"$CG" probe --json | jq -r ".${BACKEND}_egress_unavailable // empty"
+}
+
+# The runner's check, once per kernel, not per backend: auto picks the
+# backend this kernel can run, for the right reason. What the kernel offers
+# is read here without the loader (bpftool over BTF, modprobe), then
+# compared with the loader's choice ($PROBE, tests/run.sh).
+check_probe_choice() {
+	local t="probe-choice" want got kfunc=no
+
+	if bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null |
+	   grep -q "FUNC 'bpf_cast_to_kern_ctx'"; then
+		kfunc=yes
+		want=bpf
+	elif [ -d /sys/module/csum_guard ] || modprobe -n -q csum_guard 2>/dev/null; then
+		want=kmod
+	else
+		want=null
+	fi
+	got=$(jq -r .backend <<<"$PROBE")
+	if [ "$got" = "$want" ]; then
+		pass "$t: auto picks $got (kfunc in BTF: $kfunc)"
+	else
+		fail "$t: auto picks $got, want $want (kfunc in BTF: $kfunc): $(jq -r .reason <<<"$PROBE")"
+	fi
 }
 
 guard_on() { "$CG" attach tap0 --netns "$VM" --backend "$BACKEND" --quiet "$@"; }
