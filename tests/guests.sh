@@ -7,7 +7,7 @@
 # DKMS trees, nothing system-wide), boot the kernel under QEMU with that
 # module available to modprobe, run `tests/run.sh --here` inside, and fold
 # its PASS/FAIL/SKIP lines into this run's, tagged with the kernel. Then,
-# once, the release artifacts (tests/cases/dist.sh).
+# once, the release artifacts (tests/cases/90-dist.sh).
 #
 # An entry NAME runs every backend the kernel has in one boot; NAME:BACKEND
 # boots it for that backend only. TCG runs a guest on one CPU, so a kernel
@@ -129,16 +129,14 @@ guests_start() {
 
 # The artifacts' checks first (they run on the host), then the guests.
 guests_finish() {
-	local r rest e
+	local r rest e c
 
-	# Once, on the host: it installs the .deb system-wide and boots a guest
-	# of its own (see tests/cases/dist.sh).
-	if case_selected dist_deb; then
-		case_dist_deb
-	fi
-	if case_selected make_install; then
-		case_make_install
-	fi
+	# The host cases (cg_host_case), once, on the host: dist_deb installs
+	# the .deb system-wide and boots a guest of its own (see
+	# tests/cases/90-dist.sh).
+	for c in "${CG_HOST_CASES[@]}"; do
+		cg_selected "$c" && cg_run "$c"
+	done
 	note "waiting for the guests"
 	wait "$GUESTS_PID"
 	[ -s "$TMPD/guests.out" ] && sed 's/^/# guests: /' "$TMPD/guests.out"

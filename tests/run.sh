@@ -29,7 +29,8 @@ done
 
 . tests/lib/common.sh
 . tests/lib/preflight.sh
-for f in tests/cases/*.sh; do . "$f"; done
+. tests/lib/prom.sh
+. tests/lib/cases.sh
 
 # A process and everything under it (the background guests: QEMU included).
 kill_tree() {
@@ -46,6 +47,9 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+# The cases, each registered next to its function (tests/lib/cases.sh).
+cases_source tests/cases || exit 2
 
 if [ "$(id -u)" != 0 ]; then
 	echo "tests/run.sh: must be run as root (it creates namespaces and taps)" >&2
@@ -64,51 +68,27 @@ fi
 # What it may change outside its namespaces, to compare at the end.
 [ $mode != demo ] && [ -z "${CG_GUEST:-}" ] && MACHINE0=$(machine_snapshot)
 
-# The cases, in order; each runs once per backend.
-CASES=(
-	"repro frag" "repro tx" "repro tx6" "repro vlan" "repro qinq" "repro xtcsum" "repro nfqueue"
-	"repro xtcsum6" "repro nfqueue6" egress boundaries unreadable not_judged sweep sweep_helper log_drops counters
-	volume gso idempotent detach_clean detach_gone clsact_foreign unnamed_netns vanish bad_input
-	module_identity rmmod_guarded one_backend watch check object fleet kill_attach many_taps
-)
-
-# Cases that do not depend on the checksum guard's backend (the SYN-cookie
-# responder): each runs once per kernel, after the backends' cases.
-KERNEL_CASES=(
-	"syn_connect xdp" "syn_connect xdp-generic" "syn_connect tc" "syn_connect nft"
-	syn_stack syn_malformed syn_idempotent syn_detach_gone syn_sysctl syn_bad_input
-)
-
 # Which backends this kernel runs, from the loader's own probe.
 PROBE=$("$CG" probe --json)
 BPF_OK=$(jq -r 'if .bpf_unavailable == null then 1 else 0 end' <<<"$PROBE")
 KMOD_OK=$(jq -r 'if .kmod_unavailable == null then 1 else 0 end' <<<"$PROBE")
 
-# case_selected NAME: does the --case filter let NAME through?
-case_selected() {
-	local w
-	[ -z "$only_case" ] && return 0
-	for w in ${only_case//,/ }; do
-		[[ "$1" == *"$w"* ]] && return 0
-	done
-	return 1
-}
-
-# run_cases CASE...: those the --case filter lets through, "name arg" as case_name arg
+# run_cases CASE...: those the --case filter lets through, each timed
 run_cases() {
 	local c t0
 	for c; do
-		case_selected "$c" || continue
+		cg_selected "$c" || continue
 		t0=$SECONDS
-		case_${c% *} $([ "${c#* }" != "$c" ] && echo "${c#* }")
+		cg_run "$c"
 		echo "$((SECONDS - t0)) $c [$BACKEND]" >>"$TMPD/durations"
 	done
 }
 
+# The cases of every backend (cg_case), in order.
 run_backend() {
 	BACKEND=$1
 	repro_row "backend $BACKEND"
-	run_cases "${CASES[@]}"
+	run_cases "${CG_CASES[@]}"
 }
 
 # Where the time went: the slowest cases, for whoever keeps CI short.
@@ -158,13 +138,9 @@ if [ $mode = demo ]; then
 	for BACKEND in bpf kmod; do backend_ok $BACKEND && break; done
 	backend_ok $BACKEND || { echo "csum-guard demo: no backend runs here: $(jq -r .reason <<<"$PROBE")" >&2; exit 1; }
 	note "backend $BACKEND"
-	case_repro frag
-	case_repro tx
-	case_repro tx6
-	case_repro xtcsum
-	case_repro nfqueue
-	case_repro xtcsum6
-	case_repro nfqueue6
+	for c in "${CG_DEMO_CASES[@]}"; do
+		cg_run "$c"
+	done
 	print_table
 	echo "frag: IP fragmentation on forward (veth MTU 576); tx: transmit without checksum offload;"
 	echo "tx6: the same for IPv6 (csum_start 22, the source address);"
@@ -209,10 +185,12 @@ for b in bpf kmod; do
 		skip "backend $b on $(uname -r): $(backend_why $b)"
 	fi
 done
-# (a guest booted for the module alone leaves them to the bpf boot)
+# The cases that do not depend on the checksum guard's backend (the
+# SYN-cookie responder, cg_kernel_case), once per kernel (a guest booted for
+# the module alone leaves them to the bpf boot).
 if [ "$only_backend" != kmod ]; then
 	BACKEND=kernel
-	run_cases "${KERNEL_CASES[@]}"
+	run_cases "${CG_KERNEL_CASES[@]}"
 fi
 repro_rows && print_table
 leak_check

@@ -36,11 +36,11 @@ SNIFF_DST=$FAR_IP	# what the capture reports; a case may make it local
 CG_PFX=${CG_PFX:-cgt$$}
 VM=$CG_PFX-vm
 FAR=$CG_PFX-far
-SC_C=$CG_PFX-sc		# the SYN-cookie cases' client and server (tests/cases/syncookie.sh)
+SC_C=$CG_PFX-sc		# the SYN-cookie cases' client and server (tests/cases/80-syncookie.sh)
 SC_S=$CG_PFX-ss
 TMPD=${TMPD:-$(mktemp -d /tmp/cg-test.XXXXXX)}
 
-# How deep the costly lifecycle cases go (tests/cases/faults.sh): quick
+# How deep the costly lifecycle cases go (tests/cases/70-faults.sh): quick
 # (make test) kills the loader at the points where it changes state, within
 # a budget; full (make test-matrix) at every point on the host, and in
 # guests with a larger budget. Every other case is the same in both.

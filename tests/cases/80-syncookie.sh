@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-# syncookie.sh - the second guard, `csum-guard syncookie`: SYNs to protected
+# 80-syncookie.sh - the second guard, `csum-guard syncookie`: SYNs to protected
 # ports answered with cookies from XDP or tc (or SYNPROXY through nft).
-# These cases do not depend on the checksum guard's backend: tests/run.sh
-# runs them once per kernel (KERNEL_CASES).
+# These cases do not depend on the checksum guard's backend: they are
+# kernel cases (cg_kernel_case), run once per kernel.
 #
 #   netns $SC_C (client)                      netns $SC_S (server)
 #   veth0 10.9.0.1/24 fd09::1/64  --------  veth1 10.9.0.2/24 fd09::2/64
@@ -155,6 +155,10 @@ case_syn_connect() {
 	fi
 	sc_down
 }
+cg_kernel_case syn_connect xdp
+cg_kernel_case syn_connect xdp-generic
+cg_kernel_case syn_connect tc
+cg_kernel_case syn_connect nft
 
 # What is not the responder's stays the stack's: a closed protected port
 # gets the stack's RST, an unprotected port the stack's own SYN-ACK (a
@@ -194,6 +198,7 @@ case_syn_stack() {
 	fi
 	sc_down
 }
+cg_kernel_case syn_stack
 
 # Malformed SYNs to a protected port with a listener pass to the stack,
 # counted malformed and passed, and the program answers none of them:
@@ -240,6 +245,7 @@ case_syn_malformed() {
 	fi
 	sc_down
 }
+cg_kernel_case syn_malformed
 
 # Attach converges, ports change in place with the counters kept, another
 # mode is refused while attached, auto picks generic XDP on a veth, and
@@ -292,8 +298,53 @@ case_syn_idempotent() {
 	fi
 	sc_down
 }
+cg_kernel_case syn_idempotent
 
-# Bad input: one line on stderr, status 2 (usage) or 1 (refused), and no change.
+# detach of what is gone: the device (the responder's nft table and the
+# sysctl it set stay in the namespace until detach puts them back), and
+# the namespace. Exit 0, and nothing of the responder left.
+case_syn_detach_gone() {
+	local t="syn-detach-gone" why= ino out rc m before sysctl0 p0
+
+	p0=$(sc_progs)
+	for m in xdp-generic nft netns; do
+		[ $m = nft ] && ! command -v nft >/dev/null && continue
+		sc_up || { why="$why; set-up"; break; }
+		ino=$(stat -L -c %i "/run/netns/$SC_S")
+		sysctl0=$(ip netns exec "$SC_S" sysctl -n net.ipv4.tcp_syncookies \
+			net.netfilter.nf_conntrack_tcp_loose 2>/dev/null | paste -sd, -)
+		sc_on --ports $SC_PORT --mode $([ $m = netns ] && echo tc || echo $m) --set-sysctl ||
+			why="$why; attach ($m) failed"
+		if [ $m = netns ]; then
+			sc_down
+		else
+			ip -n "$SC_S" link del veth1
+		fi
+		out=$("$CG" syncookie detach veth1 --netns "$SC_S" 2>&1)
+		rc=$?
+		[ $rc = 0 ] && grep -q 'is gone: removed the state' <<<"$out" ||
+			why="$why; detach ($m): exit $rc: $out"
+		[ -z "$(find "/sys/fs/bpf/csum_guard_syncookie/$ino" -mindepth 1 2>/dev/null)" ] ||
+			why="$why; pins left ($m)"
+		if [ $m != netns ]; then
+			[ "$(ip netns exec "$SC_S" sysctl -n net.ipv4.tcp_syncookies \
+				net.netfilter.nf_conntrack_tcp_loose 2>/dev/null | paste -sd, -)" = "$sysctl0" ] ||
+				why="$why; sysctl not put back ($m)"
+			[ -z "$(ip netns exec "$SC_S" nft list tables 2>/dev/null)" ] ||
+				why="$why; nft table left ($m)"
+		fi
+		sc_down
+	done
+	sleep 0.3
+	[ "$(sc_progs)" = "$p0" ] || why="$why; programs $(sc_progs), was $p0"
+	if [ -z "$why" ]; then
+		pass "$t: device deleted (generic XDP, nft) and namespace deleted (tc): detach exits 0, sysctl and nft table put back, no pin or program left"
+	else
+		fail "$t: ${why#; }"
+	fi
+}
+cg_kernel_case syn_detach_gone
+
 # Two responders in one namespace, the first attached with --set-sysctl:
 # detaching it must not take the sysctl from under the second; the last
 # detach puts back what the first attach found.
@@ -322,7 +373,9 @@ case_syn_sysctl() {
 	fi
 	sc_down
 }
+cg_kernel_case syn_sysctl
 
+# Bad input: one line on stderr, status 2 (usage) or 1 (refused), and no change.
 case_syn_bad_input() {
 	local t="syn-bad-input" before want args rc bad=0 n=0
 
@@ -369,47 +422,4 @@ case_syn_bad_input() {
 	fi
 	sc_down
 }
-
-# detach of what is gone: the device (the responder's nft table and the
-# sysctl it set stay in the namespace until detach puts them back), and
-# the namespace. Exit 0, and nothing of the responder left.
-case_syn_detach_gone() {
-	local t="syn-detach-gone" why= ino out rc m before sysctl0 p0
-
-	p0=$(sc_progs)
-	for m in xdp-generic nft netns; do
-		[ $m = nft ] && ! command -v nft >/dev/null && continue
-		sc_up || { why="$why; set-up"; break; }
-		ino=$(stat -L -c %i "/run/netns/$SC_S")
-		sysctl0=$(ip netns exec "$SC_S" sysctl -n net.ipv4.tcp_syncookies \
-			net.netfilter.nf_conntrack_tcp_loose 2>/dev/null | paste -sd, -)
-		sc_on --ports $SC_PORT --mode $([ $m = netns ] && echo tc || echo $m) --set-sysctl ||
-			why="$why; attach ($m) failed"
-		if [ $m = netns ]; then
-			sc_down
-		else
-			ip -n "$SC_S" link del veth1
-		fi
-		out=$("$CG" syncookie detach veth1 --netns "$SC_S" 2>&1)
-		rc=$?
-		[ $rc = 0 ] && grep -q 'is gone: removed the state' <<<"$out" ||
-			why="$why; detach ($m): exit $rc: $out"
-		[ -z "$(find "/sys/fs/bpf/csum_guard_syncookie/$ino" -mindepth 1 2>/dev/null)" ] ||
-			why="$why; pins left ($m)"
-		if [ $m != netns ]; then
-			[ "$(ip netns exec "$SC_S" sysctl -n net.ipv4.tcp_syncookies \
-				net.netfilter.nf_conntrack_tcp_loose 2>/dev/null | paste -sd, -)" = "$sysctl0" ] ||
-				why="$why; sysctl not put back ($m)"
-			[ -z "$(ip netns exec "$SC_S" nft list tables 2>/dev/null)" ] ||
-				why="$why; nft table left ($m)"
-		fi
-		sc_down
-	done
-	sleep 0.3
-	[ "$(sc_progs)" = "$p0" ] || why="$why; programs $(sc_progs), was $p0"
-	if [ -z "$why" ]; then
-		pass "$t: device deleted (generic XDP, nft) and namespace deleted (tc): detach exits 0, sysctl and nft table put back, no pin or program left"
-	else
-		fail "$t: ${why#; }"
-	fi
-}
+cg_kernel_case syn_bad_input

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-# kmod.sh - what only the kernel-module backend has: the module itself.
+# 45-kmod.sh - what only the kernel-module backend has: the module itself.
 
 # The guest loads the very file DKMS built on the host.
 case_module_identity() {
@@ -17,6 +17,7 @@ case_module_identity() {
 	guard_off
 	topo_down
 }
+cg_case module_identity
 
 # rmmod with devices still guarded, then attach again: no oops, no hang.
 case_rmmod_guarded() {
@@ -41,6 +42,7 @@ case_rmmod_guarded() {
 	guard_off
 	topo_down
 }
+cg_case rmmod_guarded
 
 # A device guarded by one backend is not guarded by the other as well.
 case_one_backend() {
@@ -63,3 +65,4 @@ case_one_backend() {
 	guard_off
 	topo_down
 }
+cg_case one_backend

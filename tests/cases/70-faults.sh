@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-# faults.sh - lifecycle faults: a loader killed at every step of attach and
+# 70-faults.sh - lifecycle faults: a loader killed at every step of attach and
 # detach, many taps under racing loaders.
 
 # FAULT_MODES (tcx clsact netfilter) and FAULT_KINDS (fresh fresh-egress
@@ -375,6 +375,7 @@ case_kill_attach() {
 		fail "$t: $bad of $tried kill points did not converge"
 	fi
 }
+cg_case kill_attach
 
 # many_loop VERB ORDER NS...: VERB every tap of every namespace, in order
 # (fwd) or backwards (rev); prints each run that failed.
@@ -484,6 +485,7 @@ case_many_taps() {
 		fail "$t:$why"
 	fi
 }
+cg_case many_taps
 
 # The programs the pins of these namespaces (inodes) hold.
 many_progs() { pinned_progs 0 "link prog" $(printf '/sys/fs/bpf/csum_guard/%s ' "$@"); }

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-# sweep.sh - every decision of the guard, frame by frame, through a real tap.
+# 25-sweep.sh - every decision of the guard, frame by frame, through a real tap.
 #
 #   netns $VM
 #   +-------------------------------------------------------------+
@@ -101,6 +101,7 @@ sweep_run() {
 }
 
 case_sweep() { sweep_run sweep; }
+cg_case sweep
 
 # The same vectors through the guard with direct packet access switched off
 # (build/tests/guard-helper.bpf.o): every header byte is then read by
@@ -113,3 +114,4 @@ case_sweep_helper() {
 	[ -r "$obj" ] || { fail "sweep-helper [$BACKEND]: $obj missing: run make"; return; }
 	sweep_run sweep-helper --object "$obj" --sha256 "$(sha256sum "$obj" | cut -c1-64)"
 }
+cg_case sweep_helper

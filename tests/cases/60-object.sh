@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-# object.sh - attach --object PATH --sha256 HEX: the provisioner's contract.
+# 60-object.sh - attach --object PATH --sha256 HEX: the provisioner's contract.
 #
 # A wrong digest, an object of another ABI version and a file that is no
 # BPF object each attach nothing and say why in one line; the right digest
@@ -83,6 +83,7 @@ case_object() {
 	obj_provisioner "$t"
 	topo_down
 }
+cg_case object
 
 # obj_half_update T OBJ: an update to another object killed right after
 # the link took the new program: meta names a program that no longer

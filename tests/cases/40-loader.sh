@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-# loader.sh - the command's contract: idempotence, clean detach, errors.
+# 40-loader.sh - the command's contract: idempotence, clean detach, errors.
 
 # Attach again and again: one guard, whose program the kernel keeps while
 # the options stay, swaps when they change, and which runs the options
@@ -56,6 +56,7 @@ case_idempotent() {
 	guard_off
 	topo_down
 }
+cg_case idempotent
 
 case_detach_clean() {
 	local t="detach-clean [$BACKEND]" before after
@@ -71,6 +72,102 @@ case_detach_clean() {
 	fi
 	topo_down
 }
+cg_case detach_clean
+
+# detach of what the VM manager already deleted: the device, the device
+# made again under the same name, the namespace. Each exits 0, removes
+# exactly the state that device's guard left, and touches no other device.
+# bpf: the netns-gone case runs for tcx and clsact (a clsact filter leaves
+# pins that no prune finds); kmod: the module drops a device's state when
+# the device goes, so only the exit and the listing are to check.
+case_detach_gone() {
+	local t="detach-gone [$BACKEND]" p0 pins0 ino out rc why= mode modes=tcx
+
+	p0=$(prog_count)
+	pins0=$(pin_list)
+	topo_up --mtu 1500 || { fail "$t: set-up"; return; }
+	ino=$(stat -L -c %i "/run/netns/$VM")
+	gone_pins() { find "/sys/fs/bpf/csum_guard/$ino" -mindepth 1 2>/dev/null; }
+	# gone_detach WHAT SAYS: detach tap0 exits 0, says SAYS (bpf), leaves no pin
+	gone_detach() {
+		out=$("$CG" detach tap0 --netns "$VM" 2>&1)
+		rc=$?
+		[ $rc = 0 ] || why="$why; detach ($1): exit $rc: $out"
+		[ "$BACKEND" != bpf ] || grep -q "$2" <<<"$out" || why="$why; detach ($1) said: $out"
+		[ -z "$(gone_pins)" ] || why="$why; pins left ($1): $(gone_pins | tr '\n' ' ')"
+	}
+
+	# the device is gone
+	guard_on || why="$why; attach failed"
+	ip -n "$VM" link del tap0
+	gone_detach "deleted tap" 'was gone: removed'
+	[ "$("$CG" status --netns "$VM" --json)" = "[]" ] || why="$why; still listed"
+
+	# made again under the same name: the old guard's state goes, the new
+	# tap and a guarded neighbour stay as they are
+	ip -n "$VM" tuntap add dev tap0 mode tap vnet_hdr && ip -n "$VM" link set tap0 up
+	guard_on || why="$why; attach failed"
+	ip -n "$VM" link del tap0
+	ip -n "$VM" tuntap add dev tap0 mode tap vnet_hdr && ip -n "$VM" link set tap0 up
+	ip -n "$VM" tuntap add dev tap1 mode tap vnet_hdr && ip -n "$VM" link set tap1 up
+	"$CG" attach tap1 --netns "$VM" --backend "$BACKEND" --quiet || why="$why; attach tap1 failed"
+	out=$("$CG" detach tap0 --netns "$VM" 2>&1)
+	rc=$?
+	[ $rc = 0 ] || why="$why; detach of a remade tap: exit $rc: $out"
+	[ "$("$CG" status --netns "$VM" --json | jq -r '[.[] | .device] | join(",")')" = tap1 ] ||
+		why="$why; after detach of the remade tap0: $("$CG" status --netns "$VM" --json)"
+	[ "$BACKEND" != bpf ] || [ "$(gone_pins | grep -c /meta)" = 1 ] ||
+		why="$why; pins: $(gone_pins | tr '\n' ' ')"
+	ip netns exec "$VM" "$INJECT" --dev tap1 --csum-start 20 --csum-offset 6 --payload 64
+	[ "$("$CG" status tap1 --netns "$VM" --json | jq -r .dropped)" = 1 ] ||
+		why="$why; tap1's guard no longer drops"
+	"$CG" detach tap1 --netns "$VM" --quiet
+
+	# renamed after attach, attached again under its new name, then deleted:
+	# detach under the new name finds what the guard left
+	guard_on || why="$why; attach failed"
+	ip -n "$VM" link set tap0 down && ip -n "$VM" link set tap0 name tapr &&
+		ip -n "$VM" link set tapr up || why="$why; rename failed"
+	"$CG" attach tapr --netns "$VM" --backend "$BACKEND" --quiet || why="$why; attach tapr failed"
+	ip -n "$VM" link del tapr
+	out=$("$CG" detach tapr --netns "$VM" 2>&1)
+	rc=$?
+	[ $rc = 0 ] || why="$why; detach of a renamed, deleted tap: exit $rc: $out"
+	[ "$BACKEND" != bpf ] || grep -q 'was gone: removed' <<<"$out" ||
+		why="$why; detach of a renamed, deleted tap said: $out"
+	[ -z "$(gone_pins)" ] || why="$why; pins left (renamed): $(gone_pins | tr '\n' ' ')"
+	ip -n "$VM" tuntap add dev tap0 mode tap vnet_hdr && ip -n "$VM" link set tap0 up
+
+	# a name that never existed: not guarded, exit 0
+	out=$("$CG" detach nosuch0 --netns "$VM" 2>&1)
+	rc=$?
+	[ $rc = 0 ] && grep -q 'no such device, and no guard recorded' <<<"$out" ||
+		why="$why; detach nosuch0: exit $rc: $out"
+
+	# the namespace is gone
+	[ "$BACKEND" = bpf ] && modes="tcx clsact"
+	for mode in $modes; do
+		topo_up --mtu 1500 || { why="$why; set-up"; break; }
+		ino=$(stat -L -c %i "/run/netns/$VM")
+		if [ "$BACKEND" = bpf ]; then
+			guard_on --mode $mode || why="$why; attach --mode $mode failed"
+		else
+			guard_on || why="$why; attach failed"
+		fi
+		topo_down
+		gone_detach "deleted netns, $mode" "netns $VM is gone: removed the state of 1 bpf guard"
+	done
+	sleep 0.3
+	[ "$(prog_count)" = "$p0" ] && [ "$(pin_list)" = "$pins0" ] ||
+		why="$why; programs $(prog_count) (was $p0), pins $(pin_list | tr '\n' ' ')"
+	if [ -z "$why" ]; then
+		pass "$t: deleted tap, tap made again beside a guarded one, renamed and deleted tap, unknown name, deleted namespace$([ "$BACKEND" = bpf ] && echo " (tcx and clsact)"): exit 0, exactly their state removed"
+	else
+		fail "$t: ${why#; }"
+	fi
+	topo_down
+}
+cg_case detach_gone
 
 # A clsact that was there before stays, with the filter someone else added.
 case_clsact_foreign() {
@@ -108,6 +205,7 @@ case_clsact_foreign() {
 		if [ -L "$d" ]; then rm -f "$d"; else rmdir "$d/globals" "$d" 2>/dev/null; fi
 	done
 }
+cg_case clsact_foreign
 
 # A namespace nobody named, a tap someone else made: /proc/PID/ns/net.
 case_unnamed_netns() {
@@ -130,6 +228,7 @@ case_unnamed_netns() {
 	kill $pid
 	wait $pid 2>/dev/null
 }
+cg_case unnamed_netns
 
 # The device, then the namespace, vanish under the guard: nothing is left.
 case_vanish() {
@@ -158,6 +257,7 @@ case_vanish() {
 	fi
 	topo_down
 }
+cg_case vanish
 
 # Bad input: one line, a non-zero exit, nothing changed.
 case_bad_input() {
@@ -258,97 +358,4 @@ case_bad_input() {
 	fi
 	topo_down
 }
-
-# detach of what the VM manager already deleted: the device, the device
-# made again under the same name, the namespace. Each exits 0, removes
-# exactly the state that device's guard left, and touches no other device.
-# bpf: the netns-gone case runs for tcx and clsact (a clsact filter leaves
-# pins that no prune finds); kmod: the module drops a device's state when
-# the device goes, so only the exit and the listing are to check.
-case_detach_gone() {
-	local t="detach-gone [$BACKEND]" p0 pins0 ino out rc why= mode modes=tcx
-
-	p0=$(prog_count)
-	pins0=$(pin_list)
-	topo_up --mtu 1500 || { fail "$t: set-up"; return; }
-	ino=$(stat -L -c %i "/run/netns/$VM")
-	gone_pins() { find "/sys/fs/bpf/csum_guard/$ino" -mindepth 1 2>/dev/null; }
-	# gone_detach WHAT SAYS: detach tap0 exits 0, says SAYS (bpf), leaves no pin
-	gone_detach() {
-		out=$("$CG" detach tap0 --netns "$VM" 2>&1)
-		rc=$?
-		[ $rc = 0 ] || why="$why; detach ($1): exit $rc: $out"
-		[ "$BACKEND" != bpf ] || grep -q "$2" <<<"$out" || why="$why; detach ($1) said: $out"
-		[ -z "$(gone_pins)" ] || why="$why; pins left ($1): $(gone_pins | tr '\n' ' ')"
-	}
-
-	# the device is gone
-	guard_on || why="$why; attach failed"
-	ip -n "$VM" link del tap0
-	gone_detach "deleted tap" 'was gone: removed'
-	[ "$("$CG" status --netns "$VM" --json)" = "[]" ] || why="$why; still listed"
-
-	# made again under the same name: the old guard's state goes, the new
-	# tap and a guarded neighbour stay as they are
-	ip -n "$VM" tuntap add dev tap0 mode tap vnet_hdr && ip -n "$VM" link set tap0 up
-	guard_on || why="$why; attach failed"
-	ip -n "$VM" link del tap0
-	ip -n "$VM" tuntap add dev tap0 mode tap vnet_hdr && ip -n "$VM" link set tap0 up
-	ip -n "$VM" tuntap add dev tap1 mode tap vnet_hdr && ip -n "$VM" link set tap1 up
-	"$CG" attach tap1 --netns "$VM" --backend "$BACKEND" --quiet || why="$why; attach tap1 failed"
-	out=$("$CG" detach tap0 --netns "$VM" 2>&1)
-	rc=$?
-	[ $rc = 0 ] || why="$why; detach of a remade tap: exit $rc: $out"
-	[ "$("$CG" status --netns "$VM" --json | jq -r '[.[] | .device] | join(",")')" = tap1 ] ||
-		why="$why; after detach of the remade tap0: $("$CG" status --netns "$VM" --json)"
-	[ "$BACKEND" != bpf ] || [ "$(gone_pins | grep -c /meta)" = 1 ] ||
-		why="$why; pins: $(gone_pins | tr '\n' ' ')"
-	ip netns exec "$VM" "$INJECT" --dev tap1 --csum-start 20 --csum-offset 6 --payload 64
-	[ "$("$CG" status tap1 --netns "$VM" --json | jq -r .dropped)" = 1 ] ||
-		why="$why; tap1's guard no longer drops"
-	"$CG" detach tap1 --netns "$VM" --quiet
-
-	# renamed after attach, attached again under its new name, then deleted:
-	# detach under the new name finds what the guard left
-	guard_on || why="$why; attach failed"
-	ip -n "$VM" link set tap0 down && ip -n "$VM" link set tap0 name tapr &&
-		ip -n "$VM" link set tapr up || why="$why; rename failed"
-	"$CG" attach tapr --netns "$VM" --backend "$BACKEND" --quiet || why="$why; attach tapr failed"
-	ip -n "$VM" link del tapr
-	out=$("$CG" detach tapr --netns "$VM" 2>&1)
-	rc=$?
-	[ $rc = 0 ] || why="$why; detach of a renamed, deleted tap: exit $rc: $out"
-	[ "$BACKEND" != bpf ] || grep -q 'was gone: removed' <<<"$out" ||
-		why="$why; detach of a renamed, deleted tap said: $out"
-	[ -z "$(gone_pins)" ] || why="$why; pins left (renamed): $(gone_pins | tr '\n' ' ')"
-	ip -n "$VM" tuntap add dev tap0 mode tap vnet_hdr && ip -n "$VM" link set tap0 up
-
-	# a name that never existed: not guarded, exit 0
-	out=$("$CG" detach nosuch0 --netns "$VM" 2>&1)
-	rc=$?
-	[ $rc = 0 ] && grep -q 'no such device, and no guard recorded' <<<"$out" ||
-		why="$why; detach nosuch0: exit $rc: $out"
-
-	# the namespace is gone
-	[ "$BACKEND" = bpf ] && modes="tcx clsact"
-	for mode in $modes; do
-		topo_up --mtu 1500 || { why="$why; set-up"; break; }
-		ino=$(stat -L -c %i "/run/netns/$VM")
-		if [ "$BACKEND" = bpf ]; then
-			guard_on --mode $mode || why="$why; attach --mode $mode failed"
-		else
-			guard_on || why="$why; attach failed"
-		fi
-		topo_down
-		gone_detach "deleted netns, $mode" "netns $VM is gone: removed the state of 1 bpf guard"
-	done
-	sleep 0.3
-	[ "$(prog_count)" = "$p0" ] && [ "$(pin_list)" = "$pins0" ] ||
-		why="$why; programs $(prog_count) (was $p0), pins $(pin_list | tr '\n' ' ')"
-	if [ -z "$why" ]; then
-		pass "$t: deleted tap, tap made again beside a guarded one, renamed and deleted tap, unknown name, deleted namespace$([ "$BACKEND" = bpf ] && echo " (tcx and clsact)"): exit 0, exactly their state removed"
-	else
-		fail "$t: ${why#; }"
-	fi
-	topo_down
-}
+cg_case bad_input

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-# check.sh - `csum-guard check` tells what the suite's own reproduction sees.
+# 55-check.sh - `csum-guard check` tells what the suite's own reproduction sees.
 
 # What this kernel does with the bad frame on PATH (frag|tx), measured with
 # the suite's tools and topology and no guard: vulnerable, fixed, unknown,
@@ -116,3 +116,4 @@ case_check() {
 		fail "$t:$bad $(head -c 200 "$TMPD/check.err")"
 	fi
 }
+cg_case check

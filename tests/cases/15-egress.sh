@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-# egress.sh - the host's own sender: what leaves a device never enters one.
+# 15-egress.sh - the host's own sender: what leaves a device never enters one.
 #
 # The reproduction topology with TX checksum offload off on veth0, but the
 # sender is not the guest: an AF_PACKET socket with PACKET_VNET_HDR in netns
@@ -247,6 +247,7 @@ case_egress() {
 	fi
 	topo_down
 }
+cg_case egress
 
 egress_pins() { find "/sys/fs/bpf/csum_guard/$(stat -L -c %i "/run/netns/$VM")" 2>/dev/null; }
 

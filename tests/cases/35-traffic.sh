@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-# traffic.sh - legitimate traffic at volume through guarded devices, and
+# 35-traffic.sh - legitimate traffic at volume through guarded devices, and
 # GSO frames from the guest, bad and good.
 
 # Volumes: the guests run under TCG, where everything is 10-50x slower.
@@ -202,6 +202,7 @@ case_volume() {
 	reliability "volume [$BACKEND]: ${rec[*]}; witnesses$w;" \
 		"$(( ($(date +%s%N) - t0) / 1000000 )) ms"
 }
+cg_case volume
 
 # --- GSO -----------------------------------------------------------------
 
@@ -383,3 +384,4 @@ case_gso() {
 		"arrived (bad with no guard, good with the guard):$rec;" \
 		"$(( ($(date +%s%N) - t0) / 1000000 )) ms"
 }
+cg_case gso

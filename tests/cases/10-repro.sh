@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-# repro.sh - the reproduction: bad and good frames, guard off and on.
+# 10-repro.sh - the reproduction: bad and good frames, guard off and on.
 
 # The four rows, through one completion site.
 #   repro frag:     IP fragmentation on forward (veth MTU 576)
@@ -169,6 +169,15 @@ case_repro() {
 	done
 	topo_down
 }
+cg_case --demo repro frag
+cg_case --demo repro tx
+cg_case --demo repro tx6
+cg_case repro vlan
+cg_case repro qinq
+cg_case --demo repro xtcsum
+cg_case --demo repro nfqueue
+cg_case --demo repro xtcsum6
+cg_case --demo repro nfqueue6
 
 # --- the netfilter completion sites (xtcsum, nfqueue) -----------------
 # These run inside case_repro and use its $site and $ipt.
@@ -251,158 +260,4 @@ site_says() {
 	src=$(queue_sources "$1")
 	[ "$src" = - ] && src=
 	echo ", the queue got $(queue_packets "$1")${src:+ from $src}"
-}
-
-# Every IHL 5..15: the last csum_start that drops and the first that passes.
-case_boundaries() {
-	local t="boundaries/ihl-5..15 [$BACKEND]" ihl end want=0 bad=0 ready=$TMPD/ready.b
-	local c
-
-	topo_up --mtu 1500 && guard_on || { fail "$t: set-up"; topo_down; return; }
-	rm -f "$ready"
-	ip netns exec "$FAR" "$SNIFF" --dev veth1 --dst $FAR_IP --timeout $((SNIFF_IDLE * 6)) \
-		--max-time $((SNIFF_IDLE * 120)) --count 11 --ready-file "$ready" >"$TMPD/bound" 2>&1 &
-	local pid=$!
-	wait_ready "$ready"
-	for ihl in $(seq 5 15); do
-		end=$((14 + ihl * 4))
-		ip netns exec "$VM" "$INJECT" --dev tap0 --ihl $ihl --payload 64 \
-			--csum-start $((end - 1)) --csum-offset 6 || bad=1
-		want=$((want + 1))
-		set -- $(guard_counters)
-		[ "$1" = $want ] || { bad=1; note "ihl $ihl csum_start $((end - 1)): dropped=$1, want $want"; }
-		ip netns exec "$VM" "$INJECT" --dev tap0 --ihl $ihl --payload 64 \
-			--csum-start $end --csum-offset 6 || bad=1
-		set -- $(guard_counters)
-		[ "$1" = $want ] || { bad=1; note "ihl $ihl csum_start $end: dropped=$1, want $want"; }
-	done
-	wait $pid
-	c=$(sniff_datagrams "$TMPD/bound")
-	[ "$c" = 11 ] && [ "$(sniff_sources "$TMPD/bound")" = $GUEST_IP ] || bad=1
-	if [ $bad = 0 ]; then
-		pass "$t: 11 dropped at end-1, 11 passed intact at end"
-	else
-		fail "$t: arrived=$c (want 11), see notes"
-	fi
-	guard_off
-	topo_down
-}
-
-# IHL below 5 fails closed, into the second counter.
-# The fail-closed paths, each with a real frame: an IHL field below 5; an
-# IPv4 header behind four VLAN tags (the kernel strips the outer of five)
-# that the frame ends before, so no read of it can succeed (bpf: the helper
-# read fails, past the reach of direct access); a fourth tag cut short;
-# more tags than the guard walks. Each is counted as unreadable, none as a
-# plain drop. A frame the tap refuses at write() never reaches a guard:
-# the kernel says so, and that shape is skipped.
-UNREADABLE_SHAPES=("ihl-4|--ihl-field 4 --csum-start 34"
-	"no-ip-byte|--vlan 1 --vlan 2 --vlan 3 --vlan 4 --vlan 5 --truncate 34 --csum-start 20"
-	"tag-cut|--vlan 1 --vlan 2 --vlan 3 --vlan 4 --vlan 5 --truncate 30 --csum-start 20"
-	"six-tags|--vlan 1 --vlan 2 --vlan 3 --vlan 4 --vlan 5 --vlan 6 --csum-start 20")
-
-case_unreadable() {
-	local e name args rc t
-
-	topo_up --mtu 1500 && guard_on || { fail "unreadable [$BACKEND]: set-up"; topo_down; return; }
-	for e in "${UNREADABLE_SHAPES[@]}"; do
-		name=${e%%|*} args=${e#*|} t="unreadable/${e%%|*} [$BACKEND]"
-		set -- $(guard_counters)
-		local d0=$1 u0=$2
-		ip netns exec "$VM" "$INJECT" --dev tap0 $args --csum-offset 6 --count 2 2>"$TMPD/unr.err"
-		rc=$?
-		set -- $(guard_counters)
-		if [ $rc = 3 ]; then
-			skip "$t: this kernel's tap refuses the frame at write(): $(tail -1 "$TMPD/unr.err")"
-		elif [ $rc = 0 ] && [ "$(($1 - d0)) $(($2 - u0))" = "0 2" ]; then
-			pass "$t: 2 frames, counted as unreadable: [0,2]"
-		else
-			fail "$t: injector exit $rc; counters moved by [$(($1 - d0)),$(($2 - u0))], want [0,2]"
-		fi
-	done
-	guard_off
-	topo_down
-}
-
-# What the guard must never judge: not CHECKSUM_PARTIAL, not IPv4.
-case_not_judged() {
-	local t="not-judged [$BACKEND]" got
-
-	topo_up --mtu 1500 && guard_on || { fail "$t: set-up"; topo_down; return; }
-	inject_sniff "$TMPD/nocsum" --no-csum --count 3
-	got=$(sniff_datagrams "$TMPD/nocsum")
-	ip netns exec "$VM" "$INJECT" --dev tap0 --ethertype 88b5 --csum-start 20 --csum-offset 6 --count 2
-	local rc=$?
-	set -- $(guard_counters)
-	if [ "$got" = 3 ] && [ "$inject_rc" = 0 ] && [ $rc = 0 ] && [ "$1" = 0 ] && [ "$2" = 0 ] &&
-	   ! grep -q csum_ok=0 "$TMPD/nocsum"; then
-		pass "$t: 3 not-partial frames intact, 2 partial frames of another ethertype taken by the tap and untouched, counters [0,0]"
-	else
-		fail "$t: arrived=$got counters=[$1,$2]; the tap took the not-partial frames with exit $inject_rc, the other ethertype with $rc"
-	fi
-	guard_off
-	topo_down
-}
-
-# The optional drop log writes one line per drop, with the fields that
-# tell an operator what was dropped: the device, and where csum_start lay
-# against the IP header. Three drops of different shapes, in order: 6 bytes
-# into an IHL 5 header, 16 into an IHL 6 one, and an IHL field of 4
-# (unreadable), so that a field swapped or dropped shows.
-LOG_SHAPES=("--csum-start 20 --csum-offset 6" "--ihl 6 --csum-start 30 --csum-offset 6"
-	"--ihl-field 4 --csum-start 34 --csum-offset 6")
-LOG_WANT="6 0x45,16 0x46,20 0x44"	# csum_start - L3 header, version/IHL byte
-
-case_log_drops() {
-	local t="log-drops [$BACKEND]" trace=/sys/kernel/tracing was_on out got ifx shape
-
-	topo_up --mtu 1500 || { fail "$t: set-up"; topo_down; return; }
-	ifx=$(ip -n "$VM" -o link show tap0 | cut -d: -f1)
-	if [ "$BACKEND" = bpf ]; then
-		[ -e $trace/trace ] || mount -t tracefs tracefs $trace 2>/dev/null
-		# tracing switched off (by whoever): the loader says so, and the
-		# case switches it on for its own lines and back afterwards
-		was_on=$(cat $trace/tracing_on 2>/dev/null || echo 1)
-		if [ "$was_on" = 0 ]; then
-			out=$("$CG" attach tap0 --netns "$VM" --backend "$BACKEND" --log-drops 2>&1)
-			grep -q 'tracing is off' <<<"$out" || fail "$t: tracing off, attach said: $out"
-			echo 1 >$trace/tracing_on
-		fi
-		guard_on --log-drops || { fail "$t: set-up"; topo_down; return; }
-		echo > $trace/trace
-		for shape in "${LOG_SHAPES[@]}"; do
-			ip netns exec "$VM" "$INJECT" --dev tap0 $shape
-		done
-		# "ifindex=N csum_start=A network_header=B vhl=0xV" -> "A-B 0xV", per line
-		got=$(grep 'csum_guard: drop' $trace/trace |
-			sed -n 's/.*drop ifindex=\([0-9]*\) csum_start=\([0-9]*\) network_header=\([0-9]*\) vhl=\(0x[0-9a-f]*\)$/\1 \2 \3 \4/p' |
-			awk -v ifx="$ifx" '{ d = ($1 == ifx) ? $2 - $3 : "ifindex" $1
-				printf "%s%s %s", (NR > 1) ? "," : "", d, $4 }')
-		if [ "$got" = "$LOG_WANT" ]; then
-			pass "$t: 3 trace lines for 3 drops, each with tap0's ifindex $ifx and csum_start-L3/vhl $got$([ "$was_on" = 0 ] && echo "; with tracing off, attach said so")"
-		else
-			fail "$t: trace lines say '$got', want '$LOG_WANT' (tap0 is ifindex $ifx): $(grep 'csum_guard: drop' $trace/trace | head -3 | tr '\n' ' ')"
-		fi
-		echo > $trace/trace
-		[ "$was_on" = 0 ] && echo 0 >$trace/tracing_on
-	else
-		guard_on --log-drops || { fail "$t: set-up"; topo_down; return; }
-		dmesg -C
-		for shape in "${LOG_SHAPES[@]}"; do
-			ip netns exec "$VM" "$INJECT" --dev tap0 $shape
-		done
-		# "tap0: dropped ingress IPv4 packet, WHY: csum_start A, L3 header at B, ihl I"
-		got=$(dmesg | grep 'csum_guard: .*dropped' |
-			sed -n 's/.*csum_guard: \([^:]*\): dropped ingress IPv4 packet, \(checksum start inside the IP header\|IP header unreadable\): csum_start \([0-9]*\), L3 header at \([0-9]*\), ihl \([0-9]*\)$/\1 \2 \3 \4 \5/p' |
-			awk '{ d = ($1 == "tap0") ? $(NF - 2) - $(NF - 1) : "dev" $1
-				printf "%s%s 0x4%x", (NR > 1) ? "," : "", d, $NF }')
-		if [ "$got" = "$LOG_WANT" ] &&
-		   [ "$(dmesg | grep -c 'csum_guard: tap0: dropped ingress IPv4 packet, IP header unreadable')" = 1 ]; then
-			pass "$t: 3 kernel log lines for 3 drops, each naming tap0, ingress and IPv4, csum_start-L3/IHL $got, the unreadable one so called"
-		else
-			fail "$t: kernel log says '$got', want '$LOG_WANT': $(dmesg | grep 'csum_guard' | tail -3 | tr '\n' ' ')"
-		fi
-	fi
-	guard_off
-	topo_down
 }

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-# watch.sh - csum-guard watch: every matching tap, in every namespace, now and later.
+# 50-watch.sh - csum-guard watch: every matching tap, in every namespace, now and later.
 
 # watch_line OUT PATTERN SECONDS: until the watcher's log has a line matching
 # PATTERN (grep -E); 0 when it came.
@@ -167,3 +167,4 @@ case_watch() {
 		sleep 0.2
 	done
 }
+cg_case watch

@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-# dist.sh - what make dist ships, the .deb above all: its digests verify,
+# 90-dist.sh - what make dist ships, the .deb above all: its digests verify,
 # a second build gives the same bytes, dpkg -i has DKMS build the module
 # for a guest kernel, that module loads there with VERSION, and dpkg -r
 # takes away everything the package and DKMS put on the system.
 #
-# Not in CASES: tests/guests.sh runs it once, on the host, after the
-# guests. It installs system-wide (a guest sees the host's root read-only)
-# and boots a guest of its own; as a per-backend case it would run under
-# a backend it does not test, and alongside the guests it would compete
-# with them for the CPUs.
+# A host case (cg_host_case), no backend's: tests/guests.sh runs it once,
+# on the host, after the guests. It installs system-wide (a guest sees the
+# host's root read-only) and boots a guest of its own; as a per-backend
+# case it would run under a backend it does not test, and alongside the
+# guests it would compete with them for the CPUs.
 
 DIST_KERNEL=${CG_DIST_KERNEL:-deb6.1-vuln}
 
@@ -243,6 +243,7 @@ case_dist_deb() {
 		pass "$t: digests verify, a second build is identical; $detail"
 	fi
 }
+cg_host_case dist_deb
 
 # make install into a scratch DESTDIR: the loader that runs, the very object
 # that was built, and the man page with the version filled in and every
@@ -281,3 +282,4 @@ case_make_install() {
 		fail "$t: ${why#; }"
 	fi
 }
+cg_host_case make_install

@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# 20-edges.sh - the edges of the decision: the boundary csum_start of every
+# IHL, the frames no read can judge (fail closed), and what the guard must
+# never judge.
+
+# Every IHL 5..15: the last csum_start that drops and the first that passes.
+case_boundaries() {
+	local t="boundaries/ihl-5..15 [$BACKEND]" ihl end want=0 bad=0 ready=$TMPD/ready.b
+	local c
+
+	topo_up --mtu 1500 && guard_on || { fail "$t: set-up"; topo_down; return; }
+	rm -f "$ready"
+	ip netns exec "$FAR" "$SNIFF" --dev veth1 --dst $FAR_IP --timeout $((SNIFF_IDLE * 6)) \
+		--max-time $((SNIFF_IDLE * 120)) --count 11 --ready-file "$ready" >"$TMPD/bound" 2>&1 &
+	local pid=$!
+	wait_ready "$ready"
+	for ihl in $(seq 5 15); do
+		end=$((14 + ihl * 4))
+		ip netns exec "$VM" "$INJECT" --dev tap0 --ihl $ihl --payload 64 \
+			--csum-start $((end - 1)) --csum-offset 6 || bad=1
+		want=$((want + 1))
+		set -- $(guard_counters)
+		[ "$1" = $want ] || { bad=1; note "ihl $ihl csum_start $((end - 1)): dropped=$1, want $want"; }
+		ip netns exec "$VM" "$INJECT" --dev tap0 --ihl $ihl --payload 64 \
+			--csum-start $end --csum-offset 6 || bad=1
+		set -- $(guard_counters)
+		[ "$1" = $want ] || { bad=1; note "ihl $ihl csum_start $end: dropped=$1, want $want"; }
+	done
+	wait $pid
+	c=$(sniff_datagrams "$TMPD/bound")
+	[ "$c" = 11 ] && [ "$(sniff_sources "$TMPD/bound")" = $GUEST_IP ] || bad=1
+	if [ $bad = 0 ]; then
+		pass "$t: 11 dropped at end-1, 11 passed intact at end"
+	else
+		fail "$t: arrived=$c (want 11), see notes"
+	fi
+	guard_off
+	topo_down
+}
+cg_case boundaries
+
+# IHL below 5 fails closed, into the second counter.
+# The fail-closed paths, each with a real frame: an IHL field below 5; an
+# IPv4 header behind four VLAN tags (the kernel strips the outer of five)
+# that the frame ends before, so no read of it can succeed (bpf: the helper
+# read fails, past the reach of direct access); a fourth tag cut short;
+# more tags than the guard walks. Each is counted as unreadable, none as a
+# plain drop. A frame the tap refuses at write() never reaches a guard:
+# the kernel says so, and that shape is skipped.
+UNREADABLE_SHAPES=("ihl-4|--ihl-field 4 --csum-start 34"
+	"no-ip-byte|--vlan 1 --vlan 2 --vlan 3 --vlan 4 --vlan 5 --truncate 34 --csum-start 20"
+	"tag-cut|--vlan 1 --vlan 2 --vlan 3 --vlan 4 --vlan 5 --truncate 30 --csum-start 20"
+	"six-tags|--vlan 1 --vlan 2 --vlan 3 --vlan 4 --vlan 5 --vlan 6 --csum-start 20")
+
+case_unreadable() {
+	local e name args rc t
+
+	topo_up --mtu 1500 && guard_on || { fail "unreadable [$BACKEND]: set-up"; topo_down; return; }
+	for e in "${UNREADABLE_SHAPES[@]}"; do
+		name=${e%%|*} args=${e#*|} t="unreadable/${e%%|*} [$BACKEND]"
+		set -- $(guard_counters)
+		local d0=$1 u0=$2
+		ip netns exec "$VM" "$INJECT" --dev tap0 $args --csum-offset 6 --count 2 2>"$TMPD/unr.err"
+		rc=$?
+		set -- $(guard_counters)
+		if [ $rc = 3 ]; then
+			skip "$t: this kernel's tap refuses the frame at write(): $(tail -1 "$TMPD/unr.err")"
+		elif [ $rc = 0 ] && [ "$(($1 - d0)) $(($2 - u0))" = "0 2" ]; then
+			pass "$t: 2 frames, counted as unreadable: [0,2]"
+		else
+			fail "$t: injector exit $rc; counters moved by [$(($1 - d0)),$(($2 - u0))], want [0,2]"
+		fi
+	done
+	guard_off
+	topo_down
+}
+cg_case unreadable
+
+# What the guard must never judge: not CHECKSUM_PARTIAL, not IPv4.
+case_not_judged() {
+	local t="not-judged [$BACKEND]" got
+
+	topo_up --mtu 1500 && guard_on || { fail "$t: set-up"; topo_down; return; }
+	inject_sniff "$TMPD/nocsum" --no-csum --count 3
+	got=$(sniff_datagrams "$TMPD/nocsum")
+	ip netns exec "$VM" "$INJECT" --dev tap0 --ethertype 88b5 --csum-start 20 --csum-offset 6 --count 2
+	local rc=$?
+	set -- $(guard_counters)
+	if [ "$got" = 3 ] && [ "$inject_rc" = 0 ] && [ $rc = 0 ] && [ "$1" = 0 ] && [ "$2" = 0 ] &&
+	   ! grep -q csum_ok=0 "$TMPD/nocsum"; then
+		pass "$t: 3 not-partial frames intact, 2 partial frames of another ethertype taken by the tap and untouched, counters [0,0]"
+	else
+		fail "$t: arrived=$got counters=[$1,$2]; the tap took the not-partial frames with exit $inject_rc, the other ethertype with $rc"
+	fi
+	guard_off
+	topo_down
+}
+cg_case not_judged

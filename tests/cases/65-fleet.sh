@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# 65-fleet.sh - status of every namespace of the host at once, and its
+# Prometheus text exposition for node_exporter's textfile collector.
+
+# What the Prometheus output must hold for the JSON rows whose netns_ino is
+# in $1 (a JSON array), in prom_parse's form.
+prom_expect() {
+	jq -r --argjson inos "$1" '.[] | select(.netns_ino as $i | $inos | index($i)) |
+		[.device, .netns // "", .backend, .mode] as $l |
+		(["csum_guard_guarded"] + $l + [(.egress | tostring), "1"]),
+		(["csum_guard_dropped_total"] + $l + ["-", (.dropped | tostring)]),
+		(["csum_guard_dropped_unreadable_total"] + $l + ["-", (.dropped_unreadable | tostring)]) |
+		join("\t")'
+}
+
+fleet_cleanup() {
+	local d
+	for d in "${fleet_devs[@]}"; do
+		"$CG" detach "${d%%|*}" --netns "${d#*|}" --quiet 2>/dev/null
+	done
+	[ -n "${fleet_pid:-}" ] && { kill "$fleet_pid"; wait "$fleet_pid" 2>/dev/null; }
+	ip netns del "$CG_PFX-fleet1" 2>/dev/null
+	ip netns del "$CG_PFX-fleet2" 2>/dev/null
+	fleet_pid=
+}
+
+# Taps guarded in two named namespaces and an unnamed one: `status` with no
+# DEV and no --netns reports each once, by name or /proc path, with its own
+# counters; --prometheus says the same in a form node_exporter reads.
+case_fleet() {
+	local t="fleet [$BACKEND]" n1=$CG_PFX-fleet1 n2=$CG_PFX-fleet2 p=f$(($$ % 100000))
+	local u ino1 ino2 ino3 inos json prom want got d bad="" rc mode
+	local dev1=${p}a dev2="${p}\"q\\" dev3=${p}u
+
+	fleet_devs=() fleet_pid=
+	[ -e /dev/net/tun ] || modprobe tun 2>/dev/null
+	unshare -n sleep 120 &
+	fleet_pid=$!
+	u=/proc/$fleet_pid/ns/net
+	sleep 0.2
+	if ! { ip netns add "$n1" && ip netns add "$n2" &&
+	       ip -n "$n1" tuntap add dev "$dev1" mode tap vnet_hdr &&
+	       ip -n "$n1" link set "$dev1" up &&
+	       ip -n "$n2" tuntap add dev "$dev2" mode tap vnet_hdr &&
+	       ip -n "$n2" link set "$dev2" up &&
+	       nsenter --net="$u" ip tuntap add dev "$dev3" mode tap vnet_hdr &&
+	       nsenter --net="$u" ip link set "$dev3" up; }; then
+		fail "$t: set-up"
+		fleet_cleanup
+		return
+	fi
+	fleet_devs=("$dev1|$n1" "$dev2|$n2" "$dev3|$u")
+	for d in "${fleet_devs[@]}"; do
+		"$CG" attach "${d%%|*}" --netns "${d#*|}" --backend "$BACKEND" --quiet ||
+			bad="$bad attach:${d%%|*}"
+	done
+	ino1=$(stat -L -c %i "/run/netns/$n1")
+	ino2=$(stat -L -c %i "/run/netns/$n2")
+	ino3=$(stat -L -c %i "$u")
+	inos="[$ino1,$ino2,$ino3]"
+	ip netns exec "$n2" "$INJECT" --dev "$dev2" --csum-start 20 --csum-offset 6 \
+		--count 3 --payload 100 2>"$TMPD/fleet.err" || bad="$bad inject"
+	[ -z "$bad" ] || { fail "$t: set-up:$bad"; fleet_cleanup; return; }
+
+	# JSON: each of ours once, named or by path, the 3 drops only on dev2
+	json=$("$CG" status --json)
+	for want in "$ino1	$n1	$dev1	0	0" "$ino2	$n2	$dev2	3	0" \
+		    "$ino3	$u	$dev3	0	0"; do
+		got=$(jq -r --argjson ino "${want%%	*}" '[.[] | select(.netns_ino == $ino)] |
+			if length == 1 then .[0] | [.netns_ino, .netns, .device, .dropped,
+				.dropped_unreadable, .backend, .attached] | map(tostring) | join("\t")
+			else "\(length) entries" end' <<<"$json")
+		[ "$got" = "$want	$BACKEND	true" ] || bad="$bad [$got]"
+	done
+	# the host's own rows, if any: netns null, and its inode
+	[ "$(jq --argjson self "$(stat -L -c %i /proc/self/ns/net)" \
+		'[.[] | select(.netns == null and .netns_ino != $self)] | length' <<<"$json")" = 0 ] ||
+		bad="$bad host-row"
+	if [ -z "$bad" ]; then
+		pass "$t: status --json lists the taps of 2 named and 1 unnamed netns once each; 3 drops on one"
+	else
+		fail "$t: status --json:$bad; got $json"
+	fi
+
+	# text: one line per device; --netns narrows to one namespace
+	bad=""
+	"$CG" status >"$TMPD/fleet.txt"
+	mode=$(jq -r --argjson i "$ino1" '.[] | select(.netns_ino == $i) | .mode' <<<"$json")
+	for d in "$dev1 netns $n1|0" "$dev2 netns $n2|3" "$dev3 netns $u|0"; do
+		[ "$(grep -cxF "${d%|*}: guarded by $BACKEND ($mode), dropped ${d#*|}, dropped_unreadable 0" \
+			"$TMPD/fleet.txt")" = 1 ] || bad="$bad text:${d%% *}"
+	done
+	got=$("$CG" status --netns "$n1" --json |
+		jq -r '[.[] | "\(.device) \(.netns) \(.netns_ino)"] | join(",")')
+	[ "$got" = "$dev1 $n1 $ino1" ] || bad="$bad --netns:[$got]"
+	got=$("$CG" status "$dev3" --netns "$u" --json |
+		jq -r '"\(.device) \(.netns) \(.netns_ino) \(.attached)"')
+	[ "$got" = "$dev3 $u $ino3 true" ] || bad="$bad DEV:[$got]"
+	if [ -z "$bad" ]; then
+		pass "$t: text status has one line per device; --netns NS and DEV --netns NS report only that"
+	else
+		fail "$t:$bad; text: $(tr '\n' '|' <"$TMPD/fleet.txt")"
+	fi
+
+	# Prometheus: strictly valid, and the same numbers as the JSON
+	bad=""
+	"$CG" status --prometheus >"$TMPD/fleet.prom" || bad="$bad rc"
+	json=$("$CG" status --json)
+	prom_parse "$FLEET_METRICS" <"$TMPD/fleet.prom" >"$TMPD/fleet.samples" 2>"$TMPD/fleet.perr" ||
+		bad="$bad parse:$(cat "$TMPD/fleet.perr")"
+	want=$(prom_expect "$inos" <<<"$json" | sort)
+	got=$(awk -F '\t' -v a="$n1" -v b="$n2" -v c="$u" '$3 == a || $3 == b || $3 == c' \
+		"$TMPD/fleet.samples" | sort)
+	[ "$(wc -l <<<"$want")" = 9 ] && [ "$got" = "$want" ] || bad="$bad samples"
+	grep -qF "csum_guard_dropped_total{device=\"${p}\\\"q\\\\\",netns=\"$n2\",backend=\"$BACKEND\"" \
+		"$TMPD/fleet.prom" || bad="$bad escaping"
+	if [ -z "$bad" ]; then
+		pass "$t: --prometheus parses strictly (\\\" and \\\\ escaped in a device name," \
+			"a /proc path as netns) and matches the JSON counters"
+	else
+		fail "$t: --prometheus:$bad; want $(tr '\n\t' '| ' <<<"$want"); got $(tr '\n\t' '| ' <<<"$got")"
+	fi
+
+	# nothing guarded there: still a valid file; --json and --prometheus exclude each other
+	bad=""
+	"$CG" detach "$dev1" --netns "$n1" --quiet
+	"$CG" status --netns "$n1" --prometheus >"$TMPD/fleet.prom" || bad="$bad rc"
+	got=$(prom_parse "$FLEET_METRICS" <"$TMPD/fleet.prom" 2>&1) || bad="$bad parse:$got"
+	[ -z "$got" ] && [ "$(grep -c '^# ' "$TMPD/fleet.prom")" = 6 ] || bad="$bad empty:[$got]"
+	"$CG" status --json --prometheus >/dev/null 2>&1
+	rc=$?
+	[ $rc = 2 ] || bad="$bad exclusive:rc=$rc"
+	if [ -z "$bad" ]; then
+		pass "$t: nothing guarded: --prometheus still writes HELP and TYPE;" \
+			"--json --prometheus is bad usage"
+	else
+		fail "$t:$bad"
+	fi
+	fleet_cleanup
+}
+cg_case fleet
