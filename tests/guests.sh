@@ -135,7 +135,7 @@ guests_finish() {
 	# the .deb system-wide and boots a guest of its own (see
 	# tests/cases/90-dist.sh).
 	for c in "${CG_HOST_CASES[@]}"; do
-		cg_selected "$c" && cg_run "$c"
+		cg_selected "$c" && cg_run "$c" host
 	done
 	note "waiting for the guests"
 	wait "$GUESTS_PID"

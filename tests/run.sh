@@ -11,6 +11,8 @@
 #            --case NAME[,NAME]   only cases whose name contains a NAME
 #
 # Prints PASS/FAIL/SKIP per case and ends with "N passed, N failed, N skipped".
+# The cases are in tests/cases/, each registered next to its function, and
+# run in order, each in a subshell of its own (tests/lib/cases.sh).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP" || exit 1
@@ -41,6 +43,7 @@ kill_tree() {
 
 cleanup() {
 	[ -n "${GUESTS_PID:-}" ] && kill -0 "$GUESTS_PID" 2>/dev/null && kill_tree "$GUESTS_PID"
+	cg_stop
 	topo_down
 	sc_down
 	rm -rf "$TMPD"
@@ -48,7 +51,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# The cases, each registered next to its function (tests/lib/cases.sh).
 cases_source tests/cases || exit 2
 
 if [ "$(id -u)" != 0 ]; then
@@ -79,7 +81,7 @@ run_cases() {
 	for c; do
 		cg_selected "$c" || continue
 		t0=$SECONDS
-		cg_run "$c"
+		cg_run "$c" "$BACKEND"
 		echo "$((SECONDS - t0)) $c [$BACKEND]" >>"$TMPD/durations"
 	done
 }
@@ -102,7 +104,8 @@ durations() {
 leak_check() {
 	local left=""
 
-	ip netns list | grep -q "^$CG_PFX-" && left="$left netns"
+	# (a case's namespaces are gone after it, and recorded if it left any)
+	{ ip netns list | grep -q "^$CG_PFX-" || [ -s "$TMPD/netns-left" ]; } && left="$left netns"
 	[ "$(pin_list)" != "$PINS0" ] && left="$left pins"
 	[ "$(prog_count)" != "$PROGS0" ] && left="$left programs"
 	[ "$(sc_progs)" != "$SC_PROGS0" ] && left="$left syncookie-programs"
@@ -139,7 +142,7 @@ if [ $mode = demo ]; then
 	backend_ok $BACKEND || { echo "csum-guard demo: no backend runs here: $(jq -r .reason <<<"$PROBE")" >&2; exit 1; }
 	note "backend $BACKEND"
 	for c in "${CG_DEMO_CASES[@]}"; do
-		cg_run "$c"
+		cg_run "$c" "$BACKEND"
 	done
 	print_table
 	echo "frag: IP fragmentation on forward (veth MTU 576); tx: transmit without checksum offload;"

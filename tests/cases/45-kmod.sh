@@ -49,7 +49,7 @@ case_one_backend() {
 	local t="one-backend-per-device [$BACKEND]" other
 
 	[ "$BPF_OK" = 1 ] && [ "$KMOD_OK" = 1 ] ||
-		{ [ "$BACKEND" = bpf ] && skip "$t: needs both backends on one kernel"; return; }
+		{ [ "$BACKEND" = bpf ] && skip "$t: needs both backends on one kernel"; return 0; }
 	[ "$BACKEND" = bpf ] && other=kmod || other=bpf
 	topo_up --mtu 1500 && guard_on || { fail "$t: set-up"; topo_down; return; }
 	if "$CG" attach tap0 --netns "$VM" --backend $other 2>"$TMPD/err"; then

@@ -217,7 +217,9 @@ case_dist_deb() {
 	before=$(system_files_snapshot)
 	indexes0=$(dist_indexes)
 	[ -e /var/lib/dkms/mok.key ] || mok=1
-	trap 'dist_restore; cleanup' EXIT
+	# (the case's own subshell's: should the run be stopped, the runner
+	# stops this case and waits for it to put the system back)
+	trap dist_restore EXIT
 	# The guest kernel's headers as installed ones, for the postinst to find.
 	if [ ! -e "/lib/modules/$KVER" ]; then
 		made=/lib/modules/$KVER
@@ -231,7 +233,7 @@ case_dist_deb() {
 	dist_install_cycle "$deb" "$ver" "$KVER"
 
 	dist_restore
-	trap cleanup EXIT
+	trap - EXIT
 	after=$(system_files_snapshot)
 	exec 7>&-
 

@@ -21,6 +21,7 @@ CG_CASES=()		# "NAME [ARG]" each, in order
 CG_DEMO_CASES=()
 CG_KERNEL_CASES=()
 CG_HOST_CASES=()
+CG_CASE_PID=		# the case running now (cg_run)
 
 cg_case() {
 	if [ "$1" = --demo ]; then
@@ -73,10 +74,61 @@ cg_selected() {
 	return 1
 }
 
-# cg_run "NAME [ARG]": case_NAME ARG
+# cg_run "NAME [ARG]" TAG: case_NAME ARG, in a subshell of its own, so that
+# nothing it sets reaches the runner or another case (what it reports goes
+# through files: $RESULTS, $REPRO_ROWS, tests/lib/common.sh), and in a
+# process group of its own, with stdin from /dev/null; then cg_reap. A case
+# that exits non-zero without a PASS, FAIL or SKIP of its own is a FAIL,
+# named "NAME ARG [TAG]": a case that dies must not vanish.
 cg_run() {
-	local w
+	local c=$1 tag=$2 before rc
 
-	read -ra w <<<"$1"
-	"case_${w[0]}" "${w[@]:1}"
+	results_tally
+	before=$((n_pass + n_fail + n_skip))
+	set -m
+	(
+		set +m
+		read -ra w <<<"$c"
+		"case_${w[0]}" "${w[@]:1}"
+	) </dev/null &
+	CG_CASE_PID=$!
+	set +m
+	wait "$CG_CASE_PID"
+	rc=$?
+	cg_reap "$c [$tag]"
+	results_tally
+	if [ $rc != 0 ] && [ $((n_pass + n_fail + n_skip)) = "$before" ]; then
+		fail "$c [$tag]: the case exited with status $rc and reported nothing"
+	fi
+}
+
+# cg_reap "NAME ARG [TAG]": what the case that just ended left behind goes,
+# so that the next one cannot meet it: every process of its group, every
+# namespace of this run ($CG_PFX-*: topo_up's, sc_up's, any other). A
+# namespace left is noted, and recorded for the leak check.
+cg_reap() {
+	local n left=
+
+	kill -TERM -- -"$CG_CASE_PID" 2>/dev/null
+	CG_CASE_PID=
+	for n in /run/netns/"$CG_PFX"-*; do
+		[ -e "$n" ] && left="$left ${n##*/}"
+	done
+	[ -n "$left" ] || return 0
+	if [ -n "$1" ]; then
+		note "$1 left namespaces behind:$left (deleted)"
+		echo "$1:$left" >>"$TMPD/netns-left"
+	fi
+	printf 'netns del %s\n' $left | ip -force -batch - 2>/dev/null
+	return 0
+}
+
+# cg_stop: the case running while the run is stopped (tests/run.sh's
+# cleanup): its process group is sent SIGTERM, and waited for, so that a
+# case that puts the system back on its way out (dist_deb) has done so.
+cg_stop() {
+	[ -n "${CG_CASE_PID:-}" ] || return 0
+	kill -TERM -- -"$CG_CASE_PID" 2>/dev/null
+	wait "$CG_CASE_PID" 2>/dev/null
+	cg_reap ""
 }
