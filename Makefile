@@ -140,10 +140,10 @@ $(BUILD)/tests/unit: tests/unit.c include/csum_guard.h loader/select.c loader/se
 # Variants of the guard the tests load, built from the same source with -D:
 # another program of our ABI (one constant changed) and the guard claiming
 # the next ABI version, which attach --object is tried with
-# (tests/cases/object.sh); and the guard with direct packet access
+# (tests/cases/60-object.sh); and the guard with direct packet access
 # switched off, so that every header byte is read the slow way
 # (judge_slow(), bpf_skb_load_bytes()): the sweep holds that path to the
-# same oracle (tests/cases/sweep.sh).
+# same oracle (tests/cases/25-sweep.sh).
 $(BUILD)/tests/guard-alt.bpf.o: VARIANT := -DCG_MAX_DIRECT_OFF=0x3ffe
 $(BUILD)/tests/guard-abi-next.bpf.o: VARIANT := '-DCG_OBJ_ABI_VERSION=(CG_ABI_VERSION + 1)'
 $(BUILD)/tests/guard-helper.bpf.o: VARIANT := -DCG_MAX_DIRECT_OFF=0
@@ -153,7 +153,7 @@ $(BUILD)/tests/guard-%.bpf.o: bpf/csum_guard.bpf.c include/csum_guard.h include/
 	$(Q)$(CLANG) $(GUARD_BPF_FLAGS) $(INCLUDES) $(VARIANT) -c $< -o $@
 
 # An XDP program that passes everything: on a veth peer it turns NAPI on,
-# which native XDP_TX toward that peer needs (tests/cases/syncookie.sh).
+# which native XDP_TX toward that peer needs (tests/cases/80-syncookie.sh).
 $(BUILD)/tests/xdp-pass.bpf.o: tests/tools/xdp-pass.bpf.c | $(BUILD)/tests
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) -g -O2 -target bpf -I/usr/include/$(shell $(CC) -dumpmachine) -c $< -o $@
@@ -174,7 +174,7 @@ deps:
 build-deps:
 	$(call apt-need,$(BUILD_DEPS))
 
-# The suite checks the release artifacts too (tests/cases/dist.sh).
+# The suite checks the release artifacts too (tests/cases/90-dist.sh).
 test: deps
 	$(Q)$(MAKE) --no-print-directory all dist
 	$(Q)tests/run.sh
