@@ -13,7 +13,7 @@
 #include <linux/skbuff.h>
 
 #include <csum_guard.h>
-#include <csum_guard_abi.h>
+#include <csum_guard_genl.h>
 
 /* include/csum_guard.h copies these values of the kernel's ABI */
 static void __init cg_check_abi(void)

@@ -17,7 +17,7 @@
 #include <net/netlink.h>
 #include <net/sock.h>
 
-#include <csum_guard_abi.h>
+#include <csum_guard_genl.h>
 
 static struct genl_family cg_genl_family;
 
@@ -148,6 +148,8 @@ static int cg_nl_dump_one(const struct cg_device_info *dinfo, void *arg)
 			  NLM_F_MULTI, CG_CMD_GET);
 	if (!hdr)
 		return -EMSGSIZE;
+	/* NLM_F_DUMP_INTR when the list changed since the round before */
+	genl_dump_check_consistent(ctx->cb, hdr);
 	if (cg_nl_put_device(skb, dinfo)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
@@ -158,14 +160,17 @@ static int cg_nl_dump_one(const struct cg_device_info *dinfo, void *arg)
 
 /*
  * cb->args[0]: how many devices of this namespace earlier rounds sent.
- * A full message ends this round; the core calls again for the rest.
+ * A full message ends this round; the core calls again for the rest. A
+ * device listed or unlisted between rounds moves positions: cb->seq, the
+ * list's generation, marks the messages after it NLM_F_DUMP_INTR, and the
+ * reader dumps again.
  */
 static int cg_nl_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct cg_nl_dump_ctx ctx = { .skb = skb, .cb = cb };
 	int ret;
 
-	ret = cg_device_dump(sock_net(skb->sk), (unsigned long *)&cb->args[0],
+	ret = cg_device_dump(sock_net(skb->sk), (unsigned long *)&cb->args[0], &cb->seq,
 			     cg_nl_dump_one, &ctx);
 	if (ret && ret != -EMSGSIZE)
 		return ret;

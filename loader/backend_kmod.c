@@ -29,7 +29,7 @@
 #include "modprobe.h"
 #include "nl.h"
 #include "backend.h"
-#include "csum_guard_abi.h"
+#include "csum_guard_genl.h"
 
 #define CG_SYS_MODULE	"/sys/module/" CG_KMOD_NAME
 #define CG_NL_MAXATTR	31	/* above CTRL_ATTR_MAX and CG_A_MAX */
@@ -378,13 +378,19 @@ static int cg_kmod_list(int *ifindexes, int max)
 	struct cg_kmod_list l = { .ifindexes = ifindexes, .max = max };
 	struct cg_nl_msg r;
 	struct cg_genl nl;
-	int ret;
+	int ret, tries;
 
 	ret = cg_genl_open_loaded(&nl);
 	if (ret)
 		return ret == -ENOENT ? 0 : ret;
-	cg_genl_msg(&r, nl.family, CG_CMD_GET, NLM_F_DUMP);
-	ret = cg_genl_talk(&nl, &r, cg_kmod_list_cb, &l);
+	/* a device guarded or gone in the middle of the dump: again, a few times */
+	for (tries = 0; tries < 8; tries++) {
+		l.n = 0;
+		cg_genl_msg(&r, nl.family, CG_CMD_GET, NLM_F_DUMP);
+		ret = cg_genl_talk(&nl, &r, cg_kmod_list_cb, &l);
+		if (ret != -EAGAIN)
+			break;
+	}
 	cg_genl_close(&nl);
 	return ret ? ret : l.n;
 }

@@ -20,6 +20,14 @@
 #include "csum_guard_abi.h"
 #include "state.h"
 
+/* The guards' pins on bpffs: CG_PIN_ROOT/<netns inode>/<ifindex>/NAME */
+#define CG_PIN_ROOT		"/sys/fs/bpf/csum_guard"
+#define CG_PIN_LINK		"link"		/* tcx link, ingress */
+#define CG_PIN_LINK_EGRESS	"link_egress"	/* tcx link, egress (CG_F_EGRESS) */
+#define CG_PIN_PROG		"prog"		/* program (clsact attach) */
+#define CG_PIN_COUNTERS		"counters"
+#define CG_PIN_META		"meta"
+
 #define CG_TC_HANDLE		0xc5
 #define CG_TC_PRIO		1
 
