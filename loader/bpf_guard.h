@@ -61,10 +61,15 @@ struct cg_hook_desc {
 extern const struct cg_hook_desc cg_hooks[CG_HOOK_MAX];
 
 /* A guard program ready to attach: its object, program and counters map. */
+struct csum_guard_bpf;
+
+/* A guard's object: the built-in one through its skeleton, or --object's */
 struct cg_obj {
+	struct csum_guard_bpf *skel;	/* the built-in object; NULL: --object */
 	struct bpf_object *obj;
 	struct bpf_program *prog;
 	struct bpf_map *counters;
+	bool *log_drops;		/* in its read-only data, before load */
 };
 
 /* bpf_state.c */
