@@ -222,6 +222,18 @@ case_bad_input() {
 	1|attach tap0 --netns /etc/passwd
 	1|attach tap0 --netns /nonexistent/ns
 	EOT
+	# under `ip netns exec` (a private mount namespace) pins would die
+	# with the loader, and the guard with them: refused, nothing attached
+	if [ "$BACKEND" = bpf ]; then
+		n=$((n + 1))
+		ip netns exec "$VM" "$CG" attach tap0 --backend bpf >"$TMPD/out" 2>"$TMPD/err"
+		rc=$?
+		if [ $rc != 1 ] || [ "$(wc -l <"$TMPD/err")" != 1 ] || [ -s "$TMPD/out" ] ||
+		   ! grep -q 'use --netns instead' "$TMPD/err"; then
+			bad=$((bad + 1))
+			note "ip netns exec ... attach tap0: rc=$rc: $(head -2 "$TMPD/err" | tr '\n' ' ')"
+		fi
+	fi
 	if [ "$BACKEND" = bpf ] && [ "$KMOD_OK" != 1 ]; then
 		n=$((n + 1))
 		"$CG" attach tap0 --netns "$VM" --backend kmod 2>"$TMPD/err" && bad=$((bad + 1))
