@@ -5,7 +5,9 @@
  * main.c resolves the target (enters its network namespace, looks up the
  * ifindex) before it calls a backend, so every operation below runs inside
  * the target namespace and never switches namespaces itself.
- * All functions return 0 or a negative errno.
+ * All functions return 0 or a negative errno; none prints. Where the
+ * errno alone would not tell the user why, attach and detach record the
+ * reason in ack, for the command's one line.
  */
 #ifndef CG_BACKEND_H
 #define CG_BACKEND_H
@@ -13,6 +15,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
+#include "log.h"
 #include "state.h"
 
 /* bpf: how the program is attached; AUTO takes tcx where the kernel has it */
@@ -64,9 +67,10 @@ struct cg_backend {
 	/* Fill this backend's part of *p; never fails, records reasons. */
 	void (*probe)(struct cg_probe *p);
 	/* Idempotent: attaching an attached device converges to opts. */
-	int (*attach)(const struct cg_target *t, const struct cg_attach_opts *o);
+	int (*attach)(const struct cg_target *t, const struct cg_attach_opts *o,
+		      struct cg_ack *ack);
 	/* -ENOENT when this backend does not guard the device. */
-	int (*detach)(const struct cg_target *t);
+	int (*detach)(const struct cg_target *t, struct cg_ack *ack);
 	/*
 	 * For detach of what is gone: remove the state left by guards of
 	 * devices recorded under t->dev that no longer exist in the namespace

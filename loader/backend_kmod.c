@@ -256,29 +256,43 @@ static void cg_kmod_probe_all(struct cg_probe *p)
 }
 
 /*
- * The module, or the kernel under it, cannot do --egress: say which, in
- * one line. Modules that predate it answer INFO without FLAGS.
+ * The module, or the kernel under it, cannot do --egress: say which.
+ * Modules that predate it answer INFO without FLAGS.
  */
-static int cg_kmod_no_egress(const struct cg_target *t, const struct cg_genl *nl)
+static int cg_kmod_no_egress(const struct cg_genl *nl, struct cg_ack *ack)
 {
 	struct utsname u;
 
 	if (!nl->flags)
-		cg_err("cannot attach to %s%s%s with --egress: module %s is too old for it (reload it from the matching csum-guard package)",
-		       t->dev, t->netns ? " in netns " : "", t->netns ?: "", CG_KMOD_NAME);
-	else
-		cg_err("cannot attach to %s%s%s with --egress: kernel %s has no netfilter egress hook (CONFIG_NETFILTER_EGRESS, 5.16+)",
-		       t->dev, t->netns ? " in netns " : "", t->netns ?: "",
-		       uname(&u) ? "?" : u.release);
-	return -EOPNOTSUPP;
+		return cg_ack_err(ack, -EOPNOTSUPP,
+				  "module %s is too old for --egress (reload it from the matching csum-guard package)",
+				  CG_KMOD_NAME);
+	return cg_ack_err(ack, -EOPNOTSUPP,
+			  "kernel %s has no netfilter egress hook for --egress (CONFIG_NETFILTER_EGRESS, 5.16+)",
+			  uname(&u) ? "?" : u.release);
+}
+
+/* The reasons of cg_genl_open() and of loading the module, in words. */
+static int cg_kmod_why(int err, const struct cg_genl *nl, struct cg_ack *ack)
+{
+	struct utsname u;
+
+	if (err == -ENOPKG)
+		return cg_ack_err(ack, err, "module %s cannot be loaded (is csum-guard-dkms installed for kernel %s?)",
+				  CG_KMOD_NAME, uname(&u) ? "?" : u.release);
+	if (err == -EPROTO)
+		return cg_ack_err(ack, err, "module %s speaks ABI %u, this loader %u: reload it from the matching csum-guard package",
+				  CG_KMOD_NAME, nl->abi, CG_ABI_VERSION);
+	return err;
 }
 
 /*
  * Load the module when its family is missing, then attach. -ENOPKG: the
  * module could not be loaded; -EPROTO: it speaks another ABI;
- * -EOPNOTSUPP: it cannot do what was asked here (reported).
+ * -EOPNOTSUPP: it cannot do what was asked here.
  */
-static int cg_kmod_attach(const struct cg_target *t, const struct cg_attach_opts *o)
+static int cg_kmod_attach(const struct cg_target *t, const struct cg_attach_opts *o,
+			  struct cg_ack *ack)
 {
 	__u32 flags = (o->log_drops ? CG_F_LOG_DROPS : 0) | (o->egress ? CG_F_EGRESS : 0);
 	struct cg_genl nl;
@@ -287,15 +301,16 @@ static int cg_kmod_attach(const struct cg_target *t, const struct cg_attach_opts
 	ret = cg_genl_open(&nl);
 	if (ret == -ENOENT) {
 		if (cg_modprobe(CG_KMOD_NAME, false))
-			return -ENOPKG;
-		ret = cg_genl_open(&nl);
+			ret = -ENOPKG;
+		else
+			ret = cg_genl_open(&nl);
 		if (ret == -ENOENT)
-			return -ENOPKG;
+			ret = -ENOPKG;
 	}
 	if (ret)
-		return ret;
+		return cg_kmod_why(ret, &nl, ack);
 	if ((flags & CG_F_EGRESS) && !(nl.flags & CG_F_EGRESS))
-		ret = cg_kmod_no_egress(t, &nl);
+		ret = cg_kmod_no_egress(&nl, ack);
 	else
 		ret = cg_genl_dev_cmd(&nl, CG_CMD_ATTACH, t->ifindex, &flags, NULL, NULL);
 	cg_genl_close(&nl);
@@ -313,14 +328,14 @@ static int cg_genl_open_loaded(struct cg_genl *nl)
 	return cg_genl_open(nl);
 }
 
-static int cg_kmod_detach(const struct cg_target *t)
+static int cg_kmod_detach(const struct cg_target *t, struct cg_ack *ack)
 {
 	struct cg_genl nl;
 	int ret;
 
 	ret = cg_genl_open_loaded(&nl);
 	if (ret)
-		return ret;
+		return ret == -ENOENT ? ret : cg_kmod_why(ret, &nl, ack);
 	ret = cg_genl_dev_cmd(&nl, CG_CMD_DETACH, t->ifindex, NULL, NULL, NULL);
 	cg_genl_close(&nl);
 	return ret;

@@ -146,15 +146,27 @@ int cg_cmd_status(const struct cg_query *a)
 {
 	struct cg_rows rs = {};
 	struct cg_report_row *r;
+	struct cg_ack ack = {};
 	struct cg_target t;
 	enum cg_choice c;
+	char where[128];
 	int i, err;
 
-	/* locked: listing drops the state of vanished devices */
-	if (cg_cli_need_root("read status") || cg_lock_host())
+	if (cg_cli_need_root("read status"))
 		return 1;
-	if (cg_target_resolve(&t, a->dev, a->netns, "read status of"))
+	/*
+	 * Without the host lock: status only reads, and checks what it reads
+	 * against the kernel (a guard half-made or half-removed by a command
+	 * running now is not listed), so a scrape never waits for attach.
+	 */
+	err = cg_target_resolve(&t, a->dev, a->netns, &ack);
+	if (err) {
+		cg_err("cannot read status of %s: %s",
+		       cg_target_where(&(struct cg_target){ .dev = a->dev, .netns = a->netns },
+				       where, sizeof(where)),
+		       cg_ack_why(&ack, err));
 		return 1;
+	}
 	if (a->dev) {
 		r = cg_row_add(&rs);
 		if (!r)
@@ -168,10 +180,9 @@ int cg_cmd_status(const struct cg_query *a)
 	} else {
 		err = cg_status_here(&rs, a->netns, t.netns_ino);
 		if (!err && !a->netns)
-			err = cg_state_each_netns(NULL, cg_status_ns, &rs);
+			err = cg_state_each_netns(NULL, cg_status_ns, &rs, &ack);
 		if (err) {
-			if (!cg_log_reported())
-				cg_err("cannot read status: %s", strerror(-err));
+			cg_err("cannot read status: %s", cg_ack_why(&ack, err));
 			return 1;
 		}
 	}

@@ -7,12 +7,14 @@
  * exits 1 if anything failed. The runner holds the lines to that summary
  * and to the exit status, so a crash or an early exit cannot pass.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "csum_guard.h"
 #include "csum_guard_abi.h"
 #include "cli.h"
+#include "log.h"
 #include "nl.h"
 #include "select.h"
 #include "sha256.h"
@@ -424,6 +426,20 @@ static void test_lib_state_cli(void)
 				  !cg_cli_dev_valid("a/b"));
 }
 
+/* lib/log: the reason an operation records for its caller to say */
+static void test_lib_ack(void)
+{
+	struct cg_ack ack = {}, none = {};
+
+	EXPECT("lib-ack-returns-err", cg_ack_err(&ack, -EBUSY, "first %d", 1) == -EBUSY);
+	EXPECT("lib-ack-first-kept", cg_ack_err(&ack, -EIO, "second") == -EIO &&
+				     !strcmp(ack.msg, "first 1"));
+	EXPECT("lib-ack-null", cg_ack_err(NULL, -EINVAL, "x") == -EINVAL);
+	EXPECT("lib-ack-why", !strcmp(cg_ack_why(&ack, -EIO), "first 1"));
+	EXPECT("lib-ack-why-errno", !strcmp(cg_ack_why(&none, -ENODEV), strerror(ENODEV)) &&
+				    !strcmp(cg_ack_why(NULL, -ENOENT), strerror(ENOENT)));
+}
+
 int main(void)
 {
 	test_vectors();
@@ -437,6 +453,7 @@ int main(void)
 	test_select();
 	test_lib_nl();
 	test_lib_state_cli();
+	test_lib_ack();
 	printf("unit: %d passed, %d failed\n", passes, failures);
 	return failures ? 1 : 0;
 }
