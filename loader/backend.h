@@ -81,7 +81,8 @@ struct cg_backend {
 	int (*forget)(const struct cg_target *t);
 	/* st->attached = false (and 0 returned) when not guarded. */
 	int (*status)(const struct cg_target *t, struct cg_status *st);
-	/* Up to max ifindexes this backend guards in the current namespace. */
+	/* Up to max ifindexes this backend guards in the current namespace:
+	 * how many, or -errno when it cannot tell (never 0 for that). */
 	int (*list)(int *ifindexes, int max);
 };
 

@@ -467,9 +467,15 @@ static int cg_bpf_list(int *ifindexes, int max)
 {
 	struct cg_bpf_listing l = { .ifindexes = ifindexes, .max = max };
 	__u64 ino;
+	int err;
 
-	if (max <= 0 || cg_netns_ino(&ino) || cg_netns_cookie(&l.cookie))
+	if (max <= 0)
 		return 0;
+	err = cg_netns_ino(&ino);
+	if (!err)
+		err = cg_netns_cookie(&l.cookie);
+	if (err)
+		return err;
 	cg_state_each_dev(CG_PIN_ROOT, ino, cg_bpf_list_one, &l);
 	return l.n;
 }

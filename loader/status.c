@@ -115,6 +115,8 @@ static int cg_status_here(struct cg_rows *rs, const char *netns, __u64 ino)
 
 	for (c = CG_CHOICE_BPF; c <= CG_CHOICE_KMOD; c++) {
 		n = cg_backends[c]->list(ifindexes, CG_MAX_LIST);
+		if (n < 0)	/* not "none guarded": cannot tell */
+			return n;
 		for (i = 0; i < n; i++) {
 			r = cg_row_add(rs);
 			if (!r)
