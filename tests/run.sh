@@ -52,7 +52,7 @@ if [ "$(id -u)" != 0 ]; then
 	echo "tests/run.sh: must be run as root (it creates namespaces and taps)" >&2
 	exit 1
 fi
-for b in "$CG" "$INJECT" "$SNIFF" "$NFQ" "$STREAM" "$TOP/build/tests/unit" "$SYN" "$HOOKS"; do
+for b in "$CG" "$INJECT" "$SNIFF" "$NFQ" "$STREAM" "$TOP/build/tests/unit" "$SYN" "$HOOKS" "$KDUMP"; do
 	[ -x "$b" ] || { echo "tests/run.sh: $b is missing: run make first" >&2; exit 1; }
 done
 # What the suite needs of this machine: all of it, or no case runs.
@@ -69,7 +69,7 @@ CASES=(
 	"repro frag" "repro tx" "repro tx6" "repro vlan" "repro qinq" "repro xtcsum" "repro nfqueue"
 	"repro xtcsum6" "repro nfqueue6" egress boundaries unreadable not_judged sweep sweep_helper log_drops counters
 	volume gso idempotent detach_clean detach_gone clsact_foreign unnamed_netns vanish bad_input
-	module_identity rmmod_guarded one_backend watch check object fleet kill_attach many_taps
+	module_identity rmmod_guarded kmod_dump one_backend watch check object fleet kill_attach many_taps
 )
 
 # Cases that do not depend on the checksum guard's backend (the SYN-cookie

@@ -63,3 +63,39 @@ case_one_backend() {
 	guard_off
 	topo_down
 }
+
+# The module's device dump while the list changes between its rounds
+# (cg-kdump reads one round a read): the messages after the change carry
+# NLM_F_DUMP_INTR, so a reader knows to dump again; a dump of a list that
+# does not change carries none and has every device once. The loader's
+# status, which dumps again, lists every device once.
+case_kmod_dump() {
+	local t="kmod-dump [$BACKEND]" n=120 i ids out=$TMPD/kdump want
+
+	[ "$BACKEND" = kmod ] || return 0
+	topo_up --mtu 1500 && guard_on || { fail "$t: set-up"; topo_down; return; }
+	for i in $(seq $n); do echo "tuntap add dev kd$i mode tap"; done | ip -n "$VM" -batch - ||
+		{ fail "$t: set-up of $n taps"; topo_down; return; }
+	# "IFINDEX NAME" of each, in the order they were made
+	ip -n "$VM" -o link show | awk -F': ' '$2 ~ /^kd[0-9]+$/ { print $1, $2 }' | sort -n >"$out.devs"
+	ids=$(cut -d' ' -f1 "$out.devs")
+	if ! ip netns exec "$VM" "$KDUMP" attach $ids 2>"$out.err"; then
+		fail "$t: cg-kdump attach: $(cat "$out.err")"
+		topo_down
+		return
+	fi
+	ip netns exec "$VM" "$KDUMP" dump >"$out.still" 2>&1
+	# the first device listed goes after the first read
+	ip netns exec "$VM" "$KDUMP" dump --detach-between "$(head -1 <<<"$ids")" >"$out.moved" 2>&1
+	want=$( (sed 1d "$out.devs" | cut -d' ' -f2; echo tap0) | sort)
+	if ! grep -q "^summary messages=$((n + 1)) intr=0 rounds=[3-9]" "$out.still"; then
+		fail "$t: unchanged list of $((n + 1)): $(cat "$out.still")"
+	elif ! grep -q "^summary .* intr=1 rounds=[3-9]" "$out.moved"; then
+		fail "$t: a device detached between rounds, no NLM_F_DUMP_INTR: $(cat "$out.moved")"
+	elif [ "$("$CG" status --netns "$VM" --json | jq -r '.[] | select(.attached) | .device' | sort)" != "$want" ]; then
+		fail "$t: status does not list the $n guarded devices once each"
+	else
+		pass "$t: $((n + 1)) devices, $(sed -n 's/.*rounds=//p' "$out.still") rounds: unchanged, no NLM_F_DUMP_INTR; one detached between rounds, flagged; status lists each once"
+	fi
+	topo_down
+}

@@ -6,8 +6,8 @@
  *	cg-kdump attach IFINDEX...	guard each device through the family
  *	cg-kdump dump [--detach-between IFINDEX]
  *
- * dump reads with a 4 KiB buffer, so the kernel fills one round of the dump
- * per read; with --detach-between it detaches IFINDEX (on a second socket)
+ * dump reads on a socket of its own with a 4 KiB buffer, so the kernel
+ * fills one round of the dump (of 4 KiB at most) per read; with --detach-between it detaches IFINDEX (on a second socket)
  * after the first read, when two rounds have been filled and more are to
  * come. It prints "summary messages=N intr=0|1 rounds=N", intr telling
  * whether any message carried NLM_F_DUMP_INTR. Run inside the namespace.
@@ -72,7 +72,7 @@ static int dev_cmd(int fd, __u16 family, __u8 cmd, __u32 ifindex)
 	return cg_nl_talk(fd, &m, NULL, NULL);
 }
 
-static int dump(int fd, __u16 family, __u32 detach)
+static int dump(__u16 family, __u32 detach)
 {
 	static __u32 seq = 1000;
 	char buf[4096] __attribute__((aligned(NLMSG_ALIGNTO)));
@@ -82,16 +82,24 @@ static int dump(int fd, __u16 family, __u32 detach)
 	struct cg_nl_msg m;
 	__u16 fam2;
 	ssize_t n;
-	int fd2;
+	int fd, fd2;
 
+	/* a socket that has never read more than 4 KiB: the kernel sizes
+	 * each round of a dump by the largest read the socket has made */
+	fd = cg_nl_socket(NETLINK_GENERIC, 0, 10);
+	if (fd < 0)
+		return fd;
 	genl_init(&m, family, CG_CMD_GET, NLM_F_DUMP);
 	m.nh.nlmsg_seq = ++seq;
 	if (sendto(fd, &m.nh, m.nh.nlmsg_len, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		return -errno;
 	while (!done) {
-		n = recv(fd, buf, sizeof(buf), 0);
+		/* MSG_TRUNC: the length of the round, were it longer than buf */
+		n = recv(fd, buf, sizeof(buf), MSG_TRUNC);
 		if (n < 0)
 			return -errno;
+		if (n > (ssize_t)sizeof(buf))
+			return -EMSGSIZE;
 		rounds++;
 		for (nh = (const void *)buf; NLMSG_OK(nh, n); nh = NLMSG_NEXT(nh, n)) {
 			if (nh->nlmsg_flags & NLM_F_DUMP_INTR)
@@ -114,6 +122,7 @@ static int dump(int fd, __u16 family, __u32 detach)
 				return err;
 		}
 	}
+	close(fd);
 	printf("summary messages=%d intr=%d rounds=%d\n", msgs, intr, rounds);
 	return 0;
 }
@@ -139,7 +148,7 @@ int main(int argc, char **argv)
 	} else {
 		if (argc == 4 && !strcmp(argv[2], "--detach-between"))
 			detach = strtoul(argv[3], NULL, 10);
-		err = dump(fd, family, detach);
+		err = dump(family, detach);
 	}
 	close(fd);
 	if (err)
