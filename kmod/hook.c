@@ -78,6 +78,26 @@ unsigned int cg_hook(void *priv, struct sk_buff *skb,
 		}
 	}
 
+	/* IPv6: the next header, then the extension headers it names */
+	if (cg_wants_ip6(&f)) {
+		const u8 *next;
+		u8 buf;
+
+		next = skb_header_pointer(skb, nh_off + f.l3_off + CG_IPV6_NEXTHDR_OFF,
+					  sizeof(buf), &buf);
+		if (next)
+			cg_ip6_start(&f, *next);
+	}
+	for (i = 0; i < CG_IPV6_EXT_MAX && cg_wants_ext(&f); i++) {
+		const u8 *hdr;
+		u8 buf[2];
+
+		hdr = skb_header_pointer(skb, nh_off + f.l3_off + f.ip6_len, sizeof(buf), buf);
+		if (!hdr)
+			break;
+		cg_ip6_step(&f, hdr);
+	}
+
 	v = cg_verdict(&f);
 	if (likely(v == CG_PASS))
 		return NF_ACCEPT;
