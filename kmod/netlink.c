@@ -10,6 +10,7 @@
  * DROPPED and DROPPED_UNREADABLE. INFO answers with the ABI version, the
  * module version and the flags ATTACH can do on this kernel.
  */
+#include "complete.h"
 #include "device.h"
 #include "netlink.h"
 
@@ -25,6 +26,7 @@ static struct genl_family cg_genl_family;
 static const struct nla_policy cg_nl_policy[CG_A_MAX + 1] = {
 	[CG_A_IFINDEX]	= { .type = NLA_U32 },
 	[CG_A_FLAGS]	= { .type = NLA_U32 },
+	[CG_A_COMPLETION] = { .type = NLA_U32 },
 };
 
 static int cg_nl_put_device(struct sk_buff *skb,
@@ -179,9 +181,11 @@ static int cg_nl_dump(struct sk_buff *skb, struct netlink_callback *cb)
 
 static int cg_nl_info(struct sk_buff *skb, struct genl_info *info)
 {
+	struct cg_complete_info ci;
 	struct sk_buff *msg;
 	void *hdr;
 
+	cg_complete_info(&ci);
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
@@ -189,7 +193,45 @@ static int cg_nl_info(struct sk_buff *skb, struct genl_info *info)
 	if (!hdr ||
 	    nla_put_u32(msg, CG_A_ABI_VERSION, CG_ABI_VERSION) ||
 	    nla_put_string(msg, CG_A_VERSION, CG_VERSION) ||
-	    nla_put_u32(msg, CG_A_FLAGS, CG_F_SUPPORTED)) {
+	    nla_put_u32(msg, CG_A_FLAGS, CG_F_SUPPORTED) ||
+	    (ci.available && nla_put_u32(msg, CG_A_COMPLETION, ci.on))) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+/*
+ * The completion guard, host-wide: switched with COMPLETION, by a caller
+ * with CAP_NET_ADMIN in the initial user namespace; reported to anyone.
+ */
+static int cg_nl_completion(struct sk_buff *skb, struct genl_info *info)
+{
+	struct cg_complete_info ci;
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	if (info->attrs[CG_A_COMPLETION]) {
+		if (!netlink_capable(skb, CAP_NET_ADMIN))
+			return -EPERM;
+		ret = cg_complete_set(!!nla_get_u32(info->attrs[CG_A_COMPLETION]));
+		if (ret)
+			return ret;
+	}
+	cg_complete_info(&ci);
+	if (!ci.available)
+		return -EOPNOTSUPP;
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &cg_genl_family, 0, CG_CMD_COMPLETION);
+	if (!hdr ||
+	    nla_put_u32(msg, CG_A_COMPLETION, ci.on) ||
+	    nla_put_u64_64bit(msg, CG_A_COMPLETION_DROPPED, ci.cnt[CG_CNT_DROPPED], CG_A_PAD) ||
+	    nla_put_u64_64bit(msg, CG_A_COMPLETION_UNREADABLE,
+			      ci.cnt[CG_CNT_DROPPED_UNREADABLE], CG_A_PAD)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -216,6 +258,10 @@ static const struct genl_ops cg_nl_ops[] = {
 	{
 		.cmd = CG_CMD_INFO,
 		.doit = cg_nl_info,
+	},
+	{
+		.cmd = CG_CMD_COMPLETION,
+		.doit = cg_nl_completion,
 	},
 };
 

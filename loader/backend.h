@@ -60,7 +60,23 @@ struct cg_probe {
 	bool kmod_loadable;
 	char kmod_err[128];	/* why the kmod backend cannot run, "" if it can */
 	char kmod_egress_err[160]; /* why it cannot guard egress, "" if it can */
+	char completion_err[192];	/* why the module's completion guard cannot
+					 * be had here, "" if it can */
+	bool completion_on;
 };
+
+/* The module's completion guard (host-wide): on, and what it refused */
+struct cg_completion {
+	bool on;
+	__u64 dropped;
+	__u64 dropped_unreadable;
+};
+
+/*
+ * Read it (want -1; an unloaded module reads as off) or switch it (0 off,
+ * 1 on, loading the module). 0, or -errno with the reason in ack.
+ */
+int cg_kmod_completion(int want, struct cg_completion *c, struct cg_ack *ack);
 
 struct cg_backend {
 	const char *name;	/* "bpf", "kmod" */

@@ -39,6 +39,8 @@ struct cg_genl {
 	__u16 family;
 	__u32 abi;
 	__u32 flags;		/* what ATTACH can do; 0: the module does not say */
+	int completion;		/* INFO: -1 the module cannot have the
+				 * completion guard, else whether it is on */
 };
 
 /* Called for every data message of a reply, tb indexed by attribute type. */
@@ -90,6 +92,7 @@ static int cg_genl_info_cb(const struct nlattr *const *tb, void *arg)
 
 	nl->abi = cg_nla_uint(tb[CG_A_ABI_VERSION]);
 	nl->flags = cg_nla_uint(tb[CG_A_FLAGS]);
+	nl->completion = tb[CG_A_COMPLETION] ? (int)cg_nla_uint(tb[CG_A_COMPLETION]) : -1;
 	return 0;
 }
 
@@ -249,10 +252,43 @@ static void cg_kmod_probe_egress(struct cg_probe *p)
 		snprintf(p->kmod_egress_err, sizeof(p->kmod_egress_err), "%s", why);
 }
 
+/*
+ * Can the module have the completion guard here? The loaded module says
+ * so in INFO; before it is loaded, a kernel with function tracing
+ * (/proc/sys/kernel/ftrace_enabled) is taken to, and switching it on tells.
+ */
+static void cg_kmod_probe_completion(struct cg_probe *p)
+{
+	struct cg_genl nl;
+
+	if (*p->kmod_err) {
+		snprintf(p->completion_err, sizeof(p->completion_err), "%s", p->kmod_err);
+		return;
+	}
+	if (!p->kmod_loaded) {
+		if (access("/proc/sys/kernel/ftrace_enabled", F_OK))
+			snprintf(p->completion_err, sizeof(p->completion_err),
+				 "kernel without function tracing (CONFIG_DYNAMIC_FTRACE_WITH_REGS)");
+		return;
+	}
+	if (cg_genl_open(&nl)) {
+		snprintf(p->completion_err, sizeof(p->completion_err),
+			 "module %s does not answer", CG_KMOD_NAME);
+		return;
+	}
+	if (nl.completion < 0)
+		snprintf(p->completion_err, sizeof(p->completion_err),
+			 "module %s cannot have it here (a module that predates it, or a kernel without DYNAMIC_FTRACE_WITH_REGS)",
+			 CG_KMOD_NAME);
+	p->completion_on = nl.completion > 0;
+	cg_genl_close(&nl);
+}
+
 static void cg_kmod_probe_all(struct cg_probe *p)
 {
 	cg_kmod_probe(p);
 	cg_kmod_probe_egress(p);
+	cg_kmod_probe_completion(p);
 }
 
 /*
@@ -414,6 +450,53 @@ static int cg_kmod_list(int *ifindexes, int max)
 static int cg_kmod_forget(const struct cg_target *t)
 {
 	return 0;
+}
+
+static int cg_kmod_completion_cb(const struct nlattr *const *tb, void *arg)
+{
+	struct cg_completion *c = arg;
+
+	c->on = cg_nla_uint(tb[CG_A_COMPLETION]);
+	c->dropped = cg_nla_uint(tb[CG_A_COMPLETION_DROPPED]);
+	c->dropped_unreadable = cg_nla_uint(tb[CG_A_COMPLETION_UNREADABLE]);
+	return 0;
+}
+
+int cg_kmod_completion(int want, struct cg_completion *c, struct cg_ack *ack)
+{
+	struct utsname u;
+	struct cg_nl_msg r;
+	struct cg_genl nl;
+	__u32 on = want > 0;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	/* reading never loads the module; switching on does */
+	ret = want > 0 ? cg_genl_open(&nl) : cg_genl_open_loaded(&nl);
+	if (ret == -ENOENT && want > 0) {
+		ret = cg_modprobe(CG_KMOD_NAME, false) ? -ENOPKG : cg_genl_open(&nl);
+		if (ret == -ENOENT)
+			ret = -ENOPKG;
+	}
+	if (ret == -ENOENT)
+		return 0;	/* not loaded: off */
+	if (ret)
+		return cg_kmod_why(ret, &nl, ack);
+	if (nl.completion < 0) {
+		cg_genl_close(&nl);
+		return cg_ack_err(ack, -EOPNOTSUPP,
+				  "module %s cannot have the completion guard on kernel %s (a module that predates it, or a kernel without DYNAMIC_FTRACE_WITH_REGS)",
+				  CG_KMOD_NAME, uname(&u) ? "?" : u.release);
+	}
+	cg_genl_msg(&r, nl.family, CG_CMD_COMPLETION, 0);
+	if (want >= 0)
+		cg_nl_put(&r, CG_A_COMPLETION, &on, sizeof(on));
+	ret = cg_genl_talk(&nl, &r, cg_kmod_completion_cb, c);
+	cg_genl_close(&nl);
+	if (ret == -EBUSY || ret == -EEXIST)
+		return cg_ack_err(ack, ret, "skb_checksum_help() is already redirected by another ftrace user (a live patch?): %s",
+				  strerror(-ret));
+	return ret;
 }
 
 const struct cg_backend cg_backend_kmod = {

@@ -56,6 +56,8 @@ struct cg_query {
 	bool prometheus;
 };
 int cg_cmd_status(const struct cg_query *a);
+/* csum-guard completion on|off|status: exit status 0, 1 or 2 */
+int cg_cmd_completion(int argc, char **argv);
 int cg_cmd_probe(const struct cg_query *a);
 
 #endif /* CG_COMMANDS_H */

@@ -8,6 +8,7 @@
  *	csum-guard probe [--json]
  *	csum-guard watch [--match GLOB[,GLOB...]]... [--backend B] [--log-drops]
  *	csum-guard check [--path frag|tx] [--json]
+ *	csum-guard completion on|off|status [--json]
  *
  * Exit status: 0 done (detaching an unguarded device is done), 1 failed,
  * 2 bad usage. Errors are one line on stderr; nothing is left half-made.
@@ -45,7 +46,9 @@ static const char usage_text[] =
 	"       csum-guard status [DEV] [--netns NS] [--json|--prometheus]\n"
 	"       csum-guard probe [--json]\n"
 	"       csum-guard watch [--match GLOB[,GLOB...]]... [--backend auto|bpf|kmod] [--log-drops]\n"
+	"                        [--no-completion]\n"
 	"       csum-guard check [--path frag|tx] [--json]\n"
+	"       csum-guard completion on|off|status [--json]\n"
 	"       csum-guard syncookie attach DEV --ports P[,P...] [--netns NS]\n"
 	"                         [--mode auto|xdp|xdp-generic|tc|nft] [--set-sysctl]\n"
 	"       csum-guard syncookie detach DEV [--netns NS]\n"
@@ -65,6 +68,9 @@ static const char usage_text[] =
 	"--object loads the BPF object at PATH instead of the built-in one, only if its\n"
 	"  SHA-256 is HEX and its ABI is this loader's; a guarded device gets the new\n"
 	"  program in place, counters kept (roll forward or back by repinning).\n"
+	"completion: the kernel module's completion guard, host-wide: it refuses at\n"
+	"  skb_checksum_help() to complete a checksum that starts inside the IP headers,\n"
+	"  whatever devices, tunnels or redirects the packet crossed (kmod backend).\n"
 	"status without DEV and --netns lists the guarded devices of every network\n"
 	"  namespace; --prometheus writes the counters for node_exporter's textfile\n"
 	"  collector.\n"
@@ -222,6 +228,8 @@ int main(int argc, char **argv)
 		cg_log_libbpf();
 		return cg_syncookie(argc, argv);
 	}
+	if (!strcmp(a.cmd, "completion"))
+		return cg_cmd_completion(argc, argv);
 	if (!strcmp(a.cmd, "watch")) {
 		cg_log_libbpf();
 		return cg_watch(argc, argv);

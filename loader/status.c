@@ -190,6 +190,14 @@ int cg_cmd_status(const struct cg_query *a)
 	}
 	if (a->prometheus) {
 		cg_report_prometheus(rs.row, rs.n);
+		/* host-wide: with the whole host's listing only */
+		if (!a->dev && !a->netns) {
+			struct cg_completion cc;
+
+			if (cg_kmod_completion(-1, &cc, NULL))
+				memset(&cc, 0, sizeof(cc));
+			cg_report_prometheus_completion(&cc);
+		}
 	} else if (a->dev) {
 		cg_print_status(a, &rs.row[0]);
 		if (a->json)
@@ -225,12 +233,13 @@ int cg_cmd_probe(const struct cg_query *a)
 	if (!a->json) {
 		printf("root: %s\nbtf: %s\nbpf_cast_to_kern_ctx: %s\ntc program loads: %s\n"
 		       "tcx: %s\nkmod loaded: %s\nkmod loadable: %s\n"
-		       "egress, bpf: %s\negress, kmod: %s\nbackend: %s\nreason: %s\n",
+		       "egress, bpf: %s\negress, kmod: %s\ncompletion guard: %s\nbackend: %s\nreason: %s\n",
 		       p.root ? "yes" : "no", p.btf ? "yes" : "no", p.kfunc ? "yes" : "no",
 		       p.prog_loads ? "yes" : "no", p.tcx ? "yes" : "no",
 		       p.kmod_loaded ? "yes" : "no", p.kmod_loadable ? "yes" : "no",
 		       *p.bpf_egress_err ? p.bpf_egress_err : "yes",
 		       *p.kmod_egress_err ? p.kmod_egress_err : "yes",
+		       *p.completion_err ? p.completion_err : p.completion_on ? "yes, on" : "yes",
 		       cg_choice_name(c) ?: "none", why);
 		return c == CG_CHOICE_NONE;
 	}
@@ -246,6 +255,8 @@ int cg_cmd_probe(const struct cg_query *a)
 	cg_json_kv_str(&first, "kmod_unavailable", *p.kmod_err ? p.kmod_err : NULL);
 	cg_json_kv_str(&first, "bpf_egress_unavailable", *p.bpf_egress_err ? p.bpf_egress_err : NULL);
 	cg_json_kv_str(&first, "kmod_egress_unavailable", *p.kmod_egress_err ? p.kmod_egress_err : NULL);
+	cg_json_kv_str(&first, "completion_unavailable", *p.completion_err ? p.completion_err : NULL);
+	cg_json_kv_bool(&first, "completion", p.completion_on);
 	cg_json_kv_str(&first, "backend", cg_choice_name(c));
 	cg_json_kv_str(&first, "reason", why);
 	puts("}");

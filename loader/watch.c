@@ -256,6 +256,32 @@ static void cg_wwork(struct cg_watch *w)
 	}
 }
 
+/*
+ * The module's completion guard covers what no device's guard sees (a
+ * frame a tunnel decapsulated, one a macvtap transmitted, one a tc redirect
+ * took first): on wherever the module can load, unless --no-completion or
+ * --backend bpf asked for the BPF guard alone. A host that cannot have it
+ * is said once and watched all the same.
+ */
+static void cg_wcompletion(const struct cg_watch *w)
+{
+	struct cg_completion c;
+	struct cg_ack ack = {};
+	struct cg_probe p = {};
+
+	if (w->no_completion || w->backend == CG_CHOICE_BPF)
+		return;
+	cg_backend_kmod.probe(&p);
+	if (*p.completion_err) {
+		printf("completion guard unavailable: %s\n", p.completion_err);
+		return;
+	}
+	if (cg_kmod_completion(1, &c, &ack))
+		printf("completion guard unavailable: %s\n", cg_ack_why(&ack, -EOPNOTSUPP));
+	else
+		printf("completion guard on\n");
+}
+
 /* --- the command ------------------------------------------------------- */
 
 static int cg_wparse(int argc, char **argv, struct cg_watch *w)
@@ -264,6 +290,7 @@ static int cg_wparse(int argc, char **argv, struct cg_watch *w)
 		{ "match", required_argument, NULL, 'm' },
 		{ "backend", required_argument, NULL, 'b' },
 		{ "log-drops", no_argument, NULL, 'l' },
+		{ "no-completion", no_argument, NULL, 'C' },
 		CG_OPT_END,
 	};
 	int c;
@@ -285,6 +312,9 @@ static int cg_wparse(int argc, char **argv, struct cg_watch *w)
 			break;
 		case 'l':
 			w->log_drops = true;
+			break;
+		case 'C':
+			w->no_completion = true;
 			break;
 		default:
 			return cg_cli_bad_option(c, argv);
@@ -332,6 +362,7 @@ int cg_watch(int argc, char **argv)
 		printf("%s%s", i ? "," : " matching ", w.match[i]);
 	printf(" (backend %s%s)\n", cg_choice_name(w.backend) ?: "auto",
 	       w.log_drops ? ", log-drops" : "");
+	cg_wcompletion(&w);
 
 	for (;;) {
 		now = cg_now_ms();

@@ -69,7 +69,7 @@ CASES=(
 	"repro frag" "repro tx" "repro tx6" "repro vlan" "repro qinq" "repro xtcsum" "repro nfqueue"
 	"repro xtcsum6" "repro nfqueue6" egress boundaries unreadable not_judged sweep sweep_helper log_drops counters
 	volume gso idempotent detach_clean detach_gone clsact_foreign unnamed_netns vanish bad_input
-	module_identity rmmod_guarded kmod_dump one_backend watch check object fleet kill_attach many_taps
+	module_identity rmmod_guarded kmod_dump completion one_backend watch check object fleet kill_attach many_taps
 )
 
 # Cases that do not depend on the checksum guard's backend (the SYN-cookie
