@@ -46,7 +46,8 @@ SC_OBJS := $(SC_SRCS:syncookie/%.c=$(BUILD)/syncookie/%.o)
 TOOLS := $(BUILD)/tests/cg-inject $(BUILD)/tests/cg-sniff $(BUILD)/tests/cg-nfq \
 	$(BUILD)/tests/cg-stream $(BUILD)/tests/unit $(BUILD)/tests/guard-alt.bpf.o \
 	$(BUILD)/tests/guard-abi-next.bpf.o $(BUILD)/tests/guard-helper.bpf.o \
-	$(BUILD)/tests/sc-syn $(BUILD)/tests/xdp-pass.bpf.o $(BUILD)/tests/cg-hooks
+	$(BUILD)/tests/sc-syn $(BUILD)/tests/xdp-pass.bpf.o $(BUILD)/tests/cg-hooks \
+	$(BUILD)/tests/cg-kdump
 # What the benchmark tools and cg-stream share: netns, numbers, sockets.
 BENCH_UTIL := bench/util.c lib/netns.c lib/log.c
 
@@ -122,6 +123,12 @@ $(BUILD)/tests/%: tests/tools/%.c tests/tools/csum.h tests/tools/capture.h tests
 $(BUILD)/tests/cg-hooks: tests/tools/cg-hooks.c lib/compat.h | $(BUILD)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $< $(LIBS)
+
+# cg-kdump reads the module's device dump round by round, through lib/nl.
+$(BUILD)/tests/cg-kdump: tests/tools/cg-kdump.c lib/nl.c lib/nl.h include/csum_guard_genl.h \
+		include/csum_guard_abi.h | $(BUILD)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -Ilib -Iinclude -o $@ $< lib/nl.c
 
 $(BUILD)/tests/cg-stream: tests/tools/cg-stream.c $(BENCH_UTIL) bench/util.h | $(BUILD)/tests
 	$(call msg,CC,$@)

@@ -88,16 +88,17 @@ static __always_inline int read_vhl(struct __sk_buff *ctx, __u32 off)
 	return vhl;
 }
 
-/* The 4-byte VLAN tag at offset off into tag; false if it is not there. */
-static __always_inline bool read_tag(struct __sk_buff *ctx, __u32 off, __u8 *tag)
+/* len bytes at offset off into buf (a VLAN tag, the first two bytes of an
+ * IPv6 extension header); false if they are not there. */
+static __always_inline bool read_bytes(struct __sk_buff *ctx, __u32 off, __u8 *buf, __u32 len)
 {
 	__u8 *p;
 
-	if (direct(ctx, off, CG_VLAN_HLEN, &p)) {
-		__builtin_memcpy(tag, p, CG_VLAN_HLEN);
+	if (direct(ctx, off, len, &p)) {
+		__builtin_memcpy(buf, p, len);
 		return true;
 	}
-	return !bpf_skb_load_bytes(ctx, off, tag, CG_VLAN_HLEN);
+	return !bpf_skb_load_bytes(ctx, off, buf, len);
 }
 
 /*
@@ -121,13 +122,17 @@ static __noinline int drop(struct __sk_buff *ctx, enum cg_verdict v, __u32 csum_
 	return TC_ACT_SHOT;
 }
 
-/* The verdict on fields read in full; what the program returns for it. */
+/* The verdict on fields read in full; what the program returns for it.
+ * vhl: IPv4's version/IHL byte, -1 if unread (IPv6: its caller read what
+ * it needed into f). */
 static __always_inline int act(struct __sk_buff *ctx, struct cg_fields *f, int vhl)
 {
 	enum cg_verdict v;
 
-	f->l3_readable = vhl >= 0;
-	f->ip_vhl = vhl;
+	if (f->protocol == CG_ETH_P_IP) {
+		f->l3_readable = vhl >= 0;
+		f->ip_vhl = vhl;
+	}
 	v = cg_verdict(f);
 	if (v == CG_PASS)
 		return TC_ACT_UNSPEC;
@@ -151,9 +156,10 @@ static __always_inline bool mac_header(struct sk_buff *skb, __u32 network_header
 
 /*
  * The long way, for a CHECKSUM_PARTIAL frame that still carries VLAN tags at
- * network_header (QinQ: the kernel stripped only the outer one), or whose
- * IPv4 header direct access cannot reach: step over the tags, read through
- * the helper where needed, decide.
+ * network_header (QinQ: the kernel stripped only the outer one), whose IP
+ * header direct access cannot reach, or whose IPv6 header is followed by
+ * extension headers: step over the tags and the extension headers, read
+ * through the helper where needed, decide.
  */
 static __noinline int judge_slow(struct __sk_buff *ctx, __u32 protocol)
 {
@@ -172,12 +178,22 @@ static __noinline int judge_slow(struct __sk_buff *ctx, __u32 protocol)
 		cg_vlan_rewind(&f, mac);
 		nh_off = f.network_header - mac;
 		for (i = 0; i < CG_VLAN_MAX && cg_wants_vlan(&f); i++) {
-			if (!read_tag(ctx, nh_off + f.l3_off, tag))
+			if (!read_bytes(ctx, nh_off + f.l3_off, tag, CG_VLAN_HLEN))
 				break;
 			cg_vlan_step(&f, tag);
 		}
 		if (cg_wants_l3(&f))
 			vhl = read_vhl(ctx, nh_off + f.l3_off);
+		if (cg_wants_ip6(&f)) {
+			vhl = read_vhl(ctx, nh_off + f.l3_off + CG_IPV6_NEXTHDR_OFF);
+			if (vhl >= 0)
+				cg_ip6_start(&f, vhl);
+		}
+		for (i = 0; i < CG_IPV6_EXT_MAX && cg_wants_ext(&f); i++) {
+			if (!read_bytes(ctx, nh_off + f.l3_off + f.ip6_len, tag, 2))
+				break;
+			cg_ip6_step(&f, tag);
+		}
 	}
 	return act(ctx, &f, vhl);
 }
@@ -191,7 +207,7 @@ int csum_guard(struct __sk_buff *ctx)
 		.protocol = bpf_ntohs(ctx->protocol),
 	};
 	__u32 mac;
-	__u8 *vhl;
+	__u8 *p;
 
 	/* The common case: not CHECKSUM_PARTIAL IP, nothing else to read. */
 	if (!cg_judged(&f))
@@ -201,11 +217,22 @@ int csum_guard(struct __sk_buff *ctx)
 
 	f.csum_start = skb->csum_start;
 	f.network_header = skb->network_header;
-	if (!mac_header(skb, f.network_header, &mac) || !cg_wants_l3(&f))
+	if (!mac_header(skb, f.network_header, &mac))
 		return act(ctx, &f, -1);
-	if (!direct(ctx, f.network_header - mac, 1, &vhl))
-		return judge_slow(ctx, f.protocol);
-	return act(ctx, &f, *vhl);
+	if (cg_wants_l3(&f)) {
+		if (!direct(ctx, f.network_header - mac, 1, &p))
+			return judge_slow(ctx, f.protocol);
+		return act(ctx, &f, *p);
+	}
+	/* IPv6 with csum_start past the fixed header: TCP or UDP right
+	 * after it decides here; extension headers take the long way */
+	if (cg_wants_ip6(&f)) {
+		if (!direct(ctx, f.network_header - mac + CG_IPV6_NEXTHDR_OFF, 1, &p) ||
+		    cg_ipv6_is_ext(*p))
+			return judge_slow(ctx, f.protocol);
+		cg_ip6_start(&f, *p);
+	}
+	return act(ctx, &f, -1);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -7,7 +7,8 @@
  * header. Whoever later completes that checksum (skb_checksum_help() from IP
  * fragmentation, xfrm, nfqueue, xt_CHECKSUM, a transmit path without checksum
  * offload) folds the sum and writes it over the header. IPv6 has the same
- * hole on the transmit path: the sum lands on its addresses.
+ * hole on the transmit path: the sum lands on its addresses, or on an
+ * extension header (a routing header's segments, a fragment's offset).
  *
  * cg_verdict() decides whether such a packet is dropped. It takes fields a
  * backend has already parsed (never an skb) so that the BPF program, the
@@ -44,6 +45,17 @@
 #define CG_CHECKSUM_PARTIAL	3
 #define CG_IPV4_MIN_IHL		5
 #define CG_IPV6_HLEN		40
+#define CG_IPV6_NEXTHDR_OFF	6	/* of the fixed header's next-header byte */
+/* Next-header values of the extension headers (IANA), stable since RFC 2460 */
+#define CG_IPPROTO_HOPOPTS	0
+#define CG_IPPROTO_ROUTING	43
+#define CG_IPPROTO_FRAGMENT	44
+#define CG_IPPROTO_AH		51
+#define CG_IPPROTO_DSTOPTS	60
+#define CG_IPPROTO_MH		135
+#define CG_IPPROTO_HIP		139
+#define CG_IPPROTO_SHIM6	140
+#define CG_IPV6_FRAG_HLEN	8
 
 /*
  * VLAN tags still in the packet that a backend steps over. The kernel strips
@@ -52,6 +64,14 @@
  * than this many tags left fails closed.
  */
 #define CG_VLAN_MAX		4
+
+/*
+ * IPv6 extension headers a backend steps over before the transport header.
+ * A CHECKSUM_PARTIAL packet whose chain is longer (or cannot be read) and
+ * whose csum_start lies past what was walked fails closed: no stack builds
+ * such a packet with a checksum left to complete.
+ */
+#define CG_IPV6_EXT_MAX		8
 
 /*
  * What a backend reads from one skb. Offsets are the kernel's own: counted
@@ -67,12 +87,17 @@ struct cg_fields {
 	__u8 ip_vhl;		/* IPv4 version/IHL byte (IPv6: unused) */
 	__u8 l3_off;		/* bytes of VLAN tags between network_header
 				 * and the L3 header (cg_vlan_step()) */
+	__u8 ip6_next;		/* IPv6: the next header after ip6_len bytes */
+	__u16 ip6_len;		/* IPv6: bytes of headers walked, from the L3
+				 * header (cg_ip6_start(), cg_ip6_step()) */
 };
 
 enum cg_verdict {
 	CG_PASS = 0,
-	CG_DROP,		/* csum_start lies inside the IP header */
-	CG_DROP_UNREADABLE,	/* the IP header cannot be read, or IHL < 5 */
+	CG_DROP,		/* csum_start lies inside the IP header
+				 * (IPv6: or an extension header) */
+	CG_DROP_UNREADABLE,	/* the IP header cannot be read, IHL < 5, or
+				 * an IPv6 chain was not walked to its end */
 };
 
 /*
@@ -137,12 +162,71 @@ static __always_inline bool cg_wants_l3(const struct cg_fields *f)
 	       f->protocol == CG_ETH_P_IP;
 }
 
+static __always_inline bool cg_ipv6_is_ext(__u8 nexthdr)
+{
+	return nexthdr == CG_IPPROTO_HOPOPTS || nexthdr == CG_IPPROTO_ROUTING ||
+	       nexthdr == CG_IPPROTO_FRAGMENT || nexthdr == CG_IPPROTO_AH ||
+	       nexthdr == CG_IPPROTO_DSTOPTS || nexthdr == CG_IPPROTO_MH ||
+	       nexthdr == CG_IPPROTO_HIP || nexthdr == CG_IPPROTO_SHIM6;
+}
+
+/*
+ * IPv6: does the decision read the fixed header's next-header byte (at
+ * network_header + l3_off + CG_IPV6_NEXTHDR_OFF)? Only when csum_start lies
+ * at or past the fixed header: before it the packet drops unread.
+ */
+static __always_inline bool cg_wants_ip6(const struct cg_fields *f)
+{
+	return f->ip_summed == CG_CHECKSUM_PARTIAL && f->protocol == CG_ETH_P_IPV6 &&
+	       f->csum_start >= f->network_header + f->l3_off + CG_IPV6_HLEN;
+}
+
+/* The next-header byte the backend read. */
+static __always_inline void cg_ip6_start(struct cg_fields *f, __u8 nexthdr)
+{
+	f->l3_readable = 1;
+	f->ip6_next = nexthdr;
+	f->ip6_len = CG_IPV6_HLEN;
+}
+
+/*
+ * Is there an extension header to step over? The backend reads its first
+ * two bytes at network_header + l3_off + ip6_len and hands them to
+ * cg_ip6_step(), at most CG_IPV6_EXT_MAX times; a header it cannot read
+ * ends the walk. Only while csum_start lies at or past it: a csum_start
+ * before it already drops. The common packet (TCP or UDP right after the
+ * fixed header) wants none.
+ */
+static __always_inline bool cg_wants_ext(const struct cg_fields *f)
+{
+	return f->l3_readable && f->protocol == CG_ETH_P_IPV6 && cg_ipv6_is_ext(f->ip6_next) &&
+	       f->csum_start >= f->network_header + f->l3_off + f->ip6_len;
+}
+
+/* hdr: an extension header's next-header and length bytes */
+static __always_inline void cg_ip6_step(struct cg_fields *f, const __u8 *hdr)
+{
+	__u32 len;
+
+	if (f->ip6_next == CG_IPPROTO_FRAGMENT)
+		len = CG_IPV6_FRAG_HLEN;		/* its second byte is reserved */
+	else if (f->ip6_next == CG_IPPROTO_AH)
+		len = ((__u32)hdr[1] + 2) * 4;		/* RFC 4302: in 4-byte words */
+	else
+		len = ((__u32)hdr[1] + 1) * 8;		/* RFC 8200 */
+	f->ip6_next = hdr[0];
+	f->ip6_len += len;
+}
+
 /*
  * The decision. A legitimate CHECKSUM_PARTIAL packet has csum_start at its
  * transport header, at or past the end of the IP header, so the test never
  * matches good traffic. An IPv4 header that cannot be read, or whose IHL is
  * below 5, fails closed. For IPv6 the fixed 40-byte header (the addresses)
- * is protected; extension headers lie past it and are not parsed. Behind
+ * and the extension headers after it are protected: csum_start must lie at
+ * or past the transport header; a chain the backend could not walk to its
+ * end (too long, or unreadable) fails closed if csum_start lies past the
+ * part walked. Behind
  * VLAN tags the same holds for the inner header; tags the backend could not
  * step over fail closed, as a CHECKSUM_PARTIAL packet with a checksum inside
  * them or behind them is not one a well-behaved sender makes.
@@ -154,8 +238,17 @@ static __always_inline enum cg_verdict cg_verdict(const struct cg_fields *f)
 
 	if (!cg_judged(f))
 		return CG_PASS;
-	if (f->protocol == CG_ETH_P_IPV6)
-		return f->csum_start < l3 + CG_IPV6_HLEN ? CG_DROP : CG_PASS;
+	if (f->protocol == CG_ETH_P_IPV6) {
+		if (f->csum_start < l3 + CG_IPV6_HLEN)
+			return CG_DROP;
+		if (!f->l3_readable)
+			return CG_DROP_UNREADABLE;
+		if (f->csum_start < l3 + f->ip6_len)
+			return CG_DROP;		/* inside an extension header */
+		if (cg_ipv6_is_ext(f->ip6_next))
+			return CG_DROP_UNREADABLE;	/* the walk did not get to its end */
+		return CG_PASS;
+	}
 	if (f->protocol != CG_ETH_P_IP || !f->l3_readable)
 		return CG_DROP_UNREADABLE;
 	ihl = f->ip_vhl & 0x0f;

@@ -22,6 +22,14 @@ void cg_probe(struct net_device *dev, void *t)
 	dev_hold_track(dev, (netdevice_tracker *)t, GFP_KERNEL);
 	dev_put_track(dev, (netdevice_tracker *)t);
 }
+#elif defined(CG_PROBE_FTRACE_REGS)
+#include <linux/ftrace.h>
+void cg_probe(struct net_device *dev, void *t)
+{
+	struct pt_regs *regs = ftrace_get_regs((struct ftrace_regs *)t);
+
+	(void)regs;
+}
 #else
 #error "no probe selected"
 #endif

@@ -84,4 +84,30 @@ static inline void cg_netdev_put(struct net_device *dev, cg_netdev_tracker *t)
 }
 #endif
 
+/*
+ * The completion guard redirects skb_checksum_help() from an ftrace
+ * handler, which needs the registers saved (DYNAMIC_FTRACE_WITH_REGS) and
+ * the function's first argument and return address in them. The handler
+ * is handed struct ftrace_regs since 5.11, struct pt_regs before.
+ */
+#if IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_REGS)
+#define CG_HAVE_COMPLETION 1
+#include <linux/ftrace.h>
+#if defined(CG_HAVE_FTRACE_REGS)
+typedef struct ftrace_regs cg_ftrace_regs;
+
+static inline struct pt_regs *cg_ftrace_get_regs(cg_ftrace_regs *fregs)
+{
+	return ftrace_get_regs(fregs);
+}
+#else
+typedef struct pt_regs cg_ftrace_regs;
+
+static inline struct pt_regs *cg_ftrace_get_regs(cg_ftrace_regs *regs)
+{
+	return regs;
+}
+#endif
+#endif
+
 #endif /* CG_KMOD_COMPAT_H */

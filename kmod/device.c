@@ -31,6 +31,16 @@
 
 static LIST_HEAD(cg_devices);
 static DEFINE_MUTEX(cg_devices_lock);
+/* Changes with every entry listed or unlisted: tells a dump that spans
+ * several rounds that the list changed between them. Never 0. */
+static unsigned int cg_devices_gen = 1;
+
+static void cg_devices_changed(void)
+{
+	lockdep_assert_held(&cg_devices_lock);
+	if (!++cg_devices_gen)
+		cg_devices_gen = 1;
+}
 
 static struct cg_device *cg_device_find_dev(const struct net_device *dev)
 {
@@ -153,6 +163,7 @@ static struct cg_device *cg_device_create(struct net_device *dev, u32 flags)
 	cd->flags = flags;
 
 	list_add_tail(&cd->list, &cg_devices);
+	cg_devices_changed();
 	return cd;
 
 err_egress:
@@ -179,6 +190,7 @@ static void cg_device_destroy(struct cg_device *cd)
 	lockdep_assert_held(&cg_devices_lock);
 
 	list_del(&cd->list);
+	cg_devices_changed();
 	cg_device_set_egress(cd, 0);
 	nf_unregister_net_hook(dev_net(cd->dev), &cd->ops);
 	cg_netdev_put(cd->dev, &cd->dev_tracker);
@@ -264,8 +276,10 @@ int cg_device_get(struct net *net, int ifindex, struct cg_device_info *info)
  * Call fn for every guarded device of net from position *pos on, counting
  * only that namespace's devices; stop at the first non-zero return and
  * leave *pos at the device that was not taken, for the next dump round.
+ * *gen gets the list's generation before fn is first called: a round that
+ * sees another one than the round before knows that positions moved.
  */
-int cg_device_dump(struct net *net, unsigned long *pos,
+int cg_device_dump(struct net *net, unsigned long *pos, unsigned int *gen,
 		   cg_device_dump_fn fn, void *arg)
 {
 	struct cg_device_info info;
@@ -274,6 +288,7 @@ int cg_device_dump(struct net *net, unsigned long *pos,
 	int ret = 0;
 
 	mutex_lock(&cg_devices_lock);
+	*gen = cg_devices_gen;
 	list_for_each_entry(cd, &cg_devices, list) {
 		if (!net_eq(dev_net(cd->dev), net))
 			continue;

@@ -69,7 +69,7 @@ int cg_device_attach(struct net *net, int ifindex, u32 flags,
 		     struct netlink_ext_ack *extack);
 int cg_device_detach(struct net *net, int ifindex);
 int cg_device_get(struct net *net, int ifindex, struct cg_device_info *info);
-int cg_device_dump(struct net *net, unsigned long *pos,
+int cg_device_dump(struct net *net, unsigned long *pos, unsigned int *gen,
 		   cg_device_dump_fn fn, void *arg);
 
 int cg_device_init(void);

@@ -34,51 +34,84 @@ static void cg_hook_log(const struct sk_buff *skb,
 			     f->csum_start, f->network_header + f->l3_off, ihl);
 }
 
-unsigned int cg_hook(void *priv, struct sk_buff *skb,
-		     const struct nf_hook_state *state)
+/*
+ * The fields cg_verdict() needs, read from the skb as it is now, and the
+ * verdict on them: for the hooks at a device and for the completion guard
+ * at skb_checksum_help() alike. Offsets into the packet are from
+ * skb->data (the network header at ingress, the MAC header at egress and
+ * at completion), read with skb_header_pointer().
+ */
+enum cg_verdict cg_skb_verdict(const struct sk_buff *skb, struct cg_fields *f)
 {
-	struct cg_device *cd = priv;
-	struct cg_fields f = {
-		.csum_start = skb->csum_start,
-		.network_header = skb->network_header,
-		.protocol = ntohs(skb->protocol),
-		.ip_summed = skb->ip_summed,
-	};
-	enum cg_verdict v;
 	int nh_off, i;
+
+	memset(f, 0, sizeof(*f));
+	f->csum_start = skb->csum_start;
+	f->network_header = skb->network_header;
+	f->protocol = ntohs(skb->protocol);
+	f->ip_summed = skb->ip_summed;
+	if (!cg_judged(f))
+		return CG_PASS;
 
 	/*
 	 * QinQ and deeper: at ingress the kernel stripped one tag, others
 	 * remain at network_header; at egress an AF_PACKET frame carries all
-	 * its tags in front of network_header (cg_vlan_rewind()). Offsets are
-	 * from skb->data: the network header at ingress, the MAC header at
-	 * egress.
+	 * its tags in front of network_header (cg_vlan_rewind()).
 	 */
-	if (cg_wants_vlan(&f) && skb_mac_header_was_set(skb))
-		cg_vlan_rewind(&f, skb->mac_header);
-	nh_off = (int)f.network_header - (int)skb_headroom(skb);
-	for (i = 0; i < CG_VLAN_MAX && cg_wants_vlan(&f); i++) {
+	if (cg_wants_vlan(f) && skb_mac_header_was_set(skb))
+		cg_vlan_rewind(f, skb->mac_header);
+	nh_off = (int)f->network_header - (int)skb_headroom(skb);
+	for (i = 0; i < CG_VLAN_MAX && cg_wants_vlan(f); i++) {
 		const u8 *tag;
 		u8 buf[CG_VLAN_HLEN];
 
-		tag = skb_header_pointer(skb, nh_off + f.l3_off, sizeof(buf), buf);
+		tag = skb_header_pointer(skb, nh_off + f->l3_off, sizeof(buf), buf);
 		if (!tag)
 			break;
-		cg_vlan_step(&f, tag);
+		cg_vlan_step(f, tag);
 	}
 
-	if (cg_wants_l3(&f)) {
+	if (cg_wants_l3(f)) {
 		const u8 *vhl;
 		u8 buf;
 
-		vhl = skb_header_pointer(skb, nh_off + f.l3_off, sizeof(buf), &buf);
+		vhl = skb_header_pointer(skb, nh_off + f->l3_off, sizeof(buf), &buf);
 		if (vhl) {
-			f.l3_readable = 1;
-			f.ip_vhl = *vhl;
+			f->l3_readable = 1;
+			f->ip_vhl = *vhl;
 		}
 	}
 
-	v = cg_verdict(&f);
+	/* IPv6: the next header, then the extension headers it names */
+	if (cg_wants_ip6(f)) {
+		const u8 *next;
+		u8 buf;
+
+		next = skb_header_pointer(skb, nh_off + f->l3_off + CG_IPV6_NEXTHDR_OFF,
+					  sizeof(buf), &buf);
+		if (next)
+			cg_ip6_start(f, *next);
+	}
+	for (i = 0; i < CG_IPV6_EXT_MAX && cg_wants_ext(f); i++) {
+		const u8 *hdr;
+		u8 buf[2];
+
+		hdr = skb_header_pointer(skb, nh_off + f->l3_off + f->ip6_len, sizeof(buf), buf);
+		if (!hdr)
+			break;
+		cg_ip6_step(f, hdr);
+	}
+	return cg_verdict(f);
+}
+
+unsigned int cg_hook(void *priv, struct sk_buff *skb,
+		     const struct nf_hook_state *state)
+{
+	struct cg_device *cd = priv;
+	struct cg_fields f;
+	enum cg_verdict v;
+
+	v = cg_skb_verdict(skb, &f);
 	if (likely(v == CG_PASS))
 		return NF_ACCEPT;
 

@@ -2,8 +2,11 @@
 /*
  * main.c - csum_guard: drop packets whose checksum start lies inside the
  * IPv4 or IPv6 header, at the ingress (and, if asked, the egress) of chosen
- * devices, before any code path can complete the checksum over the header.
+ * devices, before any code path can complete the checksum over the header;
+ * and, switched on host-wide, refuse that completion at skb_checksum_help()
+ * itself, whatever path the packet took (complete.c).
  */
+#include "complete.h"
 #include "device.h"
 #include "netlink.h"
 
@@ -13,7 +16,7 @@
 #include <linux/skbuff.h>
 
 #include <csum_guard.h>
-#include <csum_guard_abi.h>
+#include <csum_guard_genl.h>
 
 /* include/csum_guard.h copies these values of the kernel's ABI */
 static void __init cg_check_abi(void)
@@ -51,6 +54,7 @@ err_device:
 static void __exit cg_mod_exit(void)
 {
 	cg_netlink_uninit();
+	cg_complete_uninit();
 	cg_device_uninit();
 }
 

@@ -10,6 +10,7 @@
  * DROPPED and DROPPED_UNREADABLE. INFO answers with the ABI version, the
  * module version and the flags ATTACH can do on this kernel.
  */
+#include "complete.h"
 #include "device.h"
 #include "netlink.h"
 
@@ -17,7 +18,7 @@
 #include <net/netlink.h>
 #include <net/sock.h>
 
-#include <csum_guard_abi.h>
+#include <csum_guard_genl.h>
 
 static struct genl_family cg_genl_family;
 
@@ -25,6 +26,7 @@ static struct genl_family cg_genl_family;
 static const struct nla_policy cg_nl_policy[CG_A_MAX + 1] = {
 	[CG_A_IFINDEX]	= { .type = NLA_U32 },
 	[CG_A_FLAGS]	= { .type = NLA_U32 },
+	[CG_A_COMPLETION] = { .type = NLA_U32 },
 };
 
 static int cg_nl_put_device(struct sk_buff *skb,
@@ -148,6 +150,8 @@ static int cg_nl_dump_one(const struct cg_device_info *dinfo, void *arg)
 			  NLM_F_MULTI, CG_CMD_GET);
 	if (!hdr)
 		return -EMSGSIZE;
+	/* NLM_F_DUMP_INTR when the list changed since the round before */
+	genl_dump_check_consistent(ctx->cb, hdr);
 	if (cg_nl_put_device(skb, dinfo)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
@@ -158,14 +162,17 @@ static int cg_nl_dump_one(const struct cg_device_info *dinfo, void *arg)
 
 /*
  * cb->args[0]: how many devices of this namespace earlier rounds sent.
- * A full message ends this round; the core calls again for the rest.
+ * A full message ends this round; the core calls again for the rest. A
+ * device listed or unlisted between rounds moves positions: cb->seq, the
+ * list's generation, marks the messages after it NLM_F_DUMP_INTR, and the
+ * reader dumps again.
  */
 static int cg_nl_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct cg_nl_dump_ctx ctx = { .skb = skb, .cb = cb };
 	int ret;
 
-	ret = cg_device_dump(sock_net(skb->sk), (unsigned long *)&cb->args[0],
+	ret = cg_device_dump(sock_net(skb->sk), (unsigned long *)&cb->args[0], &cb->seq,
 			     cg_nl_dump_one, &ctx);
 	if (ret && ret != -EMSGSIZE)
 		return ret;
@@ -174,9 +181,11 @@ static int cg_nl_dump(struct sk_buff *skb, struct netlink_callback *cb)
 
 static int cg_nl_info(struct sk_buff *skb, struct genl_info *info)
 {
+	struct cg_complete_info ci;
 	struct sk_buff *msg;
 	void *hdr;
 
+	cg_complete_info(&ci);
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
@@ -184,7 +193,45 @@ static int cg_nl_info(struct sk_buff *skb, struct genl_info *info)
 	if (!hdr ||
 	    nla_put_u32(msg, CG_A_ABI_VERSION, CG_ABI_VERSION) ||
 	    nla_put_string(msg, CG_A_VERSION, CG_VERSION) ||
-	    nla_put_u32(msg, CG_A_FLAGS, CG_F_SUPPORTED)) {
+	    nla_put_u32(msg, CG_A_FLAGS, CG_F_SUPPORTED) ||
+	    (ci.available && nla_put_u32(msg, CG_A_COMPLETION, ci.on))) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+/*
+ * The completion guard, host-wide: switched with COMPLETION, by a caller
+ * with CAP_NET_ADMIN in the initial user namespace; reported to anyone.
+ */
+static int cg_nl_completion(struct sk_buff *skb, struct genl_info *info)
+{
+	struct cg_complete_info ci;
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	if (info->attrs[CG_A_COMPLETION]) {
+		if (!netlink_capable(skb, CAP_NET_ADMIN))
+			return -EPERM;
+		ret = cg_complete_set(!!nla_get_u32(info->attrs[CG_A_COMPLETION]));
+		if (ret)
+			return ret;
+	}
+	cg_complete_info(&ci);
+	if (!ci.available)
+		return -EOPNOTSUPP;
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &cg_genl_family, 0, CG_CMD_COMPLETION);
+	if (!hdr ||
+	    nla_put_u32(msg, CG_A_COMPLETION, ci.on) ||
+	    nla_put_u64_64bit(msg, CG_A_COMPLETION_DROPPED, ci.cnt[CG_CNT_DROPPED], CG_A_PAD) ||
+	    nla_put_u64_64bit(msg, CG_A_COMPLETION_UNREADABLE,
+			      ci.cnt[CG_CNT_DROPPED_UNREADABLE], CG_A_PAD)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -211,6 +258,10 @@ static const struct genl_ops cg_nl_ops[] = {
 	{
 		.cmd = CG_CMD_INFO,
 		.doit = cg_nl_info,
+	},
+	{
+		.cmd = CG_CMD_COMPLETION,
+		.doit = cg_nl_completion,
 	},
 };
 

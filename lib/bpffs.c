@@ -27,8 +27,9 @@ static bool cg_same_mntns_as_init(void)
 {
 	struct stat a, b;
 
+	/* cannot tell (a /proc that hides init's, as under `ip netns exec`): no */
 	if (stat("/proc/self/ns/mnt", &a) || stat("/proc/1/ns/mnt", &b))
-		return true;
+		return false;
 	return a.st_ino == b.st_ino && a.st_dev == b.st_dev;
 }
 
@@ -38,18 +39,17 @@ static bool cg_same_mntns_as_init(void)
  * `ip netns exec`): a bpffs mounted there dies with us, and a tcx link
  * pinned on it would vanish with the guard.
  */
-int cg_bpffs_ready(void)
+int cg_bpffs_ready(struct cg_ack *ack)
 {
 	struct statfs sfs;
 
 	if (!statfs("/sys/fs/bpf", &sfs) && sfs.f_type == BPF_FS_MAGIC)
 		return 0;
-	if (!cg_same_mntns_as_init()) {
-		cg_err("/sys/fs/bpf is not a bpffs in this mount namespace (under `ip netns exec`?): use --netns instead");
-		return -ENOTSUP;
-	}
+	if (!cg_same_mntns_as_init())
+		return cg_ack_err(ack, -ENOTSUP, "/sys/fs/bpf is not a bpffs in this mount namespace (under `ip netns exec`?): use --netns instead");
 	if (mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700"))
-		return -errno;
+		return cg_ack_err(ack, -errno, "cannot mount a bpffs on /sys/fs/bpf: %s",
+				  strerror(errno));
 	return 0;
 }
 

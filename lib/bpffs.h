@@ -6,8 +6,9 @@
 
 /* mkdir 0700; an existing directory is fine. 0 or -errno. */
 int cg_mkdir(const char *path);
-/* /sys/fs/bpf is a bpffs that outlives us: 0, or -errno (-ENOTSUP: said why) */
-int cg_bpffs_ready(void);
+struct cg_ack;
+/* /sys/fs/bpf is a bpffs that outlives us: 0, or -errno with ack's reason */
+int cg_bpffs_ready(struct cg_ack *ack);
 /* The one element of the array map pinned at path, created if missing. */
 int cg_pin_array_put(const char *path, const char *name, const void *val, __u32 size);
 /* Element key of the array map pinned at path. */

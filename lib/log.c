@@ -3,13 +3,13 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <bpf/libbpf.h>
 
 #include "log.h"
 
 bool cg_quiet;
-static bool cg_log_said;
 
 /* "csum-guard: MESSAGE TAIL" on stderr */
 static void cg_vline(const char *tail, const char *fmt, va_list ap)
@@ -26,7 +26,6 @@ void cg_err(const char *fmt, ...)
 	va_start(ap, fmt);
 	cg_vline("\n", fmt, ap);
 	va_end(ap);
-	cg_log_said = true;
 }
 
 void cg_info(const char *fmt, ...)
@@ -50,9 +49,21 @@ int cg_usage_err(const char *fmt, ...)
 	return CG_EXIT_USAGE;
 }
 
-bool cg_log_reported(void)
+int cg_ack_err(struct cg_ack *ack, int err, const char *fmt, ...)
 {
-	return cg_log_said;
+	va_list ap;
+
+	if (ack && !ack->msg[0]) {
+		va_start(ap, fmt);
+		vsnprintf(ack->msg, sizeof(ack->msg), fmt, ap);
+		va_end(ap);
+	}
+	return err;
+}
+
+const char *cg_ack_why(const struct cg_ack *ack, int err)
+{
+	return ack && ack->msg[0] ? ack->msg : strerror(err < 0 ? -err : err);
 }
 
 static int cg_silent_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)

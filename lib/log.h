@@ -17,8 +17,22 @@ int cg_usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Progress for humans, on stderr, unless --quiet. */
 void cg_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern bool cg_quiet;
-/* Has cg_err() said anything yet? A caller then adds no line of its own. */
-bool cg_log_reported(void);
+
+/*
+ * Why an operation failed, in words, for its caller to say in one line of
+ * its own ("cannot attach to tap0: <why>"): what lib/ and the backends fill
+ * instead of printing, as netlink's extended ack does for the kernel.
+ * The first reason recorded is kept: it is the most precise.
+ */
+struct cg_ack {
+	char msg[256];
+};
+
+/* Record why (ack may be NULL) and return err, for `return cg_ack_err(...)`. */
+int cg_ack_err(struct cg_ack *ack, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The reason recorded, else strerror(-err). */
+const char *cg_ack_why(const struct cg_ack *ack, int err);
 /* libbpf says nothing, but its warnings with CSUM_GUARD_DEBUG set. */
 void cg_log_libbpf(void);
 

@@ -193,23 +193,22 @@ bool cg_netns_scan(void (*fn)(const struct cg_netns_ref *r, void *arg), void *ar
 	return pending;
 }
 
-/* Enter the namespace named by --netns (NULL: stay); one line says why not. */
-int cg_netns_join(const char *ns, const char *verb)
+/* Enter the namespace named by --netns (NULL: stay); ack says why not. */
+int cg_netns_join(const char *ns, struct cg_ack *ack)
 {
 	int fd, err;
 
 	if (!ns)
 		return 0;
 	fd = cg_netns_open(ns);
-	if (fd < 0) {
-		cg_err("cannot %s: netns %s: %s", verb, ns,
-		       fd == -EINVAL ? "not a network namespace" :
-		       fd == -ENOENT ? "no such network namespace" : strerror(-fd));
-		return fd;
-	}
+	if (fd < 0)
+		return cg_ack_err(ack, fd, "%s",
+				  fd == -EINVAL ? "not a network namespace" :
+				  fd == -ENOENT ? "no such network namespace" : strerror(-fd));
 	err = cg_netns_enter(fd);
 	close(fd);
 	if (err)
-		cg_err("cannot %s: cannot enter netns %s: %s", verb, ns, strerror(-err));
-	return err;
+		return cg_ack_err(ack, err, "cannot enter its network namespace: %s",
+				  strerror(-err));
+	return 0;
 }

@@ -21,8 +21,9 @@ void cg_netns_return(void);
 int cg_netns_new(void);				/* fd or -errno */
 int cg_netns_ino(__u64 *ino);			/* of the current namespace */
 int cg_netns_cookie(__u64 *cookie);		/* SO_NETNS_COOKIE, 0 before 5.14 */
-/* Enter the namespace ns (NULL: stay); one line says why not, with verb. */
-int cg_netns_join(const char *ns, const char *verb);
+struct cg_ack;
+/* Enter the namespace ns (NULL: stay); ack says why not. */
+int cg_netns_join(const char *ns, struct cg_ack *ack);
 
 /* One way to a network namespace, as cg_netns_scan() found it. */
 struct cg_netns_ref {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* nl.c - the one netlink codec (see nl.h). */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -64,6 +65,7 @@ int cg_nl_talk(int fd, struct cg_nl_msg *m, cg_nl_cb cb, void *arg)
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	char buf[16384] __attribute__((aligned(NLMSG_ALIGNTO)));
 	const struct nlmsghdr *nh;
+	bool intr = false;
 	int ret = 0;
 	ssize_t n;
 
@@ -88,8 +90,11 @@ int cg_nl_talk(int fd, struct cg_nl_msg *m, cg_nl_cb cb, void *arg)
 					return -EPROTO;
 				return e->error ? e->error : ret;
 			}
+			/* the dumped list changed between the rounds of the dump */
+			if (nh->nlmsg_flags & NLM_F_DUMP_INTR)
+				intr = true;
 			if (nh->nlmsg_type == NLMSG_DONE)
-				return ret;
+				return ret ?: intr ? -EAGAIN : 0;
 			if (cb && !ret)
 				ret = cb(nh, arg);
 		}

@@ -36,7 +36,8 @@ typedef int (*cg_nl_cb)(const struct nlmsghdr *nh, void *arg);
 /*
  * Send m and read its answer up to the acknowledgement (or NLMSG_DONE of a
  * dump), handing each data message to cb (NULL: none). The kernel's error,
- * or cb's first nonzero return, or -errno of the socket.
+ * or cb's first nonzero return, or -errno of the socket; -EAGAIN when the
+ * kernel marked the dump inconsistent (NLM_F_DUMP_INTR): dump again.
  */
 int cg_nl_talk(int fd, struct cg_nl_msg *m, cg_nl_cb cb, void *arg);
 

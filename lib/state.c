@@ -17,14 +17,13 @@
 #include "netns.h"
 #include "state.h"
 
-int cg_lock_host(void)
+int cg_lock_host(struct cg_ack *ack)
 {
 	int fd = open(CG_LOCK_PATH, O_RDWR | O_CREAT | O_CLOEXEC, 0600), err;
 
 	if (fd < 0 || flock(fd, LOCK_EX)) {
-		err = -errno;	/* before the message can change errno */
-		cg_err("cannot take %s: %s", CG_LOCK_PATH, strerror(-err));
-		return err;
+		err = -errno;
+		return cg_ack_err(ack, err, "cannot take %s: %s", CG_LOCK_PATH, strerror(-err));
 	}
 	return 0;	/* held until exit */
 }
@@ -37,33 +36,25 @@ const char *cg_target_where(const struct cg_target *t, char *buf, size_t n)
 }
 
 static int cg_target_resolve_flags(struct cg_target *t, const char *dev, const char *netns,
-				   const char *verb, bool gone_ok)
+				   struct cg_ack *ack, bool gone_ok)
 {
-	char where[IF_NAMESIZE + PATH_MAX];
-	int err, fd;
+	int err;
 
 	memset(t, 0, sizeof(*t));
 	t->dev = dev;
 	t->netns = netns;
-	if (gone_ok && netns && !strchr(netns, '/')) {
-		/* a name that is not there: gone, or never made */
-		fd = cg_netns_open(netns);
-		if (fd == -ENOENT)
-			return fd;
-		if (fd >= 0)
-			close(fd);
-	}
-	err = cg_netns_join(netns, verb);
+	err = cg_netns_join(netns, ack);
+	/* a name that is not there: gone, or never made */
+	if (err == -ENOENT && gone_ok && !strchr(netns, '/'))
+		return err;
 	if (err)
 		return err;
 	err = cg_netns_ino(&t->netns_ino);
 	if (!err)
 		err = cg_netns_cookie(&t->netns_cookie);
-	if (err) {
-		cg_err("cannot %s %s: cannot identify its network namespace: %s", verb,
-		       cg_target_where(t, where, sizeof(where)), strerror(-err));
-		return err;
-	}
+	if (err)
+		return cg_ack_err(ack, err, "cannot identify its network namespace: %s",
+				  strerror(-err));
 	if (!dev)
 		return 0;
 	t->ifindex = if_nametoindex(dev);
@@ -71,23 +62,21 @@ static int cg_target_resolve_flags(struct cg_target *t, const char *dev, const c
 		err = -errno;
 		if (gone_ok && err == -ENODEV)
 			return err;
-		cg_err("cannot %s %s: %s", verb, cg_target_where(t, where, sizeof(where)),
-		       err == -ENODEV ? "No such device" : strerror(-err));
-		return err;
+		return cg_ack_err(ack, err, "%s", err == -ENODEV ? "no such device" : strerror(-err));
 	}
 	return 0;
 }
 
 int cg_target_resolve(struct cg_target *t, const char *dev, const char *netns,
-		      const char *verb)
+		      struct cg_ack *ack)
 {
-	return cg_target_resolve_flags(t, dev, netns, verb, false);
+	return cg_target_resolve_flags(t, dev, netns, ack, false);
 }
 
 int cg_target_resolve_gone(struct cg_target *t, const char *dev, const char *netns,
-			   const char *verb)
+			   struct cg_ack *ack)
 {
-	return cg_target_resolve_flags(t, dev, netns, verb, true);
+	return cg_target_resolve_flags(t, dev, netns, ack, true);
 }
 
 int cg_state_names_put(const char *dir, const struct cg_target *t)
@@ -125,91 +114,117 @@ void cg_state_names_refresh(const char *dir, const struct cg_target *t)
 		cg_state_names_put(dir, t);
 }
 
-int cg_state_gone_devs(const char *root, __u64 ino, const char *dev, cg_state_fn fn, void *arg)
+int cg_state_each_dev(const char *root, __u64 ino, cg_state_fn fn, void *arg)
 {
-	char nsdir[PATH_MAX], dir[PATH_MAX + 256], name[IF_NAMESIZE];
-	struct cg_state_names n;
+	char nsdir[PATH_MAX], dir[PATH_MAX + 256];
 	struct dirent *de;
-	int cnt = 0, ifindex;
+	int ret = 0, ifindex;
 	DIR *d;
 
 	snprintf(nsdir, sizeof(nsdir), "%s/%llu", root, (unsigned long long)ino);
 	d = opendir(nsdir);
-	while (d && (de = readdir(d))) {
+	while (!ret && d && (de = readdir(d))) {
 		ifindex = atoi(de->d_name);
-		if (ifindex <= 0 || if_indextoname(ifindex, name))
-			continue;	/* not a device, or one that is still there */
-		snprintf(dir, sizeof(dir), "%s/%s", nsdir, de->d_name);
-		if (cg_state_names_get(dir, &n) || strcmp(n.dev, dev))
+		if (ifindex <= 0)
 			continue;
-		fn(dir, ino, ifindex, arg);
-		cnt++;
+		snprintf(dir, sizeof(dir), "%s/%s", nsdir, de->d_name);
+		ret = fn(dir, ino, ifindex, arg);
 	}
 	if (d)
 		closedir(d);
-	return cnt;
+	return ret;
 }
 
-/* the inodes of the host's network namespaces, as cg_netns_scan() finds them */
-struct cg_live {
-	__u64 *ino;
-	int n;
+int cg_state_each_ns(const char *root, int (*fn)(__u64 ino, void *arg), void *arg)
+{
+	struct dirent *de;
+	int ret = 0;
+	__u64 ino;
+	DIR *r;
+
+	r = opendir(root);
+	while (!ret && r && (de = readdir(r))) {
+		ino = strtoull(de->d_name, NULL, 10);
+		if (!ino)
+			continue;
+		ret = fn(ino, arg);
+	}
+	if (r)
+		closedir(r);
+	return ret;
+}
+
+/* What the walks over the state of what is gone look for, and found */
+struct cg_gone {
+	const char *root;
+	const char *netns;	/* NULL: any namespace */
+	const char *dev;	/* NULL: any device */
+	bool dev_gone;		/* only devices no longer in our namespace */
+	__u64 *live;		/* the inodes of the host's namespaces */
+	int n_live;
+	cg_state_fn fn;
+	void *arg;
+	int cnt;
 };
+
+static int cg_gone_dev(const char *dir, __u64 ino, int ifindex, void *arg)
+{
+	struct cg_gone *g = arg;
+	struct cg_state_names n;
+	char name[IF_NAMESIZE];
+
+	if (g->dev_gone && if_indextoname(ifindex, name))
+		return 0;	/* a device that is still there */
+	if (cg_state_names_get(dir, &n) || (g->dev && strcmp(n.dev, g->dev)) ||
+	    (g->netns && strcmp(n.netns, g->netns)))
+		return 0;
+	g->cnt++;
+	return g->fn(dir, ino, ifindex, g->arg);
+}
+
+int cg_state_gone_devs(const char *root, __u64 ino, const char *dev, cg_state_fn fn, void *arg)
+{
+	struct cg_gone g = { .dev = dev, .dev_gone = true, .fn = fn, .arg = arg };
+
+	cg_state_each_dev(root, ino, cg_gone_dev, &g);
+	return g.cnt;
+}
 
 static void cg_live_add(const struct cg_netns_ref *ref, void *arg)
 {
-	struct cg_live *l = arg;
-	__u64 *ino = realloc(l->ino, (l->n + 1) * sizeof(*ino));
+	struct cg_gone *g = arg;
+	__u64 *ino = realloc(g->live, (g->n_live + 1) * sizeof(*ino));
 
 	if (ino) {
-		l->ino = ino;
-		l->ino[l->n++] = ref->ino;
+		g->live = ino;
+		g->live[g->n_live++] = ref->ino;
 	}
+}
+
+static int cg_gone_ns(__u64 ino, void *arg)
+{
+	struct cg_gone *g = arg;
+	int i;
+
+	for (i = 0; i < g->n_live; i++)
+		if (g->live[i] == ino)
+			return 0;	/* a namespace that is still there */
+	return cg_state_each_dev(g->root, ino, cg_gone_dev, g);
 }
 
 int cg_state_gone_netns(const char *root, const char *netns, const char *dev,
 			cg_state_fn fn, void *arg)
 {
-	char nsdir[PATH_MAX], dir[PATH_MAX + 256];
-	struct cg_live live = {};
-	struct dirent *ns, *de;
-	struct cg_state_names n;
-	DIR *r, *d;
-	__u64 ino, self;
-	int i, cnt = 0;
+	struct cg_gone g = { .root = root, .netns = netns, .dev = dev, .fn = fn, .arg = arg };
+	__u64 self;
 
 	if (cg_netns_ino(&self))
 		return 0;
-	cg_live_add(&(struct cg_netns_ref){ .ino = self }, &live);
-	cg_netns_scan(cg_live_add, &live);
-	r = opendir(root);
-	while (r && (ns = readdir(r))) {
-		ino = strtoull(ns->d_name, NULL, 10);
-		if (!ino)
-			continue;
-		for (i = 0; i < live.n && live.ino[i] != ino; i++)
-			;
-		if (i < live.n)
-			continue;	/* a namespace that is still there */
-		snprintf(nsdir, sizeof(nsdir), "%s/%s", root, ns->d_name);
-		d = opendir(nsdir);
-		while (d && (de = readdir(d))) {
-			if (atoi(de->d_name) <= 0)
-				continue;
-			snprintf(dir, sizeof(dir), "%s/%s", nsdir, de->d_name);
-			if (cg_state_names_get(dir, &n) || strcmp(n.netns, netns) ||
-			    (dev && strcmp(n.dev, dev)))
-				continue;
-			fn(dir, ino, atoi(de->d_name), arg);
-			cnt++;
-		}
-		if (d)
-			closedir(d);
-	}
-	if (r)
-		closedir(r);
-	free(live.ino);
-	return cnt;
+	cg_live_add(&(struct cg_netns_ref){ .ino = self }, &g);
+	cg_netns_scan(cg_live_add, &g);
+	cg_state_each_ns(root, cg_gone_ns, &g);
+	free(g.live);
+	return g.cnt;
 }
 
 void cg_state_dir(char *buf, size_t n, const char *root, __u64 ino, int ifindex)
@@ -311,7 +326,7 @@ static void cg_nslist_add(const struct cg_netns_ref *ref, void *arg)
 }
 
 int cg_state_each_netns(const char *root, int (*fn)(const char *label, __u64 ino, void *arg),
-			void *arg)
+			void *arg, struct cg_ack *ack)
 {
 	struct cg_nslist l = { .root = root };
 	__u64 ino;
@@ -329,10 +344,8 @@ int cg_state_each_netns(const char *root, int (*fn)(const char *label, __u64 ino
 		if (!cg_netns_enter(fd) && !cg_netns_ino(&ino) && ino == l.ino[i])
 			err = fn(l.label[i], ino, arg);
 		close(fd);
-		if (cg_netns_restore()) {
-			cg_err("cannot return to our network namespace");
-			err = -EIO;
-		}
+		if (cg_netns_restore())
+			err = cg_ack_err(ack, -EIO, "cannot return to our network namespace");
 	}
 	free(l.ino);
 	/* the labels stay until exit: callers keep pointers to them */

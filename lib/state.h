@@ -15,8 +15,10 @@
 
 #define CG_LOCK_PATH	"/run/csum-guard.lock"
 
-/* The host lock, held until exit: 0, or -errno with one line said. */
-int cg_lock_host(void);
+struct cg_ack;
+
+/* The host lock, held until exit: 0, or -errno with the reason in ack. */
+int cg_lock_host(struct cg_ack *ack);
 
 struct cg_target {
 	const char *dev;	/* device name as the user gave it, NULL: none */
@@ -28,17 +30,17 @@ struct cg_target {
 
 /*
  * Enter netns (NULL: stay), identify it and find dev there (NULL: only the
- * namespace). On failure one line says "cannot VERB DEV in netns NS: why".
+ * namespace). On failure ack says why, for "cannot VERB DEV in netns NS: why".
  */
 int cg_target_resolve(struct cg_target *t, const char *dev, const char *netns,
-		      const char *verb);
+		      struct cg_ack *ack);
 /*
  * The same, for a command that also acts on what is gone: a device that
  * does not exist (-ENODEV, with the namespace entered) or a namespace name
  * that does not (-ENOENT) are returned without a word.
  */
 int cg_target_resolve_gone(struct cg_target *t, const char *dev, const char *netns,
-			   const char *verb);
+			   struct cg_ack *ack);
 /* "DEV in netns NS", or "DEV" in our own */
 const char *cg_target_where(const struct cg_target *t, char *buf, size_t n);
 
@@ -71,15 +73,22 @@ int cg_state_names_get(const char *dir, struct cg_state_names *n);
  * renamed since attach, a guard made by an older loader). */
 void cg_state_names_refresh(const char *dir, const struct cg_target *t);
 
-/* Called for one device directory of what is gone: dir, its namespace's
- * inode, the device's ifindex. */
-typedef void (*cg_state_fn)(const char *dir, __u64 ino, int ifindex, void *arg);
+/* Called for one device directory: dir, its namespace's inode, the
+ * device's ifindex. Nonzero stops the walk. */
+typedef int (*cg_state_fn)(const char *dir, __u64 ino, int ifindex, void *arg);
+
+/* fn for each device directory of namespace ino under root: fn's first
+ * nonzero return, or 0. */
+int cg_state_each_dev(const char *root, __u64 ino, cg_state_fn fn, void *arg);
+/* fn for each namespace directory (its inode) under root: fn's first
+ * nonzero return, or 0. */
+int cg_state_each_ns(const char *root, int (*fn)(__u64 ino, void *arg), void *arg);
 
 /*
  * fn for each device directory of namespace ino under root recorded under
  * the name dev whose device no longer exists here (whatever has the name
  * now): what detach of a device that is gone removes. The caller is in
- * that namespace. How many fn was called for.
+ * that namespace. How many fn was called for (it returns 0).
  */
 int cg_state_gone_devs(const char *root, __u64 ino, const char *dev, cg_state_fn fn, void *arg);
 
@@ -87,7 +96,7 @@ int cg_state_gone_devs(const char *root, __u64 ino, const char *dev, cg_state_fn
  * fn for each device directory under root recorded under namespace name
  * netns (and device dev, NULL: any) whose namespace no longer exists on the
  * host: what detach of a namespace that is gone removes. How many fn was
- * called for.
+ * called for (it returns 0).
  */
 int cg_state_gone_netns(const char *root, const char *netns, const char *dev,
 			cg_state_fn fn, void *arg);
@@ -111,9 +120,9 @@ int cg_state_gone_netns(const char *root, const char *netns, const char *dev,
  * has a directory under root (root NULL: every one), with that namespace
  * entered; label is its name where it has one, else /proc/PID/ns/net. A
  * namespace that vanished since the scan is skipped. Stops at fn's first
- * error; -EIO (said) if it cannot return to our namespace.
+ * error; -EIO (with ack's reason) if it cannot return to our namespace.
  */
 int cg_state_each_netns(const char *root, int (*fn)(const char *label, __u64 ino, void *arg),
-			void *arg);
+			void *arg, struct cg_ack *ack);
 
 #endif /* CG_STATE_H */

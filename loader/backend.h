@@ -5,7 +5,9 @@
  * main.c resolves the target (enters its network namespace, looks up the
  * ifindex) before it calls a backend, so every operation below runs inside
  * the target namespace and never switches namespaces itself.
- * All functions return 0 or a negative errno.
+ * All functions return 0 or a negative errno; none prints. Where the
+ * errno alone would not tell the user why, attach and detach record the
+ * reason in ack, for the command's one line.
  */
 #ifndef CG_BACKEND_H
 #define CG_BACKEND_H
@@ -13,6 +15,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
+#include "log.h"
 #include "state.h"
 
 /* bpf: how the program is attached; AUTO takes tcx where the kernel has it */
@@ -57,16 +60,33 @@ struct cg_probe {
 	bool kmod_loadable;
 	char kmod_err[128];	/* why the kmod backend cannot run, "" if it can */
 	char kmod_egress_err[160]; /* why it cannot guard egress, "" if it can */
+	char completion_err[192];	/* why the module's completion guard cannot
+					 * be had here, "" if it can */
+	bool completion_on;
 };
+
+/* The module's completion guard (host-wide): on, and what it refused */
+struct cg_completion {
+	bool on;
+	__u64 dropped;
+	__u64 dropped_unreadable;
+};
+
+/*
+ * Read it (want -1; an unloaded module reads as off) or switch it (0 off,
+ * 1 on, loading the module). 0, or -errno with the reason in ack.
+ */
+int cg_kmod_completion(int want, struct cg_completion *c, struct cg_ack *ack);
 
 struct cg_backend {
 	const char *name;	/* "bpf", "kmod" */
 	/* Fill this backend's part of *p; never fails, records reasons. */
 	void (*probe)(struct cg_probe *p);
 	/* Idempotent: attaching an attached device converges to opts. */
-	int (*attach)(const struct cg_target *t, const struct cg_attach_opts *o);
+	int (*attach)(const struct cg_target *t, const struct cg_attach_opts *o,
+		      struct cg_ack *ack);
 	/* -ENOENT when this backend does not guard the device. */
-	int (*detach)(const struct cg_target *t);
+	int (*detach)(const struct cg_target *t, struct cg_ack *ack);
 	/*
 	 * For detach of what is gone: remove the state left by guards of
 	 * devices recorded under t->dev that no longer exist in the namespace
@@ -77,7 +97,8 @@ struct cg_backend {
 	int (*forget)(const struct cg_target *t);
 	/* st->attached = false (and 0 returned) when not guarded. */
 	int (*status)(const struct cg_target *t, struct cg_status *st);
-	/* Up to max ifindexes this backend guards in the current namespace. */
+	/* Up to max ifindexes this backend guards in the current namespace:
+	 * how many, or -errno when it cannot tell (never 0 for that). */
 	int (*list)(int *ifindexes, int max);
 };
 

@@ -138,7 +138,7 @@ static int cg_hook_swap(const char *dir, int ifindex, int prog_fd,
 }
 
 static int cg_attach_fresh(const struct cg_target *t, const char *dir,
-			   const struct cg_attach_opts *o, __u64 cookie)
+			   const struct cg_attach_opts *o, __u64 cookie, struct cg_ack *ack)
 {
 	struct cg_obj obj = {};
 	struct cg_meta m = {
@@ -154,10 +154,8 @@ static int cg_attach_fresh(const struct cg_target *t, const char *dir,
 
 	m.mode = o->mode ?: (cg_have_tcx() ? CG_MODE_TCX : CG_MODE_CLSACT);
 	err = cg_load(&obj, o, m.mode, -1, why, sizeof(why));
-	if (err) {
-		cg_err("cannot load the BPF program: %s", why);
-		return err;
-	}
+	if (err)
+		return cg_ack_err(ack, err, "cannot load the BPF program: %s", why);
 	prog_fd = bpf_program__fd(obj.prog);
 	m.prog_id = cg_prog_id(prog_fd);
 
@@ -201,8 +199,8 @@ out:
  * options asked for on every hook, meta's own if it is still there and
  * has them.
  */
-static int cg_attach_update(const struct cg_target *t, const char *dir,
-			    struct cg_meta *m, const struct cg_attach_opts *o, bool force)
+static int cg_attach_update(const struct cg_target *t, const char *dir, struct cg_meta *m,
+			    const struct cg_attach_opts *o, bool force, struct cg_ack *ack)
 {
 	bool egress_on = cg_hook_prog(dir, t->ifindex, m, CG_HOOK_EGRESS);
 	bool relog = o->log_drops != !!(m->flags & CG_F_LOG_DROPS);
@@ -222,13 +220,9 @@ static int cg_attach_update(const struct cg_target *t, const char *dir,
 	} else if (reload) {
 		/* another program: from which object? */
 		if (!o->object && (m->flags & CG_META_OBJECT)) {
-			if (relog)
-				cg_err("%s runs a program from --object; give --object and "
-				       "--sha256 again to change --log-drops", t->dev);
-			else
-				cg_err("%s was left half-updated running a program from --object; "
-				       "give --object and --sha256 again to repair it", t->dev);
-			err = -EINVAL;
+			err = cg_ack_err(ack, -EINVAL, relog ?
+				"it runs a program from --object; give --object and --sha256 again to change --log-drops" :
+				"it was left half-updated running a program from --object; give --object and --sha256 again to repair it");
 			goto out;
 		}
 		cg_state_pin(path, sizeof(path), dir, CG_PIN_COUNTERS);
@@ -240,7 +234,7 @@ static int cg_attach_update(const struct cg_target *t, const char *dir,
 		err = cg_load(&obj, o, m->mode, counters_fd, why, sizeof(why));
 		close(counters_fd);
 		if (err) {
-			cg_err("cannot load the BPF program: %s", why);
+			cg_ack_err(ack, err, "cannot load the BPF program: %s", why);
 			goto out;
 		}
 		prog_fd = bpf_program__fd(obj.prog);
@@ -293,14 +287,15 @@ out:
 	return err;
 }
 
-static int cg_bpf_attach(const struct cg_target *t, const struct cg_attach_opts *o)
+static int cg_bpf_attach(const struct cg_target *t, const struct cg_attach_opts *o,
+			 struct cg_ack *ack)
 {
 	char dir[PATH_MAX];
 	struct cg_meta m;
 	__u64 cookie;
 	int err;
 
-	err = cg_bpffs_ready();
+	err = cg_bpffs_ready(ack);
 	if (err)
 		return err;
 	err = cg_netns_cookie(&cookie);
@@ -313,11 +308,10 @@ static int cg_bpf_attach(const struct cg_target *t, const struct cg_attach_opts 
 	if (!err && cg_state_ours(dir, t, &m, cookie)) {
 		bool settled;
 
-		if (o->mode && o->mode != m.mode) {
-			cg_err("%s is already guarded through %s; detach it first to change the mode",
-			       t->dev, cg_mode_name(m.mode));
-			return -EBUSY;
-		}
+		if (o->mode && o->mode != m.mode)
+			return cg_ack_err(ack, -EBUSY,
+					  "already guarded through %s; detach it first to change the mode",
+					  cg_mode_name(m.mode));
 		/*
 		 * Done if the options match and meta names the programs in
 		 * place. A run killed half-way leaves a hook too few or too
@@ -330,14 +324,14 @@ static int cg_bpf_attach(const struct cg_target *t, const struct cg_attach_opts 
 		if (!!(m.flags & CG_F_LOG_DROPS) == o->log_drops &&
 		    !!(m.flags & CG_F_EGRESS) == o->egress && !o->object && settled)
 			return 0;
-		return cg_attach_update(t, dir, &m, o, !settled);
+		return cg_attach_update(t, dir, &m, o, !settled, ack);
 	}
 	/* stale (device or namespace reused) or half-made: start over */
 	cg_state_remove(dir, t->ifindex, err ? NULL : &m);
-	return cg_attach_fresh(t, dir, o, cookie);
+	return cg_attach_fresh(t, dir, o, cookie, ack);
 }
 
-static int cg_bpf_detach(const struct cg_target *t)
+static int cg_bpf_detach(const struct cg_target *t, struct cg_ack *ack)
 {
 	char dir[PATH_MAX];
 	struct cg_meta m;
@@ -363,13 +357,14 @@ static int cg_bpf_detach(const struct cg_target *t)
 	return live ? 0 : -ENOENT;
 }
 
-static void cg_bpf_forget_one(const char *dir, __u64 ino, int ifindex, void *arg)
+static int cg_bpf_forget_one(const char *dir, __u64 ino, int ifindex, void *arg)
 {
 	struct cg_meta m;
 	bool have = !cg_meta_read(dir, &m);
 
 	/* the device is gone, and its filters with it: ifindex 0 */
 	cg_state_remove(dir, 0, have ? &m : NULL);
+	return 0;
 }
 
 static int cg_bpf_forget(const struct cg_target *t)
@@ -446,35 +441,43 @@ static int cg_bpf_status(const struct cg_target *t, struct cg_status *st)
 	return cg_counters_read(dir, st);
 }
 
-/* The ifindexes this backend guards in the current namespace. */
+struct cg_bpf_listing {
+	int *ifindexes;
+	int max, n;
+	__u64 cookie;
+};
+
+static int cg_bpf_list_one(const char *dir, __u64 ino, int ifindex, void *arg)
+{
+	struct cg_bpf_listing *l = arg;
+	struct cg_target t = { .netns_ino = ino, .ifindex = ifindex };
+	struct cg_meta m;
+
+	if (!cg_meta_read(dir, &m) && cg_state_ours(dir, &t, &m, l->cookie))
+		l->ifindexes[l->n++] = ifindex;
+	return l->n == l->max;
+}
+
+/*
+ * The ifindexes this backend guards in the current namespace. Read-only:
+ * state whose device or namespace is gone is skipped here, and removed by
+ * the next command that changes state (cg_prune).
+ */
 static int cg_bpf_list(int *ifindexes, int max)
 {
-	char nsdir[PATH_MAX], dir[PATH_MAX + 256];
-	struct dirent *de;
-	__u64 ino, cookie;
-	int n = 0;
-	DIR *d;
+	struct cg_bpf_listing l = { .ifindexes = ifindexes, .max = max };
+	__u64 ino;
+	int err;
 
-	if (cg_netns_ino(&ino) || cg_netns_cookie(&cookie))
+	if (max <= 0)
 		return 0;
-	cg_prune();
-	snprintf(nsdir, sizeof(nsdir), "%s/%llu", CG_PIN_ROOT, (unsigned long long)ino);
-	d = opendir(nsdir);
-	if (!d)
-		return 0;
-	while ((de = readdir(d)) && n < max) {
-		struct cg_target t = { .netns_ino = ino };
-		struct cg_meta m;
-
-		if (de->d_name[0] == '.')
-			continue;
-		t.ifindex = atoi(de->d_name);
-		snprintf(dir, sizeof(dir), "%s/%s", nsdir, de->d_name);
-		if (!cg_meta_read(dir, &m) && cg_state_ours(dir, &t, &m, cookie))
-			ifindexes[n++] = t.ifindex;
-	}
-	closedir(d);
-	return n;
+	err = cg_netns_ino(&ino);
+	if (!err)
+		err = cg_netns_cookie(&l.cookie);
+	if (err)
+		return err;
+	cg_state_each_dev(CG_PIN_ROOT, ino, cg_bpf_list_one, &l);
+	return l.n;
 }
 
 static void cg_bpf_probe(struct cg_probe *p)

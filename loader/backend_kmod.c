@@ -29,7 +29,7 @@
 #include "modprobe.h"
 #include "nl.h"
 #include "backend.h"
-#include "csum_guard_abi.h"
+#include "csum_guard_genl.h"
 
 #define CG_SYS_MODULE	"/sys/module/" CG_KMOD_NAME
 #define CG_NL_MAXATTR	31	/* above CTRL_ATTR_MAX and CG_A_MAX */
@@ -39,6 +39,8 @@ struct cg_genl {
 	__u16 family;
 	__u32 abi;
 	__u32 flags;		/* what ATTACH can do; 0: the module does not say */
+	int completion;		/* INFO: -1 the module cannot have the
+				 * completion guard, else whether it is on */
 };
 
 /* Called for every data message of a reply, tb indexed by attribute type. */
@@ -90,6 +92,7 @@ static int cg_genl_info_cb(const struct nlattr *const *tb, void *arg)
 
 	nl->abi = cg_nla_uint(tb[CG_A_ABI_VERSION]);
 	nl->flags = cg_nla_uint(tb[CG_A_FLAGS]);
+	nl->completion = tb[CG_A_COMPLETION] ? (int)cg_nla_uint(tb[CG_A_COMPLETION]) : -1;
 	return 0;
 }
 
@@ -249,36 +252,83 @@ static void cg_kmod_probe_egress(struct cg_probe *p)
 		snprintf(p->kmod_egress_err, sizeof(p->kmod_egress_err), "%s", why);
 }
 
+/*
+ * Can the module have the completion guard here? The loaded module says
+ * so in INFO; before it is loaded, a kernel with function tracing
+ * (/proc/sys/kernel/ftrace_enabled) is taken to, and switching it on tells.
+ */
+static void cg_kmod_probe_completion(struct cg_probe *p)
+{
+	struct cg_genl nl;
+
+	if (*p->kmod_err) {
+		snprintf(p->completion_err, sizeof(p->completion_err), "%s", p->kmod_err);
+		return;
+	}
+	if (!p->kmod_loaded) {
+		if (access("/proc/sys/kernel/ftrace_enabled", F_OK))
+			snprintf(p->completion_err, sizeof(p->completion_err),
+				 "kernel without function tracing (CONFIG_DYNAMIC_FTRACE_WITH_REGS)");
+		return;
+	}
+	if (cg_genl_open(&nl)) {
+		snprintf(p->completion_err, sizeof(p->completion_err),
+			 "module %s does not answer", CG_KMOD_NAME);
+		return;
+	}
+	if (nl.completion < 0)
+		snprintf(p->completion_err, sizeof(p->completion_err),
+			 "module %s cannot have it here (a module that predates it, or a kernel without DYNAMIC_FTRACE_WITH_REGS)",
+			 CG_KMOD_NAME);
+	p->completion_on = nl.completion > 0;
+	cg_genl_close(&nl);
+}
+
 static void cg_kmod_probe_all(struct cg_probe *p)
 {
 	cg_kmod_probe(p);
 	cg_kmod_probe_egress(p);
+	cg_kmod_probe_completion(p);
 }
 
 /*
- * The module, or the kernel under it, cannot do --egress: say which, in
- * one line. Modules that predate it answer INFO without FLAGS.
+ * The module, or the kernel under it, cannot do --egress: say which.
+ * Modules that predate it answer INFO without FLAGS.
  */
-static int cg_kmod_no_egress(const struct cg_target *t, const struct cg_genl *nl)
+static int cg_kmod_no_egress(const struct cg_genl *nl, struct cg_ack *ack)
 {
 	struct utsname u;
 
 	if (!nl->flags)
-		cg_err("cannot attach to %s%s%s with --egress: module %s is too old for it (reload it from the matching csum-guard package)",
-		       t->dev, t->netns ? " in netns " : "", t->netns ?: "", CG_KMOD_NAME);
-	else
-		cg_err("cannot attach to %s%s%s with --egress: kernel %s has no netfilter egress hook (CONFIG_NETFILTER_EGRESS, 5.16+)",
-		       t->dev, t->netns ? " in netns " : "", t->netns ?: "",
-		       uname(&u) ? "?" : u.release);
-	return -EOPNOTSUPP;
+		return cg_ack_err(ack, -EOPNOTSUPP,
+				  "module %s is too old for --egress (reload it from the matching csum-guard package)",
+				  CG_KMOD_NAME);
+	return cg_ack_err(ack, -EOPNOTSUPP,
+			  "kernel %s has no netfilter egress hook for --egress (CONFIG_NETFILTER_EGRESS, 5.16+)",
+			  uname(&u) ? "?" : u.release);
+}
+
+/* The reasons of cg_genl_open() and of loading the module, in words. */
+static int cg_kmod_why(int err, const struct cg_genl *nl, struct cg_ack *ack)
+{
+	struct utsname u;
+
+	if (err == -ENOPKG)
+		return cg_ack_err(ack, err, "module %s cannot be loaded (is csum-guard-dkms installed for kernel %s?)",
+				  CG_KMOD_NAME, uname(&u) ? "?" : u.release);
+	if (err == -EPROTO)
+		return cg_ack_err(ack, err, "module %s speaks ABI %u, this loader %u: reload it from the matching csum-guard package",
+				  CG_KMOD_NAME, nl->abi, CG_ABI_VERSION);
+	return err;
 }
 
 /*
  * Load the module when its family is missing, then attach. -ENOPKG: the
  * module could not be loaded; -EPROTO: it speaks another ABI;
- * -EOPNOTSUPP: it cannot do what was asked here (reported).
+ * -EOPNOTSUPP: it cannot do what was asked here.
  */
-static int cg_kmod_attach(const struct cg_target *t, const struct cg_attach_opts *o)
+static int cg_kmod_attach(const struct cg_target *t, const struct cg_attach_opts *o,
+			  struct cg_ack *ack)
 {
 	__u32 flags = (o->log_drops ? CG_F_LOG_DROPS : 0) | (o->egress ? CG_F_EGRESS : 0);
 	struct cg_genl nl;
@@ -287,15 +337,16 @@ static int cg_kmod_attach(const struct cg_target *t, const struct cg_attach_opts
 	ret = cg_genl_open(&nl);
 	if (ret == -ENOENT) {
 		if (cg_modprobe(CG_KMOD_NAME, false))
-			return -ENOPKG;
-		ret = cg_genl_open(&nl);
+			ret = -ENOPKG;
+		else
+			ret = cg_genl_open(&nl);
 		if (ret == -ENOENT)
-			return -ENOPKG;
+			ret = -ENOPKG;
 	}
 	if (ret)
-		return ret;
+		return cg_kmod_why(ret, &nl, ack);
 	if ((flags & CG_F_EGRESS) && !(nl.flags & CG_F_EGRESS))
-		ret = cg_kmod_no_egress(t, &nl);
+		ret = cg_kmod_no_egress(&nl, ack);
 	else
 		ret = cg_genl_dev_cmd(&nl, CG_CMD_ATTACH, t->ifindex, &flags, NULL, NULL);
 	cg_genl_close(&nl);
@@ -313,14 +364,14 @@ static int cg_genl_open_loaded(struct cg_genl *nl)
 	return cg_genl_open(nl);
 }
 
-static int cg_kmod_detach(const struct cg_target *t)
+static int cg_kmod_detach(const struct cg_target *t, struct cg_ack *ack)
 {
 	struct cg_genl nl;
 	int ret;
 
 	ret = cg_genl_open_loaded(&nl);
 	if (ret)
-		return ret;
+		return ret == -ENOENT ? ret : cg_kmod_why(ret, &nl, ack);
 	ret = cg_genl_dev_cmd(&nl, CG_CMD_DETACH, t->ifindex, NULL, NULL, NULL);
 	cg_genl_close(&nl);
 	return ret;
@@ -378,13 +429,19 @@ static int cg_kmod_list(int *ifindexes, int max)
 	struct cg_kmod_list l = { .ifindexes = ifindexes, .max = max };
 	struct cg_nl_msg r;
 	struct cg_genl nl;
-	int ret;
+	int ret, tries;
 
 	ret = cg_genl_open_loaded(&nl);
 	if (ret)
 		return ret == -ENOENT ? 0 : ret;
-	cg_genl_msg(&r, nl.family, CG_CMD_GET, NLM_F_DUMP);
-	ret = cg_genl_talk(&nl, &r, cg_kmod_list_cb, &l);
+	/* a device guarded or gone in the middle of the dump: again, a few times */
+	for (tries = 0; tries < 8; tries++) {
+		l.n = 0;
+		cg_genl_msg(&r, nl.family, CG_CMD_GET, NLM_F_DUMP);
+		ret = cg_genl_talk(&nl, &r, cg_kmod_list_cb, &l);
+		if (ret != -EAGAIN)
+			break;
+	}
 	cg_genl_close(&nl);
 	return ret ? ret : l.n;
 }
@@ -393,6 +450,53 @@ static int cg_kmod_list(int *ifindexes, int max)
 static int cg_kmod_forget(const struct cg_target *t)
 {
 	return 0;
+}
+
+static int cg_kmod_completion_cb(const struct nlattr *const *tb, void *arg)
+{
+	struct cg_completion *c = arg;
+
+	c->on = cg_nla_uint(tb[CG_A_COMPLETION]);
+	c->dropped = cg_nla_uint(tb[CG_A_COMPLETION_DROPPED]);
+	c->dropped_unreadable = cg_nla_uint(tb[CG_A_COMPLETION_UNREADABLE]);
+	return 0;
+}
+
+int cg_kmod_completion(int want, struct cg_completion *c, struct cg_ack *ack)
+{
+	struct utsname u;
+	struct cg_nl_msg r;
+	struct cg_genl nl;
+	__u32 on = want > 0;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	/* reading never loads the module; switching on does */
+	ret = want > 0 ? cg_genl_open(&nl) : cg_genl_open_loaded(&nl);
+	if (ret == -ENOENT && want > 0) {
+		ret = cg_modprobe(CG_KMOD_NAME, false) ? -ENOPKG : cg_genl_open(&nl);
+		if (ret == -ENOENT)
+			ret = -ENOPKG;
+	}
+	if (ret == -ENOENT)
+		return 0;	/* not loaded: off */
+	if (ret)
+		return cg_kmod_why(ret, &nl, ack);
+	if (nl.completion < 0) {
+		cg_genl_close(&nl);
+		return cg_ack_err(ack, -EOPNOTSUPP,
+				  "module %s cannot have the completion guard on kernel %s (a module that predates it, or a kernel without DYNAMIC_FTRACE_WITH_REGS)",
+				  CG_KMOD_NAME, uname(&u) ? "?" : u.release);
+	}
+	cg_genl_msg(&r, nl.family, CG_CMD_COMPLETION, 0);
+	if (want >= 0)
+		cg_nl_put(&r, CG_A_COMPLETION, &on, sizeof(on));
+	ret = cg_genl_talk(&nl, &r, cg_kmod_completion_cb, c);
+	cg_genl_close(&nl);
+	if (ret == -EBUSY || ret == -EEXIST)
+		return cg_ack_err(ack, ret, "skb_checksum_help() is already redirected by another ftrace user (a live patch?): %s",
+				  strerror(-ret));
+	return ret;
 }
 
 const struct cg_backend cg_backend_kmod = {

@@ -20,6 +20,14 @@
 #include "csum_guard_abi.h"
 #include "state.h"
 
+/* The guards' pins on bpffs: CG_PIN_ROOT/<netns inode>/<ifindex>/NAME */
+#define CG_PIN_ROOT		"/sys/fs/bpf/csum_guard"
+#define CG_PIN_LINK		"link"		/* tcx link, ingress */
+#define CG_PIN_LINK_EGRESS	"link_egress"	/* tcx link, egress (CG_F_EGRESS) */
+#define CG_PIN_PROG		"prog"		/* program (clsact attach) */
+#define CG_PIN_COUNTERS		"counters"
+#define CG_PIN_META		"meta"
+
 #define CG_TC_HANDLE		0xc5
 #define CG_TC_PRIO		1
 
@@ -53,10 +61,15 @@ struct cg_hook_desc {
 extern const struct cg_hook_desc cg_hooks[CG_HOOK_MAX];
 
 /* A guard program ready to attach: its object, program and counters map. */
+struct csum_guard_bpf;
+
+/* A guard's object: the built-in one through its skeleton, or --object's */
 struct cg_obj {
+	struct csum_guard_bpf *skel;	/* the built-in object; NULL: --object */
 	struct bpf_object *obj;
 	struct bpf_program *prog;
 	struct bpf_map *counters;
+	bool *log_drops;		/* in its read-only data, before load */
 };
 
 /* bpf_state.c */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * bpf_object.c - the guard's object: the built-in one (the skeleton's
- * bytes) or one given with --object, checked for our ABI, loaded with the
- * options in its read-only data.
+ * bpf_object.c - the guard's object: the built-in one, through its typed
+ * skeleton, or one given with --object, found by name in its BTF and
+ * checked for our ABI; loaded with the options in its read-only data.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -31,8 +31,32 @@
 
 void cg_obj_close(struct cg_obj *o)
 {
-	bpf_object__close(o->obj);	/* NULL-safe */
+	if (o->skel)
+		csum_guard_bpf__destroy(o->skel);
+	else
+		bpf_object__close(o->obj);	/* NULL-safe */
 	memset(o, 0, sizeof(*o));
+}
+
+/* The object built into this loader, from this very tree: typed access. */
+static int cg_obj_open_builtin(struct cg_obj *o, char *why, size_t why_len)
+{
+	char msg[64];
+	int err;
+
+	memset(o, 0, sizeof(*o));
+	o->skel = csum_guard_bpf__open();
+	if (!o->skel) {
+		err = -errno;
+		libbpf_strerror(err, msg, sizeof(msg));
+		snprintf(why, why_len, "cannot open the built-in object (%s)", msg);
+		return err;
+	}
+	o->obj = o->skel->obj;
+	o->prog = o->skel->progs.csum_guard;
+	o->counters = o->skel->maps.counters;
+	o->log_drops = &o->skel->rodata->log_drops;
+	return 0;
 }
 
 /*
@@ -71,11 +95,10 @@ static void *cg_rodata_var(struct bpf_object *obj, const char *name, __u32 want_
 }
 
 /*
- * Open an object (the one built in, or attach --object's bytes) and check
- * that it is a guard this loader speaks to: the program and map by their
- * ABI names, abi_version equal to ours. Nothing is loaded into the kernel.
- * why gets the reason of -ENOEXEC (not a guard object) or -EPROTO (another
- * ABI).
+ * Open attach --object's bytes and check that they are a guard this loader
+ * speaks to: the program and map by their ABI names, abi_version equal to
+ * ours. Nothing is loaded into the kernel. why gets the reason of -ENOEXEC
+ * (not a guard object) or -EPROTO (another ABI).
  */
 static int cg_obj_open(struct cg_obj *o, const void *data, size_t size,
 		       char *why, size_t why_len)
@@ -85,8 +108,6 @@ static int cg_obj_open(struct cg_obj *o, const void *data, size_t size,
 	int err;
 
 	memset(o, 0, sizeof(*o));
-	if (!data)
-		data = csum_guard_bpf__elf_bytes(&size);
 	o->obj = bpf_object__open_mem(data, size, &opts);
 	if (!o->obj) {
 		char msg[64];
@@ -99,8 +120,8 @@ static int cg_obj_open(struct cg_obj *o, const void *data, size_t size,
 	o->prog = bpf_object__find_program_by_name(o->obj, CG_BPF_PROG_NAME);
 	o->counters = bpf_object__find_map_by_name(o->obj, CG_BPF_MAP_COUNTERS);
 	abi = cg_rodata_var(o->obj, "abi_version", sizeof(*abi));
-	if (!o->prog || !o->counters || !abi ||
-	    !cg_rodata_var(o->obj, "log_drops", sizeof(bool))) {
+	o->log_drops = cg_rodata_var(o->obj, "log_drops", sizeof(bool));
+	if (!o->prog || !o->counters || !abi || !o->log_drops) {
 		snprintf(why, why_len, "not a csum-guard object (no %s)",
 			 !o->prog ? "program " CG_BPF_PROG_NAME :
 			 !o->counters ? "map " CG_BPF_MAP_COUNTERS :
@@ -133,14 +154,13 @@ int cg_bpf_object_check(const void *data, size_t size, char *why, size_t why_len
 int cg_load(struct cg_obj *o, const struct cg_attach_opts *opts, __u32 mode,
 	    int counters_fd, char *why, size_t why_len)
 {
-	bool *log;
 	int err;
 
-	err = cg_obj_open(o, opts->object, opts->object_size, why, why_len);
+	err = opts->object ? cg_obj_open(o, opts->object, opts->object_size, why, why_len) :
+			     cg_obj_open_builtin(o, why, why_len);
 	if (err)
 		return err;
-	log = cg_rodata_var(o->obj, "log_drops", sizeof(*log));
-	*log = opts->log_drops;
+	*o->log_drops = opts->log_drops;
 	if (mode == CG_MODE_TCX)
 		bpf_program__set_expected_attach_type(o->prog, CG_BPF_TCX_INGRESS);
 	if (counters_fd >= 0) {

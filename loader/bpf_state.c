@@ -297,35 +297,27 @@ void cg_state_remove(const char *dir, int ifindex, const struct cg_meta *m)
  * device by itself; its pins are dropped the next time its namespace
  * inode is seen with another cookie.
  */
+static int cg_prune_dev(const char *dir, __u64 ino, int ifindex, void *arg)
+{
+	struct cg_meta m;
+
+	if (!cg_meta_read(dir, &m) && m.mode == CG_MODE_TCX &&
+	    cg_tcx_link_ifindex(dir, CG_HOOK_INGRESS, NULL) == 0)
+		cg_state_remove(dir, 0, &m);
+	return 0;
+}
+
+static int cg_prune_ns(__u64 ino, void *arg)
+{
+	char nsdir[PATH_MAX];
+
+	cg_state_each_dev(CG_PIN_ROOT, ino, cg_prune_dev, NULL);
+	snprintf(nsdir, sizeof(nsdir), "%s/%llu", CG_PIN_ROOT, (unsigned long long)ino);
+	rmdir(nsdir);	/* if empty */
+	return 0;
+}
+
 void cg_prune(void)
 {
-	char nsdir[PATH_MAX], dir[PATH_MAX + 256];
-	struct dirent *ns, *dev;
-	DIR *root, *d;
-
-	root = opendir(CG_PIN_ROOT);
-	if (!root)
-		return;
-	while ((ns = readdir(root))) {
-		if (ns->d_name[0] == '.')
-			continue;
-		snprintf(nsdir, sizeof(nsdir), "%s/%s", CG_PIN_ROOT, ns->d_name);
-		d = opendir(nsdir);
-		if (!d)
-			continue;
-		while ((dev = readdir(d))) {
-			struct cg_meta m;
-
-			if (dev->d_name[0] == '.')
-				continue;
-			snprintf(dir, sizeof(dir), "%s/%s", nsdir, dev->d_name);
-			if (cg_meta_read(dir, &m) || m.mode != CG_MODE_TCX)
-				continue;
-			if (cg_tcx_link_ifindex(dir, CG_HOOK_INGRESS, NULL) == 0)
-				cg_state_remove(dir, 0, &m);
-		}
-		closedir(d);
-		rmdir(nsdir);	/* if empty */
-	}
-	closedir(root);
+	cg_state_each_ns(CG_PIN_ROOT, cg_prune_ns, NULL);
 }

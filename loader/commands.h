@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * commands.h - what main.c's commands share: the backend table, which
- * backend guards a device, what the host offers; and the read-only
- * commands of status.c.
+ * backend guards a device, what the host offers; the commands that change
+ * a guard (attach.c) and those that only read (status.c).
  */
 #ifndef CG_COMMANDS_H
 #define CG_COMMANDS_H
@@ -22,6 +22,32 @@ void cg_probe_all(struct cg_probe *p);
 /* ", egress, log-drops": the options a guard has, for messages */
 const char *cg_opts_text(const struct cg_status *st);
 
+/* What attach was asked, by its command or by watch for a device it found */
+struct cg_attach_req {
+	const char *dev;
+	const char *netns;	/* NULL: ours */
+	enum cg_choice backend;	/* NONE: the one guarding it, else the probe's pick */
+	struct cg_attach_opts opts;
+	const char *object_path;	/* attach --object, for messages */
+};
+
+/* What attach found and left */
+struct cg_attach_result {
+	enum cg_choice was_by;	/* the backend that guarded it before; NONE */
+	enum cg_choice by;	/* the backend that guards it now */
+	struct cg_status was, now;
+};
+
+/*
+ * Attach as asked, under the host lock (held until exit), saying nothing:
+ * 0, or -errno with the reason in ack, worded to follow "cannot attach to
+ * DEV in netns NS: ".
+ */
+int cg_attach(const struct cg_attach_req *r, struct cg_attach_result *res, struct cg_ack *ack);
+/* The commands: exit status 0 or 1, with one line said on failure. */
+int cg_cmd_attach(struct cg_attach_req *r, const char *sha256);
+int cg_cmd_detach(const char *dev, const char *netns);
+
 /* What status and probe were asked */
 struct cg_query {
 	const char *dev;	/* NULL: every guarded device */
@@ -30,6 +56,8 @@ struct cg_query {
 	bool prometheus;
 };
 int cg_cmd_status(const struct cg_query *a);
+/* csum-guard completion on|off|status: exit status 0, 1 or 2 */
+int cg_cmd_completion(int argc, char **argv);
 int cg_cmd_probe(const struct cg_query *a);
 
 #endif /* CG_COMMANDS_H */

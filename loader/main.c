@@ -8,6 +8,7 @@
  *	csum-guard probe [--json]
  *	csum-guard watch [--match GLOB[,GLOB...]]... [--backend B] [--log-drops]
  *	csum-guard check [--path frag|tx] [--json]
+ *	csum-guard completion on|off|status [--json]
  *
  * Exit status: 0 done (detaching an unguarded device is done), 1 failed,
  * 2 bad usage. Errors are one line on stderr; nothing is left half-made.
@@ -15,25 +16,16 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <net/if.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <bpf/libbpf.h>
 
-#include "json.h"
 #include "cli.h"
 #include "log.h"
-#include "netns.h"
 #include "sha256.h"
-#include "state.h"
 #include "csum_guard_abi.h"
 #include "backend.h"
 #include "commands.h"
@@ -46,7 +38,6 @@
 #ifndef CG_VERSION
 #define CG_VERSION "0.0.0"
 #endif
-#define CG_OBJECT_MAX	(64 << 20)	/* attach --object: far above any guard */
 
 static const char usage_text[] =
 	"Usage: csum-guard attach DEV [--netns NS] [--egress] [--log-drops] [--backend auto|bpf|kmod] [--mode tcx|clsact]\n"
@@ -55,7 +46,9 @@ static const char usage_text[] =
 	"       csum-guard status [DEV] [--netns NS] [--json|--prometheus]\n"
 	"       csum-guard probe [--json]\n"
 	"       csum-guard watch [--match GLOB[,GLOB...]]... [--backend auto|bpf|kmod] [--log-drops]\n"
+	"                        [--no-completion]\n"
 	"       csum-guard check [--path frag|tx] [--json]\n"
+	"       csum-guard completion on|off|status [--json]\n"
 	"       csum-guard syncookie attach DEV --ports P[,P...] [--netns NS]\n"
 	"                         [--mode auto|xdp|xdp-generic|tc|nft] [--set-sysctl]\n"
 	"       csum-guard syncookie detach DEV [--netns NS]\n"
@@ -75,6 +68,9 @@ static const char usage_text[] =
 	"--object loads the BPF object at PATH instead of the built-in one, only if its\n"
 	"  SHA-256 is HEX and its ABI is this loader's; a guarded device gets the new\n"
 	"  program in place, counters kept (roll forward or back by repinning).\n"
+	"completion: the kernel module's completion guard, host-wide: it refuses at\n"
+	"  skb_checksum_help() to complete a checksum that starts inside the IP headers,\n"
+	"  whatever devices, tunnels or redirects the packet crossed (kmod backend).\n"
 	"status without DEV and --netns lists the guarded devices of every network\n"
 	"  namespace; --prometheus writes the counters for node_exporter's textfile\n"
 	"  collector.\n"
@@ -211,239 +207,6 @@ static int cg_parse(int argc, char **argv, struct cg_args *a)
 	return 0;
 }
 
-/*
- * attach --object PATH --sha256 HEX: read the object once, and hand libbpf
- * those very bytes only if their digest is the one given and they are a
- * guard of our ABI. Nothing is touched before that.
- */
-static int cg_object_read(const struct cg_args *a, void **data, size_t *size)
-{
-	unsigned char digest[CG_SHA256_LEN];
-	char hex[CG_SHA256_HEX + 1], why[128];
-	struct stat st;
-	void *buf;
-	int fd, err;
-
-	fd = open(a->object, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
-		cg_err("cannot attach: object %s: %s", a->object, strerror(errno));
-		goto fail;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size <= 0 || st.st_size > CG_OBJECT_MAX) {
-		cg_err("cannot attach: object %s: not a regular file of 1 byte to %d MiB",
-		       a->object, CG_OBJECT_MAX >> 20);
-		goto fail;
-	}
-	buf = malloc(st.st_size);
-	if (!buf || read(fd, buf, st.st_size) != st.st_size) {
-		cg_err("cannot attach: object %s: %s", a->object,
-		       buf ? "short read" : strerror(ENOMEM));
-		free(buf);
-		goto fail;
-	}
-	close(fd);
-	cg_sha256(buf, st.st_size, digest);
-	cg_sha256_hex(digest, hex);
-	if (strcasecmp(hex, a->sha256)) {
-		cg_err("cannot attach: object %s has SHA-256 %s, not %s: nothing attached",
-		       a->object, hex, a->sha256);
-		free(buf);
-		return -EBADMSG;
-	}
-	err = cg_bpf_object_check(buf, st.st_size, why, sizeof(why));
-	if (err) {
-		cg_err("cannot attach: object %s: %s: nothing attached", a->object, why);
-		free(buf);
-		return err;
-	}
-	*data = buf;
-	*size = st.st_size;
-	return 0;
-fail:
-	if (fd >= 0)
-		close(fd);
-	return -EINVAL;
-}
-
-/* What an update changed, e.g. ": egress added, log-drops off" */
-static void cg_changes_text(const struct cg_status *was, const struct cg_status *now,
-			    char *buf, size_t n)
-{
-	const char *e = was->egress == now->egress ? NULL :
-			now->egress ? "egress added" : "egress removed";
-	const char *l = was->log_drops == now->log_drops ? NULL :
-			now->log_drops ? "log-drops on" : "log-drops off";
-
-	if (e && l)
-		snprintf(buf, n, ": %s, %s", e, l);
-	else if (e || l)
-		snprintf(buf, n, ": %s", e ?: l);
-}
-
-/*
- * The bpf backend's drop log is the trace buffer (bpf_printk), which
- * records nothing while tracing is switched off.
- */
-#define CG_TRACING_ON "/sys/kernel/tracing/tracing_on"
-
-static bool cg_tracing_off(void)
-{
-	char c = '1';
-	int fd = open(CG_TRACING_ON, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return false;	/* tracefs not mounted: the buffer still records */
-	if (read(fd, &c, 1) != 1)
-		c = '1';
-	close(fd);
-	return c == '0';
-}
-
-static int do_attach(const struct cg_args *a)
-{
-	struct cg_attach_opts o = {
-		.log_drops = a->log_drops, .egress = a->egress, .mode = a->mode,
-	};
-	enum cg_choice now, use, want = a->backend;
-	struct cg_status st, was;
-	struct cg_target t;
-	struct cg_probe p;
-	char where[128], why[256], what[64] = "";
-	bool changed;
-	int err;
-
-	cg_target_where(&(struct cg_target){ .dev = a->dev, .netns = a->netns }, where, sizeof(where));
-	if (cg_cli_need_root("attach"))
-		return 1;
-	if (a->object) {
-		void *data;
-
-		if (cg_object_read(a, &data, &o.object_size))
-			return 1;
-		o.object = data;	/* freed at exit */
-		want = CG_CHOICE_BPF;
-	}
-	if (cg_lock_host() || cg_target_resolve(&t, a->dev, a->netns, "attach to"))
-		return 1;
-
-	now = cg_guarded_by(&t, &st);
-	if (now != CG_CHOICE_NONE && want != CG_CHOICE_NONE && want != now) {
-		cg_err("cannot attach to %s: already guarded by the %s backend; detach it first",
-		       where, cg_choice_name(now));
-		return 1;
-	}
-	changed = now != CG_CHOICE_NONE &&
-		  (st.log_drops != a->log_drops || st.egress != a->egress);
-	was = st;
-	use = now;
-	if (use == CG_CHOICE_NONE) {
-		cg_probe_all(&p);
-		use = cg_select(&p, want, why, sizeof(why));
-		if (use == CG_CHOICE_NONE) {
-			cg_err("cannot attach to %s: %s", where, why);
-			return 1;
-		}
-	}
-	err = cg_backends[use]->attach(&t, &o);
-	if (err) {
-		if (!cg_log_reported())
-			cg_err("cannot attach to %s: %s", where, strerror(-err));
-		return 1;
-	}
-	if (cg_backends[use]->status(&t, &st) || !st.attached) {
-		cg_err("cannot attach to %s: the %s backend reports it unguarded after attach",
-		       where, cg_choice_name(use));
-		return 1;
-	}
-	if (changed)
-		cg_changes_text(&was, &st, what, sizeof(what));
-	else if (now != CG_CHOICE_NONE && a->object && was.prog_id != st.prog_id) {
-		changed = true;
-		snprintf(what, sizeof(what), ": program replaced from %s", a->object);
-	}
-	cg_info("%s %s (%s, %s%s)%s",
-		now == CG_CHOICE_NONE ? "guarding" : changed ? "updated the guard of" : "already guarding",
-		where, cg_choice_name(use), st.mode, cg_opts_text(&st), what);
-	if (use == CG_CHOICE_BPF && st.log_drops && cg_tracing_off())
-		cg_info("note: tracing is off (%s is 0): the drop log stays empty until it is on",
-			CG_TRACING_ON);
-	return 0;
-}
-
-/*
- * What the guards of a device or a namespace that is gone left, recorded
- * under its name: removed, never touching a device that now has the name
- * or the ifindex. t as cg_target_resolve_gone() left it: t->netns_ino 0
- * when the namespace is gone.
- */
-static int cg_detach_gone(const struct cg_args *a, struct cg_target *t, const char *where)
-{
-	enum cg_choice c;
-	int n, total = 0;
-
-	for (c = CG_CHOICE_BPF; c <= CG_CHOICE_KMOD; c++) {
-		n = cg_backends[c]->forget(t);
-		if (n < 0) {
-			cg_err("cannot detach from %s (%s): %s", where, cg_choice_name(c),
-			       strerror(-n));
-			return -1;
-		}
-		if (n && !t->netns_ino)
-			cg_info("netns %s is gone: removed the state of %d %s guard%s it had",
-				a->netns, n, cg_choice_name(c), n > 1 ? "s" : "");
-		else if (n)
-			cg_info("%s was gone: removed the state of its %s guard", where,
-				cg_choice_name(c));
-		total += n;
-	}
-	return total;
-}
-
-static int do_detach(const struct cg_args *a)
-{
-	enum cg_choice c;
-	struct cg_target t;
-	bool any = false;
-	char where[128];
-	int err;
-
-	cg_target_where(&(struct cg_target){ .dev = a->dev, .netns = a->netns }, where, sizeof(where));
-	if (cg_cli_need_root("detach") || cg_lock_host())
-		return 1;
-	/* a device or a namespace that is gone is not guarded any more */
-	err = cg_target_resolve_gone(&t, a->dev, a->netns, "detach from");
-	if (err == -ENODEV || err == -ENOENT) {
-		err = cg_detach_gone(a, &t, where);
-		if (err < 0)
-			return 1;
-		if (!err)
-			cg_info("%s: %s, and no guard recorded under that name", where,
-				t.netns_ino ? "no such device" : "no such network namespace");
-		return 0;
-	}
-	if (err)
-		return 1;
-	for (c = CG_CHOICE_BPF; c <= CG_CHOICE_KMOD; c++) {
-		err = cg_backends[c]->detach(&t);
-		if (!err) {
-			any = true;
-			cg_info("detached from %s (%s)", where, cg_choice_name(c));
-		} else if (err != -ENOENT) {
-			if (!cg_log_reported())
-				cg_err("cannot detach from %s (%s): %s", where,
-				       cg_choice_name(c), strerror(-err));
-			return 1;
-		}
-	}
-	/* a device of that name that was deleted and made again */
-	err = cg_detach_gone(a, &t, where);
-	if (err < 0)
-		return 1;
-	if (!any && !err)
-		cg_info("%s is not guarded", where);
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	struct cg_query q;
@@ -465,6 +228,8 @@ int main(int argc, char **argv)
 		cg_log_libbpf();
 		return cg_syncookie(argc, argv);
 	}
+	if (!strcmp(a.cmd, "completion"))
+		return cg_cmd_completion(argc, argv);
 	if (!strcmp(a.cmd, "watch")) {
 		cg_log_libbpf();
 		return cg_watch(argc, argv);
@@ -480,10 +245,17 @@ int main(int argc, char **argv)
 	q = (struct cg_query){
 		.dev = a.dev, .netns = a.netns, .json = a.json, .prometheus = a.prometheus,
 	};
-	if (!strcmp(a.cmd, "attach"))
-		return do_attach(&a);
+	if (!strcmp(a.cmd, "attach")) {
+		struct cg_attach_req r = {
+			.dev = a.dev, .netns = a.netns, .backend = a.backend,
+			.opts = { .log_drops = a.log_drops, .egress = a.egress, .mode = a.mode },
+			.object_path = a.object,
+		};
+
+		return cg_cmd_attach(&r, a.sha256);
+	}
 	if (!strcmp(a.cmd, "detach"))
-		return do_detach(&a);
+		return cg_cmd_detach(a.dev, a.netns);
 	if (!strcmp(a.cmd, "status"))
 		return cg_cmd_status(&q);
 	if (!strcmp(a.cmd, "check"))

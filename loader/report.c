@@ -75,3 +75,16 @@ void cg_report_prometheus(const struct cg_report_row *rows, int n)
 		}
 	}
 }
+
+void cg_report_prometheus_completion(const struct cg_completion *c)
+{
+	fputs("# HELP csum_guard_completion_enabled 1 while the kernel module's completion guard is on (host-wide).\n"
+	      "# TYPE csum_guard_completion_enabled gauge\n", stdout);
+	printf("csum_guard_completion_enabled %d\n", c->on);
+	fputs("# HELP csum_guard_completion_refused_total Checksum completions refused at skb_checksum_help(), by reason.\n"
+	      "# TYPE csum_guard_completion_refused_total counter\n", stdout);
+	printf("csum_guard_completion_refused_total{reason=\"header\"} %llu\n",
+	       (unsigned long long)c->dropped);
+	printf("csum_guard_completion_refused_total{reason=\"unreadable\"} %llu\n",
+	       (unsigned long long)c->dropped_unreadable);
+}

@@ -19,5 +19,7 @@ struct cg_report_row {
 
 /* report.c: the rows in the Prometheus text exposition format, on stdout. */
 void cg_report_prometheus(const struct cg_report_row *rows, int n);
+/* The completion guard's metrics (host-wide): after the devices' */
+void cg_report_prometheus_completion(const struct cg_completion *c);
 
 #endif /* CG_REPORT_H */

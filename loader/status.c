@@ -115,6 +115,8 @@ static int cg_status_here(struct cg_rows *rs, const char *netns, __u64 ino)
 
 	for (c = CG_CHOICE_BPF; c <= CG_CHOICE_KMOD; c++) {
 		n = cg_backends[c]->list(ifindexes, CG_MAX_LIST);
+		if (n < 0)	/* not "none guarded": cannot tell */
+			return n;
 		for (i = 0; i < n; i++) {
 			r = cg_row_add(rs);
 			if (!r)
@@ -146,15 +148,27 @@ int cg_cmd_status(const struct cg_query *a)
 {
 	struct cg_rows rs = {};
 	struct cg_report_row *r;
+	struct cg_ack ack = {};
 	struct cg_target t;
 	enum cg_choice c;
+	char where[128];
 	int i, err;
 
-	/* locked: listing drops the state of vanished devices */
-	if (cg_cli_need_root("read status") || cg_lock_host())
+	if (cg_cli_need_root("read status"))
 		return 1;
-	if (cg_target_resolve(&t, a->dev, a->netns, "read status of"))
+	/*
+	 * Without the host lock: status only reads, and checks what it reads
+	 * against the kernel (a guard half-made or half-removed by a command
+	 * running now is not listed), so a scrape never waits for attach.
+	 */
+	err = cg_target_resolve(&t, a->dev, a->netns, &ack);
+	if (err) {
+		cg_err("cannot read status of %s: %s",
+		       cg_target_where(&(struct cg_target){ .dev = a->dev, .netns = a->netns },
+				       where, sizeof(where)),
+		       cg_ack_why(&ack, err));
 		return 1;
+	}
 	if (a->dev) {
 		r = cg_row_add(&rs);
 		if (!r)
@@ -168,15 +182,22 @@ int cg_cmd_status(const struct cg_query *a)
 	} else {
 		err = cg_status_here(&rs, a->netns, t.netns_ino);
 		if (!err && !a->netns)
-			err = cg_state_each_netns(NULL, cg_status_ns, &rs);
+			err = cg_state_each_netns(NULL, cg_status_ns, &rs, &ack);
 		if (err) {
-			if (!cg_log_reported())
-				cg_err("cannot read status: %s", strerror(-err));
+			cg_err("cannot read status: %s", cg_ack_why(&ack, err));
 			return 1;
 		}
 	}
 	if (a->prometheus) {
 		cg_report_prometheus(rs.row, rs.n);
+		/* host-wide: with the whole host's listing only */
+		if (!a->dev && !a->netns) {
+			struct cg_completion cc;
+
+			if (cg_kmod_completion(-1, &cc, NULL))
+				memset(&cc, 0, sizeof(cc));
+			cg_report_prometheus_completion(&cc);
+		}
 	} else if (a->dev) {
 		cg_print_status(a, &rs.row[0]);
 		if (a->json)
@@ -212,12 +233,13 @@ int cg_cmd_probe(const struct cg_query *a)
 	if (!a->json) {
 		printf("root: %s\nbtf: %s\nbpf_cast_to_kern_ctx: %s\ntc program loads: %s\n"
 		       "tcx: %s\nkmod loaded: %s\nkmod loadable: %s\n"
-		       "egress, bpf: %s\negress, kmod: %s\nbackend: %s\nreason: %s\n",
+		       "egress, bpf: %s\negress, kmod: %s\ncompletion guard: %s\nbackend: %s\nreason: %s\n",
 		       p.root ? "yes" : "no", p.btf ? "yes" : "no", p.kfunc ? "yes" : "no",
 		       p.prog_loads ? "yes" : "no", p.tcx ? "yes" : "no",
 		       p.kmod_loaded ? "yes" : "no", p.kmod_loadable ? "yes" : "no",
 		       *p.bpf_egress_err ? p.bpf_egress_err : "yes",
 		       *p.kmod_egress_err ? p.kmod_egress_err : "yes",
+		       *p.completion_err ? p.completion_err : p.completion_on ? "yes, on" : "yes",
 		       cg_choice_name(c) ?: "none", why);
 		return c == CG_CHOICE_NONE;
 	}
@@ -233,6 +255,8 @@ int cg_cmd_probe(const struct cg_query *a)
 	cg_json_kv_str(&first, "kmod_unavailable", *p.kmod_err ? p.kmod_err : NULL);
 	cg_json_kv_str(&first, "bpf_egress_unavailable", *p.bpf_egress_err ? p.bpf_egress_err : NULL);
 	cg_json_kv_str(&first, "kmod_egress_unavailable", *p.kmod_egress_err ? p.kmod_egress_err : NULL);
+	cg_json_kv_str(&first, "completion_unavailable", *p.completion_err ? p.completion_err : NULL);
+	cg_json_kv_bool(&first, "completion", p.completion_on);
 	cg_json_kv_str(&first, "backend", cg_choice_name(c));
 	cg_json_kv_str(&first, "reason", why);
 	puts("}");

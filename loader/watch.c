@@ -50,6 +50,7 @@
 #include "netns.h"
 #include "nl.h"
 #include "backend.h"
+#include "commands.h"
 #include "select.h"
 #include "watch.h"
 #include "watch_int.h"
@@ -58,7 +59,6 @@
 #define __NR_pidfd_open 434
 #endif
 
-static const struct cg_backend *const cg_wbackends[] = { &cg_backend_bpf, &cg_backend_kmod };
 
 static __u64 cg_now_ms(void)
 {
@@ -111,51 +111,43 @@ static const struct cg_backend *cg_wstatus(struct cg_wns *ns, struct cg_wdev *d,
 		.netns_ino = ns->ino,
 		.ifindex = d->ifindex,
 	};
-	const struct cg_backend *b = NULL;
-	unsigned int i;
+	enum cg_choice c;
 
 	*gone = false;
 	if (cg_netns_enter(ns->nsfd))
 		return NULL;
 	*gone = !if_indextoname(d->ifindex, name) && (errno == ENXIO || errno == ENODEV);
-	for (i = 0; i < ARRAY_SIZE(cg_wbackends) && !b; i++)
-		if (!cg_wbackends[i]->status(&t, st) && st->attached)
-			b = cg_wbackends[i];
+	c = cg_guarded_by(&t, st);
 	cg_netns_return();
-	return b;
+	return c == CG_CHOICE_NONE ? NULL : cg_backends[c];
 }
 
-/* `csum-guard attach` as a child; why gets its error line on failure. */
+/*
+ * Attach to d in a child process, as `csum-guard attach` would: the host
+ * lock is held and the namespace entered for the child's life only, and
+ * what the attach leaves behind (libbpf's objects, a failure half-way) dies
+ * with it. why gets the reason on failure, as the attach code worded it.
+ */
 static int cg_wspawn(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d,
 		     char *why, size_t n)
 {
-	char out[1024], pfx[CG_LABEL_MAX + 64], *argv[12], *line, *p;
-	int argc = 0, fds[2], status, len = 0;
+	struct cg_attach_req r = {
+		.dev = d->name, .netns = ns->own ? NULL : ns->arg, .backend = w->backend,
+		.opts = { .log_drops = w->log_drops },
+	};
+	struct cg_attach_result res;
+	struct cg_ack ack = {};
+	int fds[2], status, len = 0;
 	sigset_t none;
-	ssize_t r;
+	ssize_t got;
 	pid_t pid;
-
-	argv[argc++] = "csum-guard";
-	argv[argc++] = "attach";
-	argv[argc++] = d->name;
-	if (!ns->own) {
-		argv[argc++] = "--netns";
-		argv[argc++] = ns->arg;
-	}
-	if (w->backend != CG_CHOICE_NONE) {
-		argv[argc++] = "--backend";
-		argv[argc++] = (char *)cg_choice_name(w->backend);
-	}
-	if (w->log_drops)
-		argv[argc++] = "--log-drops";
-	argv[argc++] = "--quiet";
-	argv[argc] = NULL;
 
 	if (pipe2(fds, O_CLOEXEC)) {
 		snprintf(why, n, "pipe: %s", strerror(errno));
 		return -1;
 	}
 	fflush(stdout);
+	fflush(stderr);
 	pid = fork();
 	if (pid < 0) {
 		snprintf(why, n, "fork: %s", strerror(errno));
@@ -164,53 +156,39 @@ static int cg_wspawn(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d,
 		return -1;
 	}
 	if (!pid) {
+		int err;
+
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
-		dup2(fds[1], STDERR_FILENO);
-		execv("/proc/self/exe", argv);
-		fprintf(stderr, "csum-guard: cannot run /proc/self/exe: %s\n", strerror(errno));
-		_exit(127);
+		close(fds[0]);
+		err = cg_attach(&r, &res, &ack);
+		if (err) {
+			const char *m = cg_ack_why(&ack, err);
+
+			if (write(fds[1], m, strlen(m)) < 0)
+				_exit(2);
+		}
+		_exit(err ? 1 : 0);
 	}
 	close(fds[1]);
-	/* keep the tail: the last line says why */
 	for (;;) {
-		if (len == sizeof(out) - 1) {
-			memmove(out, out + len / 2, len - len / 2);
-			len -= len / 2;
-		}
-		r = read(fds[0], out + len, sizeof(out) - 1 - len);
-		if (r < 0 && errno == EINTR)
+		got = read(fds[0], why + len, n - 1 - len);
+		if (got < 0 && errno == EINTR)
 			continue;
-		if (r <= 0)
+		if (got <= 0 || (size_t)(len += got) == n - 1)
 			break;
-		len += r;
 	}
+	why[len] = 0;
 	close(fds[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (WIFEXITED(status) && !WEXITSTATUS(status))
 		return 0;
-
-	while (len && out[len - 1] == '\n')
-		len--;
-	out[len] = 0;
-	line = strrchr(out, '\n');
-	line = line ? line + 1 : out;
-	if (!strncmp(line, "csum-guard: ", 12))
-		line += 12;
-	/* "cannot attach to DEV[ in netns NS]: " says what our line says already */
-	snprintf(pfx, sizeof(pfx), "cannot attach to %s%s%s: ", d->name,
-		 ns->own ? "" : " in netns ", ns->own ? "" : ns->arg);
-	if (!strncmp(line, pfx, strlen(pfx)))
-		line += strlen(pfx);
-	p = line;
-	if (!*p) {
+	if (!len) {
 		if (WIFEXITED(status))
 			snprintf(why, n, "attach exited with status %d", WEXITSTATUS(status));
 		else
 			snprintf(why, n, "attach killed by signal %d", WTERMSIG(status));
-	} else {
-		snprintf(why, n, "%s", p);
 	}
 	return -1;
 }
@@ -278,6 +256,32 @@ static void cg_wwork(struct cg_watch *w)
 	}
 }
 
+/*
+ * The module's completion guard covers what no device's guard sees (a
+ * frame a tunnel decapsulated, one a macvtap transmitted, one a tc redirect
+ * took first): on wherever the module can load, unless --no-completion or
+ * --backend bpf asked for the BPF guard alone. A host that cannot have it
+ * is said once and watched all the same.
+ */
+static void cg_wcompletion(const struct cg_watch *w)
+{
+	struct cg_completion c;
+	struct cg_ack ack = {};
+	struct cg_probe p = {};
+
+	if (w->no_completion || w->backend == CG_CHOICE_BPF)
+		return;
+	cg_backend_kmod.probe(&p);
+	if (*p.completion_err) {
+		printf("completion guard unavailable: %s\n", p.completion_err);
+		return;
+	}
+	if (cg_kmod_completion(1, &c, &ack))
+		printf("completion guard unavailable: %s\n", cg_ack_why(&ack, -EOPNOTSUPP));
+	else
+		printf("completion guard on\n");
+}
+
 /* --- the command ------------------------------------------------------- */
 
 static int cg_wparse(int argc, char **argv, struct cg_watch *w)
@@ -286,6 +290,7 @@ static int cg_wparse(int argc, char **argv, struct cg_watch *w)
 		{ "match", required_argument, NULL, 'm' },
 		{ "backend", required_argument, NULL, 'b' },
 		{ "log-drops", no_argument, NULL, 'l' },
+		{ "no-completion", no_argument, NULL, 'C' },
 		CG_OPT_END,
 	};
 	int c;
@@ -307,6 +312,9 @@ static int cg_wparse(int argc, char **argv, struct cg_watch *w)
 			break;
 		case 'l':
 			w->log_drops = true;
+			break;
+		case 'C':
+			w->no_completion = true;
 			break;
 		default:
 			return cg_cli_bad_option(c, argv);
@@ -354,6 +362,7 @@ int cg_watch(int argc, char **argv)
 		printf("%s%s", i ? "," : " matching ", w.match[i]);
 	printf(" (backend %s%s)\n", cg_choice_name(w.backend) ?: "auto",
 	       w.log_drops ? ", log-drops" : "");
+	cg_wcompletion(&w);
 
 	for (;;) {
 		now = cg_now_ms();

@@ -45,6 +45,7 @@ struct cg_watch {
 	int nmatch;
 	enum cg_choice backend;
 	bool log_drops;
+	bool no_completion;	/* --no-completion */
 	__u64 own_ino;
 	int sfd, ifd, wd;
 	struct cg_wns **ns;

@@ -314,6 +314,7 @@ out:
 
 int sc_attach(const struct sc_args *a)
 {
+	struct cg_ack ack = {};
 	struct sc_target t;
 	struct sc_ports cur;
 	struct sc_meta m;
@@ -322,8 +323,13 @@ int sc_attach(const struct sc_args *a)
 
 	if (cg_cli_need_root("attach"))
 		return 1;
-	if (cg_lock_host() || sc_resolve(a, &t, "attach to", false) || sc_bpffs_ready())
+	if (sc_resolve(a, &t, "attach to", SC_LOCK))
 		return 1;
+	err = cg_bpffs_ready(&ack);
+	if (err) {
+		cg_err("cannot attach to %s: %s", t.dev, ack.msg);
+		return 1;
+	}
 	err = sc_map_get(&t, SC_PIN_META, &m, 0);
 	if (!err && sc_live(&t, &m)) {
 		struct cg_target ct = { .dev = t.dev, .netns = t.netns };
@@ -365,17 +371,18 @@ int sc_attach(const struct sc_args *a)
 }
 
 /* cg_state_gone_netns(): a responder of a namespace that is gone */
-static void sc_forget_dead(const char *dir, __u64 ino, int ifindex, void *arg)
+static int sc_forget_dead(const char *dir, __u64 ino, int ifindex, void *arg)
 {
 	struct sc_target t = { .ino = ino, .ifindex = ifindex };
 
 	snprintf(t.dir, sizeof(t.dir), "%s", dir);
 	/* whatever it hooked went with the namespace: only the pins are left */
 	sc_remove(&t, NULL, false);
+	return 0;
 }
 
 /* cg_state_gone_devs(): a responder of a device gone from our namespace */
-static void sc_forget_gone(const char *dir, __u64 ino, int ifindex, void *arg)
+static int sc_forget_gone(const char *dir, __u64 ino, int ifindex, void *arg)
 {
 	struct sc_target *t = arg;
 	struct sc_meta m;
@@ -387,6 +394,7 @@ static void sc_forget_gone(const char *dir, __u64 ino, int ifindex, void *arg)
 		sc_remove(t, NULL, false);
 	else
 		sc_remove(t, &m, m.netns_cookie == t->cookie);
+	return 0;
 }
 
 /*
@@ -411,9 +419,7 @@ int sc_detach(const struct sc_args *a)
 
 	if (cg_cli_need_root("detach"))
 		return 1;
-	if (cg_lock_host())
-		return 1;
-	err = sc_resolve(a, &t, "detach from", true);
+	err = sc_resolve(a, &t, "detach from", SC_LOCK | SC_GONE_OK);
 	if (err && err != -ENODEV && err != -ENOENT)
 		return 1;
 	if (!err && !sc_map_get(&t, SC_PIN_META, &m, 0)) {

@@ -148,36 +148,37 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 	return live;
 }
 
+struct sc_listing {
+	struct sc_target t;
+	bool json, *first_row;
+	int n;
+};
+
+static int sc_print_one(const char *dir, __u64 ino, int ifindex, void *arg)
+{
+	struct sc_listing *l = arg;
+	char name[IF_NAMESIZE];
+	struct sc_meta m;
+
+	l->t.ifindex = ifindex;
+	snprintf(l->t.dir, sizeof(l->t.dir), "%s", dir);
+	if (sc_map_get(&l->t, SC_PIN_META, &m, 0) || !sc_live(&l->t, &m) ||
+	    !if_indextoname(ifindex, name))
+		return 0;
+	l->t.dev = name;
+	l->n += sc_print(&l->t, l->json, l->first_row);
+	return 0;
+}
+
 /* Every answering device of the current namespace. */
 static int sc_print_ns(const char *netns, bool json, bool *first_row)
 {
-	char nsdir[PATH_MAX];
-	struct sc_target t = { .netns = netns };
-	struct dirent *de;
-	int n = 0;
-	DIR *d;
+	struct sc_listing l = { .t.netns = netns, .json = json, .first_row = first_row };
 
-	if (cg_netns_ino(&t.ino) || cg_netns_cookie(&t.cookie))
+	if (cg_netns_ino(&l.t.ino) || cg_netns_cookie(&l.t.cookie))
 		return 0;
-	snprintf(nsdir, sizeof(nsdir), "%s/%llu", SC_PIN_ROOT, (unsigned long long)t.ino);
-	d = opendir(nsdir);
-	while (d && (de = readdir(d))) {
-		char name[IF_NAMESIZE];
-		struct sc_meta m;
-
-		if (de->d_name[0] == '.')
-			continue;
-		t.ifindex = atoi(de->d_name);
-		cg_state_dir(t.dir, sizeof(t.dir), SC_PIN_ROOT, t.ino, t.ifindex);
-		if (sc_map_get(&t, SC_PIN_META, &m, 0) || !sc_live(&t, &m) ||
-		    !if_indextoname(t.ifindex, name))
-			continue;
-		t.dev = name;
-		n += sc_print(&t, json, first_row);
-	}
-	if (d)
-		closedir(d);
-	return n;
+	cg_state_each_dev(SC_PIN_ROOT, l.t.ino, sc_print_one, &l);
+	return l.n;
 }
 
 static int sc_print_other(const char *label, __u64 ino, void *arg)
@@ -196,7 +197,7 @@ static int sc_status(const struct sc_args *a)
 
 	if (cg_cli_need_root("read status"))
 		return 1;
-	if (cg_lock_host() || sc_resolve(a, &t, "read status of", false))
+	if (sc_resolve(a, &t, "read status of", 0))
 		return 1;
 	if (a->dev) {
 		sc_print(&t, a->json, NULL);
@@ -211,8 +212,15 @@ static int sc_status(const struct sc_args *a)
 		/* the other namespaces that have state, by name where they have one */
 		struct sc_walk w = { .json = a->json, .first = &first };
 
-		if (cg_state_each_netns(SC_PIN_ROOT, sc_print_other, &w))
+		struct cg_ack ack = {};
+		int err = cg_state_each_netns(SC_PIN_ROOT, sc_print_other, &w, &ack);
+
+		if (err) {
+			if (a->json)
+				puts("]");
+			cg_err("cannot read status: %s", cg_ack_why(&ack, err));
 			return 1;
+		}
 		n += w.n;
 	}
 	if (a->json)

@@ -81,11 +81,12 @@ int sc_sysctl_write(const char *path, int val);
 void sc_pin(char *buf, size_t n, const struct sc_target *t, const char *name);
 int sc_map_get(const struct sc_target *t, const char *name, void *val, __u32 key);
 int sc_map_put(const struct sc_target *t, const char *name, const void *val, __u32 size);
-int sc_bpffs_ready(void);
 void sc_tc_hook(struct bpf_tc_hook *h, int ifindex);
 bool sc_live(const struct sc_target *t, const struct sc_meta *m);
 void sc_remove(const struct sc_target *t, const struct sc_meta *m, bool ours);
-int sc_resolve(const struct sc_args *a, struct sc_target *t, const char *verb, bool gone_ok);
+#define SC_LOCK		1	/* sc_resolve: the command changes state */
+#define SC_GONE_OK	2	/* sc_resolve: what is gone is no error */
+int sc_resolve(const struct sc_args *a, struct sc_target *t, const char *verb, unsigned int how);
 
 /* nft.c */
 bool sc_nft_have(void);

@@ -121,16 +121,6 @@ int sc_map_put(const struct sc_target *t, const char *name, const void *val,
 				val, size);
 }
 
-/* bpffs for the pins; one line says why not. */
-int sc_bpffs_ready(void)
-{
-	int err = cg_bpffs_ready();
-
-	if (err && err != -ENOTSUP)
-		cg_err("cannot mount bpffs on /sys/fs/bpf: %s", strerror(-err));
-	return err;
-}
-
 /* The device of the link pinned in t's dir if it is of type, else -1. */
 static int sc_link_ifindex(const struct sc_target *t, __u32 type)
 {
@@ -179,6 +169,32 @@ bool sc_live(const struct sc_target *t, const struct sc_meta *m)
 	return false;
 }
 
+struct sc_hand_over {
+	const struct sc_target *t;
+	const struct sc_meta *m;
+};
+
+static int sc_hand_over_one(const char *dir, __u64 ino, int ifindex, void *arg)
+{
+	const struct sc_hand_over *h = arg;
+	char path[PATH_MAX + 16];
+	struct sc_meta o;
+
+	if (ifindex == h->t->ifindex)
+		return 0;
+	cg_state_pin(path, sizeof(path), dir, SC_PIN_META);
+	if (cg_pin_array_get(path, 0, &o) || o.netns_cookie != h->m->netns_cookie ||
+	    strcmp(sc_sysctl_path(o.mode), sc_sysctl_path(h->m->mode)))
+		return 0;
+	if (!(o.flags & SC_META_SET_SYSCTL)) {
+		o.flags |= SC_META_SET_SYSCTL;
+		o.prev_sysctl = h->m->prev_sysctl;
+		if (cg_pin_array_put(path, "sc_meta", &o, sizeof(o)))
+			return 0;
+	}
+	return 1;	/* handed over */
+}
+
 /*
  * Another responder of this namespace that needs the same sysctl takes
  * over the duty to put it back: the last detach restores it, not the first
@@ -186,34 +202,9 @@ bool sc_live(const struct sc_target *t, const struct sc_meta *m)
  */
 static bool sc_sysctl_hand_over(const struct sc_target *t, const struct sc_meta *m)
 {
-	char parent[PATH_MAX], path[PATH_MAX + 300];
-	struct sc_meta o;
-	struct dirent *d;
-	bool done = false;
-	DIR *dir;
+	struct sc_hand_over h = { .t = t, .m = m };
 
-	snprintf(parent, sizeof(parent), "%s", t->dir);
-	*strrchr(parent, '/') = '\0';
-	dir = opendir(parent);
-	if (!dir)
-		return false;
-	while (!done && (d = readdir(dir))) {
-		if (d->d_name[0] == '.' || (__u32)atoi(d->d_name) == (__u32)t->ifindex)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/%s", parent, d->d_name, SC_PIN_META);
-		if (cg_pin_array_get(path, 0, &o) || o.netns_cookie != m->netns_cookie ||
-		    strcmp(sc_sysctl_path(o.mode), sc_sysctl_path(m->mode)))
-			continue;
-		if (!(o.flags & SC_META_SET_SYSCTL)) {
-			o.flags |= SC_META_SET_SYSCTL;
-			o.prev_sysctl = m->prev_sysctl;
-			if (cg_pin_array_put(path, "sc_meta", &o, sizeof(o)))
-				continue;
-		}
-		done = true;
-	}
-	closedir(dir);
-	return done;
+	return cg_state_each_dev(SC_PIN_ROOT, t->ino, sc_hand_over_one, &h) == 1;
 }
 
 /*
@@ -266,15 +257,30 @@ void sc_remove(const struct sc_target *t, const struct sc_meta *m, bool ours)
 	cg_state_unpin(SC_PIN_ROOT, t->dir, pins, ARRAY_SIZE(pins));
 }
 
-/* Enter the namespace, find the device (if any). */
-int sc_resolve(const struct sc_args *a, struct sc_target *t, const char *verb, bool gone_ok)
+/*
+ * Take the host lock (SC_LOCK: for a command that changes state), enter
+ * the namespace, find the device (if any); one line "cannot VERB DEV in
+ * netns NS: why" on failure, but with SC_GONE_OK for a device (-ENODEV) or
+ * a namespace name (-ENOENT) that does not exist.
+ */
+int sc_resolve(const struct sc_args *a, struct sc_target *t, const char *verb, unsigned int how)
 {
-	struct cg_target ct;
+	bool gone_ok = how & SC_GONE_OK;
+	struct cg_ack ack = {};
+	struct cg_target ct = { .dev = a->dev, .netns = a->netns };
+	char where[128];
 	int err;
 
 	memset(t, 0, sizeof(*t));
-	err = gone_ok ? cg_target_resolve_gone(&ct, a->dev, a->netns, verb) :
-			cg_target_resolve(&ct, a->dev, a->netns, verb);
+	err = how & SC_LOCK ? cg_lock_host(&ack) : 0;
+	if (!err) {
+		err = gone_ok ? cg_target_resolve_gone(&ct, a->dev, a->netns, &ack) :
+				cg_target_resolve(&ct, a->dev, a->netns, &ack);
+		if (gone_ok && (err == -ENODEV || err == -ENOENT))
+			ack.msg[0] = 0;
+	}
+	if (err && ack.msg[0])
+		cg_err("cannot %s %s: %s", verb, cg_target_where(&ct, where, sizeof(where)), ack.msg);
 	t->ino = ct.netns_ino;
 	t->cookie = ct.netns_cookie;
 	if (err)

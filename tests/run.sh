@@ -57,7 +57,7 @@ if [ "$(id -u)" != 0 ]; then
 	echo "tests/run.sh: must be run as root (it creates namespaces and taps)" >&2
 	exit 1
 fi
-for b in "$CG" "$INJECT" "$SNIFF" "$NFQ" "$STREAM" "$TOP/build/tests/unit" "$SYN" "$HOOKS"; do
+for b in "$CG" "$INJECT" "$SNIFF" "$NFQ" "$STREAM" "$TOP/build/tests/unit" "$SYN" "$HOOKS" "$KDUMP"; do
 	[ -x "$b" ] || { echo "tests/run.sh: $b is missing: run make first" >&2; exit 1; }
 done
 # What the suite needs of this machine: all of it, or no case runs.

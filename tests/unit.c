@@ -7,12 +7,14 @@
  * exits 1 if anything failed. The runner holds the lines to that summary
  * and to the exit status, so a crash or an early exit cannot pass.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "csum_guard.h"
 #include "csum_guard_abi.h"
 #include "cli.h"
+#include "log.h"
 #include "nl.h"
 #include "select.h"
 #include "sha256.h"
@@ -169,7 +171,8 @@ static void test_not_judged(void)
  * remaining tag (ingress), or past the tags (egress, an AF_PACKET frame),
  * with the MAC header at 0. Up to CG_VLAN_MAX tags the inner header's rule
  * applies; deeper, or a tag cut short, fails closed; a non-IP payload
- * behind tags passes.
+ * behind tags passes. IPv6: the next-header byte, then the extension
+ * headers, each read only while the decision wants it, as the backends do.
  */
 static enum cg_verdict walk(__u8 *pkt, unsigned int len, __u16 proto, __u32 cs,
 			    __u32 nh)
@@ -191,6 +194,13 @@ static enum cg_verdict walk(__u8 *pkt, unsigned int len, __u16 proto, __u32 cs,
 	if (cg_wants_l3(&f) && f.network_header + f.l3_off < len) {
 		f.l3_readable = 1;
 		f.ip_vhl = pkt[f.network_header + f.l3_off];
+	}
+	if (cg_wants_ip6(&f) && f.network_header + f.l3_off + CG_IPV6_NEXTHDR_OFF < len)
+		cg_ip6_start(&f, pkt[f.network_header + f.l3_off + CG_IPV6_NEXTHDR_OFF]);
+	for (i = 0; i < CG_IPV6_EXT_MAX && cg_wants_ext(&f); i++) {
+		if (f.network_header + f.l3_off + f.ip6_len + 2 > len)
+			break;
+		cg_ip6_step(&f, pkt + f.network_header + f.l3_off + f.ip6_len);
 	}
 	return cg_verdict(&f);
 }
@@ -216,6 +226,7 @@ static void test_vlan(void)
 				pkt[NH + 4 * t + 3] = next & 0xff;
 			}
 			pkt[l3] = inner[k] == CG_ETH_P_IPV6 ? 0x60 : 0x46;
+			pkt[l3 + CG_IPV6_NEXTHDR_OFF] = 17;	/* IPv6: UDP */
 			hl = inner[k] == CG_ETH_P_IPV6 ? 40 : 24;
 			for (cs = 0; cs < l3 + hl + 8; cs++) {
 				enum cg_verdict want, got;
@@ -261,33 +272,129 @@ static void test_unreadable(void)
 }
 
 /*
- * IPv6: csum_start below the end of the fixed 40-byte header drops, at or
- * past it passes; the header is never read, so its readability is moot.
+ * IPv6 with TCP right after the fixed header: csum_start below the end of
+ * the 40 bytes drops, unread; at or past it the next-header byte is read,
+ * and nothing else; unreadable, it fails closed.
  */
 static void test_ipv6(void)
 {
 	char why[160] = "";
 	unsigned int cs, nh, bad = 0;
+	__u8 pkt[200] = { 0 };
 
 	for (nh = 0; nh <= 22; nh += 4) {
+		memset(pkt, 0, sizeof(pkt));
+		pkt[nh] = 0x60;
+		pkt[nh + CG_IPV6_NEXTHDR_OFF] = 6;	/* TCP */
 		for (cs = 0; cs <= 120; cs++) {
 			struct cg_fields f = {
 				.csum_start = cs,
 				.network_header = nh,
 				.protocol = CG_ETH_P_IPV6,
 				.ip_summed = CG_CHECKSUM_PARTIAL,
-				.l3_readable = cs & 1,
 			};
 			enum cg_verdict want = cs < nh + 40 ? CG_DROP : CG_PASS;
+			enum cg_verdict cut = cs < nh + 40 ? CG_DROP : CG_DROP_UNREADABLE;
 
-			if (cg_verdict(&f) != want && !bad++)
+			if (walk(pkt, sizeof(pkt), CG_ETH_P_IPV6, cs, nh) != want && !bad++)
 				snprintf(why, sizeof(why), "nh=%u csum_start=%u: verdict %d, want %d",
-					 nh, cs, cg_verdict(&f), want);
-			if (cg_wants_l3(&f) || !cg_judged(&f))
+					 nh, cs, walk(pkt, sizeof(pkt), CG_ETH_P_IPV6, cs, nh), want);
+			/* the frame ends before the next-header byte */
+			if (walk(pkt, nh + CG_IPV6_NEXTHDR_OFF, CG_ETH_P_IPV6, cs, nh) != cut && !bad++)
+				snprintf(why, sizeof(why), "nh=%u csum_start=%u, cut: verdict %d, want %d",
+					 nh, cs, walk(pkt, nh + 6, CG_ETH_P_IPV6, cs, nh), cut);
+			/* the common path reads one byte and walks nothing */
+			if (cg_wants_l3(&f) || !cg_judged(&f) || cg_wants_ip6(&f) != (cs >= nh + 40))
 				bad++;
+			if (cg_wants_ip6(&f)) {
+				cg_ip6_start(&f, 6);
+				if (cg_wants_ext(&f))
+					bad++;
+			}
 		}
 	}
 	report("ipv6-fixed-header", bad, why);
+}
+
+/*
+ * IPv6 extension headers: chains laid out byte by byte, lengths computed
+ * here from the RFCs' formats (not by cg_ip6_step()), every csum_start
+ * from 0 past the transport header swept: inside the fixed header or any
+ * extension header drops, at or past the transport header passes; a chain
+ * longer than CG_IPV6_EXT_MAX, or cut short by the end of the frame, fails
+ * closed past the part walked.
+ */
+struct ext { __u8 type, len_byte; unsigned int bytes; };
+
+/* Lay the chain out after a fixed header at NH; the transport header's
+ * offset. */
+static unsigned int chain(__u8 *pkt, const struct ext *e, unsigned int n, __u8 l4)
+{
+	unsigned int off = NH + 40, i;
+
+	memset(pkt, 0, 1024);
+	pkt[NH] = 0x60;
+	pkt[NH + CG_IPV6_NEXTHDR_OFF] = n ? e[0].type : l4;
+	for (i = 0; i < n; i++) {
+		pkt[off] = i + 1 < n ? e[i + 1].type : l4;
+		pkt[off + 1] = e[i].len_byte;
+		off += e[i].bytes;
+	}
+	return off;
+}
+
+static void test_ipv6_ext(void)
+{
+	/* type, length byte, bytes on the wire (RFC 8200; AH: RFC 4302) */
+	static const struct ext hbh = { CG_IPPROTO_HOPOPTS, 0, 8 },
+		srh = { CG_IPPROTO_ROUTING, 4, 40 },		/* two segments */
+		frag = { CG_IPPROTO_FRAGMENT, 0x5a, 8 },	/* reserved byte ignored */
+		ah = { CG_IPPROTO_AH, 4, 24 },
+		dst = { CG_IPPROTO_DSTOPTS, 1, 16 };
+	static const struct { const char *what; struct ext e[10]; unsigned int n; } chains[] = {
+		{ "hop-by-hop", { hbh }, 1 },
+		{ "routing (SRH, 2 segments)", { srh }, 1 },
+		{ "fragment", { frag }, 1 },
+		{ "AH", { ah }, 1 },
+		{ "dstopts, routing, fragment, AH, dstopts", { dst, srh, frag, ah, dst }, 5 },
+		{ "8 destination options", { dst, dst, dst, dst, dst, dst, dst, dst }, 8 },
+		{ "9 destination options", { dst, dst, dst, dst, dst, dst, dst, dst, dst }, 9 },
+	};
+	char why[200] = "";
+	unsigned int c, cs, l4, bad = 0, n = 0;
+	static __u8 pkt[1024];
+
+	for (c = 0; c < sizeof(chains) / sizeof(chains[0]); c++) {
+		l4 = chain(pkt, chains[c].e, chains[c].n, 6);
+		for (cs = 0; cs < l4 + 24; cs++, n++) {
+			enum cg_verdict want, got;
+
+			if (cs < l4)
+				want = cs < NH + 40 || chains[c].n <= CG_IPV6_EXT_MAX ? CG_DROP :
+				       CG_DROP_UNREADABLE;
+			else
+				want = chains[c].n <= CG_IPV6_EXT_MAX ? CG_PASS : CG_DROP_UNREADABLE;
+			/* past the walk's bound: dropped whether inside or after */
+			if (chains[c].n > CG_IPV6_EXT_MAX && cs >= NH + 40 && cs < l4) {
+				unsigned int walked = NH + 40, i;
+
+				for (i = 0; i < CG_IPV6_EXT_MAX; i++)
+					walked += chains[c].e[i].bytes;
+				want = cs < walked ? CG_DROP : CG_DROP_UNREADABLE;
+			}
+			got = walk(pkt, sizeof(pkt), CG_ETH_P_IPV6, cs, NH);
+			if (got != want && !bad++)
+				snprintf(why, sizeof(why), "%s: csum_start %u (transport at %u): verdict %d, want %d",
+					 chains[c].what, cs, l4, got, want);
+			/* the frame ends inside the last extension header */
+			if (cs >= l4 - 1 && walk(pkt, l4 - chains[c].e[chains[c].n - 1].bytes + 1,
+						 CG_ETH_P_IPV6, cs, NH) != CG_DROP_UNREADABLE && !bad++)
+				snprintf(why, sizeof(why), "%s cut short: csum_start %u not failed closed",
+					 chains[c].what, cs);
+		}
+	}
+	report("ipv6-extension-headers", bad, why);
+	printf("# unit: %u (chain, csum_start) vectors swept\n", n);
 }
 
 /* The digest attach --object checks: the FIPS 180-4 examples, and lengths
@@ -424,6 +531,20 @@ static void test_lib_state_cli(void)
 				  !cg_cli_dev_valid("a/b"));
 }
 
+/* lib/log: the reason an operation records for its caller to say */
+static void test_lib_ack(void)
+{
+	struct cg_ack ack = {}, none = {};
+
+	EXPECT("lib-ack-returns-err", cg_ack_err(&ack, -EBUSY, "first %d", 1) == -EBUSY);
+	EXPECT("lib-ack-first-kept", cg_ack_err(&ack, -EIO, "second") == -EIO &&
+				     !strcmp(ack.msg, "first 1"));
+	EXPECT("lib-ack-null", cg_ack_err(NULL, -EINVAL, "x") == -EINVAL);
+	EXPECT("lib-ack-why", !strcmp(cg_ack_why(&ack, -EIO), "first 1"));
+	EXPECT("lib-ack-why-errno", !strcmp(cg_ack_why(&none, -ENODEV), strerror(ENODEV)) &&
+				    !strcmp(cg_ack_why(NULL, -ENOENT), strerror(ENOENT)));
+}
+
 int main(void)
 {
 	test_vectors();
@@ -432,11 +553,13 @@ int main(void)
 	test_not_judged();
 	test_unreadable();
 	test_ipv6();
+	test_ipv6_ext();
 	test_vlan();
 	test_sha256();
 	test_select();
 	test_lib_nl();
 	test_lib_state_cli();
+	test_lib_ack();
 	printf("unit: %d passed, %d failed\n", passes, failures);
 	return failures ? 1 : 0;
 }

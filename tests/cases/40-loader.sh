@@ -248,10 +248,18 @@ case_vanish() {
 	guard_on || fail "$t: attach to a new tap0"
 	ip netns del "$VM"
 	sleep 0.3
+	# status only reads; detach of the namespace that is gone (what a VM
+	# manager runs) removes what its guard left
+	local st0 st1
+	st0=$(pin_list)
 	"$CG" status --json >/dev/null
-	if [ "$(prog_count)" = "$p0" ] && [ "$(pin_list)" = "$pins0" ] &&
+	st1=$(pin_list)
+	"$CG" detach tap0 --netns "$VM" --quiet || fail "$t: detach after the netns was deleted"
+	if [ "$st0" != "$st1" ]; then
+		fail "$t: status changed the pins: $(diff <(echo "$st0") <(echo "$st1") | tr '\n' ' ')"
+	elif [ "$(prog_count)" = "$p0" ] && [ "$(pin_list)" = "$pins0" ] &&
 	   ! dmesg | grep -q 'unregister_netdevice: waiting'; then
-		pass "$t: netns deleted while guarded: no program, pin or device reference left"
+		pass "$t: netns deleted while guarded: status changed nothing; after detach no program, pin or device reference left"
 	else
 		fail "$t: netns deleted while guarded: programs $(prog_count) (was $p0), pins: $(pin_list | tr '\n' ' ')"
 	fi
@@ -309,6 +317,18 @@ case_bad_input() {
 	1|attach tap0 --netns /etc/passwd
 	1|attach tap0 --netns /nonexistent/ns
 	EOT
+	# under `ip netns exec` (a private mount namespace) pins would die
+	# with the loader, and the guard with them: refused, nothing attached
+	if [ "$BACKEND" = bpf ]; then
+		n=$((n + 1))
+		ip netns exec "$VM" "$CG" attach tap0 --backend bpf >"$TMPD/out" 2>"$TMPD/err"
+		rc=$?
+		if [ $rc != 1 ] || [ "$(wc -l <"$TMPD/err")" != 1 ] || [ -s "$TMPD/out" ] ||
+		   ! grep -q 'use --netns instead' "$TMPD/err"; then
+			bad=$((bad + 1))
+			note "ip netns exec ... attach tap0: rc=$rc: $(head -2 "$TMPD/err" | tr '\n' ' ')"
+		fi
+	fi
 	if [ "$BACKEND" = bpf ] && [ "$KMOD_OK" != 1 ]; then
 		n=$((n + 1))
 		"$CG" attach tap0 --netns "$VM" --backend kmod 2>"$TMPD/err" && bad=$((bad + 1))

@@ -44,6 +44,153 @@ case_rmmod_guarded() {
 }
 cg_case rmmod_guarded
 
+# The module's device dump while the list changes between its rounds
+# (cg-kdump reads one round a read): the messages after the change carry
+# NLM_F_DUMP_INTR, so a reader knows to dump again; a dump of a list that
+# does not change carries none and has every device once. The loader's
+# status, which dumps again, lists every device once.
+case_kmod_dump() {
+	local t="kmod-dump [$BACKEND]" n=120 i ids out=$TMPD/kdump want
+
+	[ "$BACKEND" = kmod ] || return 0
+	topo_up --mtu 1500 && guard_on || { fail "$t: set-up"; topo_down; return; }
+	for i in $(seq $n); do echo "tuntap add dev kd$i mode tap"; done | ip -n "$VM" -batch - ||
+		{ fail "$t: set-up of $n taps"; topo_down; return; }
+	# "IFINDEX NAME" of each, in the order they were made
+	ip -n "$VM" -o link show | awk -F': ' '$2 ~ /^kd[0-9]+$/ { print $1, $2 }' | sort -n >"$out.devs"
+	ids=$(cut -d' ' -f1 "$out.devs")
+	if ! ip netns exec "$VM" "$KDUMP" attach $ids 2>"$out.err"; then
+		fail "$t: cg-kdump attach: $(cat "$out.err")"
+		topo_down
+		return
+	fi
+	ip netns exec "$VM" "$KDUMP" dump >"$out.still" 2>&1
+	# the first device listed goes after the first read
+	ip netns exec "$VM" "$KDUMP" dump --detach-between "$(head -1 <<<"$ids")" >"$out.moved" 2>&1
+	want=$( (sed 1d "$out.devs" | cut -d' ' -f2; echo tap0) | sort)
+	if ! grep -q "^summary messages=$((n + 1)) intr=0 rounds=[3-9]" "$out.still"; then
+		fail "$t: unchanged list of $((n + 1)): $(cat "$out.still")"
+	elif ! grep -q "^summary .* intr=1 rounds=[3-9]" "$out.moved"; then
+		fail "$t: a device detached between rounds, no NLM_F_DUMP_INTR: $(cat "$out.moved")"
+	elif [ "$("$CG" status --netns "$VM" --json | jq -r '.[] | select(.attached) | .device' | sort)" != "$want" ]; then
+		fail "$t: status does not list the $n guarded devices once each"
+	else
+		pass "$t: $((n + 1)) devices, $(sed -n 's/.*rounds=//p' "$out.still") rounds: unchanged, no NLM_F_DUMP_INTR; one detached between rounds, flagged; status lists each once"
+	fi
+	topo_down
+}
+cg_case kmod_dump
+
+# comp_send OUT ARGS...: the bad frames (or good ones) through the current
+# topology; "arrived sources completion-dropped" of the run
+comp_send() {
+	local out=$1 c0 c1
+	shift
+	c0=$("$CG" completion --json | jq -r .dropped)
+	inject_sniff "$out" "$@"
+	c1=$("$CG" completion --json | jq -r .dropped)
+	echo "$(sniff_datagrams "$out") $(sniff_sources "$out") $((c1 - c0))"
+}
+
+# The completion guard alone, no ingress guard anywhere: the bad frame of
+# each completion path is refused at skb_checksum_help() and counted, the
+# good one arrives intact; with it off the same bad frame is rewritten
+# (the baseline: this kernel's paths are vulnerable); a tc redirect on the
+# tap, which takes frames before any netfilter hook, is covered too; rmmod
+# while it is on leaves nothing.
+case_completion() {
+	local t="completion [$BACKEND]" n=3 p src args bad good r why= rows=
+	local b4="--csum-start 20 --csum-offset 6 --count 3 --payload 1000"
+	local b6="--ipv6 --csum-start 22 --csum-offset 6 --count 3 --payload 1000"
+
+	[ "$BACKEND" = kmod ] || return 0
+	if ! "$CG" completion on 2>"$TMPD/comp.err"; then
+		grep -q 'cannot have the completion guard' "$TMPD/comp.err" &&
+			{ skip "$t: $(cat "$TMPD/comp.err")"; return; }
+		fail "$t: completion on: $(cat "$TMPD/comp.err")"
+		return
+	fi
+	"$CG" completion off
+	for p in tx frag tx6 redirect; do
+		case $p in
+		tx|redirect) args="--mtu 1500 --tx-csum-off" bad=$b4 good="--count 3" src=$GUEST_IP ;;
+		frag) args="--mtu 576" bad=$b4 good="--count 3" src=$GUEST_IP ;;
+		tx6) args="--mtu 1500 --tx-csum-off --ipv6" bad=$b6 good="--ipv6 --count 3" src=$GUEST_IP6 ;;
+		esac
+		local SNIFF_DST=$FAR_IP
+		[ $p = tx6 ] && SNIFF_DST=$FAR_IP6
+		topo_up $args || { fail "$t/$p: set-up"; topo_down; continue; }
+		if [ $p = redirect ]; then
+			# the tap's frames go straight to veth0's transmit path
+			ip netns exec "$VM" tc qdisc add dev tap0 clsact &&
+			ip netns exec "$VM" tc filter add dev tap0 ingress matchall \
+				action pedit ex munge eth dst set "$(link_mac "$FAR" veth1)" pipe \
+				action mirred egress redirect dev veth0 ||
+				{ fail "$t/$p: tc redirect set-up"; topo_down; continue; }
+		fi
+		set -- $(comp_send "$TMPD/comp-off" $bad)
+		r="off: $1 arrived from $2"
+		if [ "$1" = 0 ]; then
+			r="$r (this kernel drops it itself)"
+		elif [ "$2" = "$src" ]; then
+			why="$why $p: without the guard the bad frame arrived intact ($1 from $2): no completion ran;"
+		fi
+		"$CG" completion on --quiet
+		set -- $(comp_send "$TMPD/comp-on" $bad)
+		if [ "$1" != 0 ] || [ "$3" != $n ]; then
+			why="$why $p: completion on: $1 arrived from $2, $3 refused (want 0, $n);"
+		fi
+		r="$r; on: $1 arrived, $3 refused"
+		set -- $(comp_send "$TMPD/comp-good" $good)
+		if [ "$1" != $n ] || [ "$2" != "$src" ] || [ "$3" != 0 ] ||
+		   grep -q csum_ok=0 "$TMPD/comp-good"; then
+			why="$why $p: good frames with completion on: $1 arrived from $2, $3 refused;"
+		fi
+		"$CG" completion off --quiet
+		rows="$rows $p ($r);"
+		topo_down
+	done
+	# what operators read: Prometheus and probe agree with the command
+	"$CG" completion on --quiet
+	local j prom
+	j=$("$CG" completion --json)
+	prom=$("$CG" status --prometheus)
+	grep -qx 'csum_guard_completion_enabled 1' <<<"$prom" &&
+	grep -qx "csum_guard_completion_refused_total{reason=\"header\"} $(jq -r .dropped <<<"$j")" <<<"$prom" &&
+	[ "$(jq -r .dropped <<<"$j")" -ge $((4 * n)) ] &&
+	[ "$("$CG" probe --json | jq -r '.completion')" = true ] ||
+		why="$why reports: completion $j, prometheus $(grep completion <<<"$prom" | tr '\n' ' ');"
+	# watch with no options switches it on where the module loads
+	"$CG" completion off --quiet
+	timeout 20 "$CG" watch --match 'cgnomatch*' >"$TMPD/comp.watch" 2>&1 &
+	local wp=$! i
+	for i in $(seq 100); do
+		grep -q '^completion guard' "$TMPD/comp.watch" && break
+		sleep 0.1
+	done
+	kill -TERM $wp 2>/dev/null
+	wait $wp
+	grep -qx 'completion guard on' "$TMPD/comp.watch" &&
+	[ "$("$CG" completion --json | jq -r .on)" = true ] ||
+		why="$why watch did not switch it on: $(head -3 "$TMPD/comp.watch" | tr '\n' ' ');"
+	# rmmod while it is on, packets or not: nothing left, and it comes back off
+	if ! timeout 30 rmmod csum_guard; then
+		why="$why rmmod with the completion guard on failed;"
+	elif [ "$("$CG" completion on >/dev/null && "$CG" completion --json | jq -r .on)" != true ]; then
+		why="$why after rmmod, on again failed;"
+	fi
+	"$CG" completion off --quiet
+	if dmesg | grep -q 'WARNING:\|BUG:'; then
+		why="$why the kernel logged a warning: $(dmesg | grep -m1 'WARNING:\|BUG:');"
+	fi
+	if [ -z "$why" ]; then
+		pass "$t: no ingress guard; bad frames refused at skb_checksum_help(), good ones intact:$rows status, Prometheus and probe report it; watch switches it on; rmmod while on is clean"
+	else
+		fail "$t:$why"
+	fi
+}
+cg_case completion
+
 # A device guarded by one backend is not guarded by the other as well.
 case_one_backend() {
 	local t="one-backend-per-device [$BACKEND]" other

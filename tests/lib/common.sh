@@ -24,6 +24,7 @@ NFQ=$TOP/build/tests/cg-nfq
 STREAM=$TOP/build/tests/cg-stream
 HOOKS=$TOP/build/tests/cg-hooks
 SYN=$TOP/build/tests/sc-syn
+KDUMP=$TOP/build/tests/cg-kdump
 GUEST_IP=10.0.0.2
 FAR_IP=10.1.0.2
 GUEST_IP6=fd00::2

@@ -62,6 +62,7 @@
 #define TCP_HDR_LEN	20
 #define MAX_VLANS	8
 #define MAX_VNET_SZ	64
+#define MAX_EXT6	10
 #define MAX_FRAME	(ETH_HDR_LEN + MAX_VLANS * VLAN_TAG_LEN + 70000)
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -99,6 +100,8 @@ struct config {
 	unsigned int nvlans;
 	uint16_t vlan_proto;
 	bool ipv6;
+	uint8_t ext6[MAX_EXT6];	/* IPv6 extension headers, in order */
+	unsigned int next6;
 	uint8_t gso_type;
 	unsigned long gso_size;
 	long hdr_len;		/* -1: computed */
@@ -143,6 +146,10 @@ static void usage(void)
 	       "  --vlan ID            add a VLAN tag, outermost first (repeatable)\n"
 	       "  --vlan-proto 8100|88a8  TPID of the outer tag (8100)\n"
 	       "  --ipv6               IPv6 instead of IPv4\n"
+	       "  --ext6 LIST          IPv6 extension headers after the fixed header, in order\n"
+	       "                       (implies --ipv6): hbh (8 bytes), srh (a routing header,\n"
+	       "                       type 4, segments fd77:1::99 and fd77:1::98, 40 bytes),\n"
+	       "                       frag (8), ah (24), dst (16)\n"
 	       "  --gso none|tcpv4|udp_l4|tcpv6  virtio_net_hdr gso_type (none)\n"
 	       "  --gso-size N         gso_size (500 when --gso is set)\n"
 	       "  --hdr-len N          override virtio_net_hdr hdr_len\n"
@@ -240,7 +247,7 @@ enum {
 	OPT_DEV = 256, OPT_COUNT, OPT_PAYLOAD, OPT_SRC, OPT_DST, OPT_DMAC,
 	OPT_SMAC, OPT_CSUM_START, OPT_CSUM_OFFSET, OPT_NO_CSUM, OPT_IHL, OPT_IHL_FIELD,
 	OPT_TOT_LEN, OPT_TRUNCATE, OPT_ETHERTYPE, OPT_VLAN, OPT_VLAN_PROTO,
-	OPT_IPV6, OPT_GSO, OPT_GSO_SIZE, OPT_HDR_LEN, OPT_SPORT, OPT_DPORT,
+	OPT_IPV6, OPT_EXT6, OPT_GSO, OPT_GSO_SIZE, OPT_HDR_LEN, OPT_SPORT, OPT_DPORT,
 	OPT_VNET_SZ, OPT_VERBOSE, OPT_SWEEP, OPT_LIST,
 	OPT_PACKET, OPT_QDISC_BYPASS, OPT_HELP,
 };
@@ -264,6 +271,7 @@ static const struct option long_opts[] = {
 	{ "vlan",		required_argument, NULL, OPT_VLAN },
 	{ "vlan-proto",		required_argument, NULL, OPT_VLAN_PROTO },
 	{ "ipv6",		no_argument,	   NULL, OPT_IPV6 },
+	{ "ext6",		required_argument, NULL, OPT_EXT6 },
 	{ "gso",		required_argument, NULL, OPT_GSO },
 	{ "gso-size",		required_argument, NULL, OPT_GSO_SIZE },
 	{ "hdr-len",		required_argument, NULL, OPT_HDR_LEN },
@@ -278,6 +286,90 @@ static const struct option long_opts[] = {
 	{ "help",		no_argument,	   NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
+
+static void put16(uint8_t *p, uint16_t v);
+static void put32(uint8_t *p, uint32_t v);
+
+/* IPv6 extension headers --ext6 knows, by next-header value (IANA) */
+#define EXT6_HBH	0
+#define EXT6_SRH	43
+#define EXT6_FRAG	44
+#define EXT6_AH		51
+#define EXT6_DST	60
+
+static void parse_ext6(struct config *c, const char *flag, const char *arg)
+{
+	static const struct { const char *name; uint8_t type; } names[] = {
+		{ "hbh", EXT6_HBH }, { "srh", EXT6_SRH }, { "frag", EXT6_FRAG },
+		{ "ah", EXT6_AH }, { "dst", EXT6_DST },
+	};
+	char buf[128], *tok, *save = NULL;
+	unsigned int i;
+
+	if (strlen(arg) >= sizeof(buf))
+		bad_arg(flag, arg);
+	strcpy(buf, arg);
+	c->next6 = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < ARRAY_SIZE(names) && strcmp(tok, names[i].name); i++)
+			;
+		if (i == ARRAY_SIZE(names) || c->next6 == MAX_EXT6)
+			bad_arg(flag, arg);
+		c->ext6[c->next6++] = names[i].type;
+	}
+	if (!c->next6)
+		bad_arg(flag, arg);
+	c->ipv6 = true;
+}
+
+/* Bytes of one extension header as --ext6 lays it out */
+static size_t ext6_len(uint8_t type)
+{
+	return type == EXT6_SRH ? 40 : type == EXT6_AH ? 24 : type == EXT6_DST ? 16 : 8;
+}
+
+/*
+ * Lay the extension headers out at p; the last names l4. Each carries
+ * content a rewrite would show: PadN options, the SRH's segments, the
+ * fragment's identification, AH's SPI.
+ */
+static void build_ext6(const struct config *c, uint8_t *p, uint8_t l4)
+{
+	static const uint8_t seg[16] = { 0xfd, 0x77, 0, 1, [15] = 0x99 };
+	unsigned int i;
+	size_t len;
+
+	for (i = 0; i < c->next6; i++, p += len) {
+		len = ext6_len(c->ext6[i]);
+		memset(p, 0, len);
+		p[0] = i + 1 < c->next6 ? c->ext6[i + 1] : l4;
+		switch (c->ext6[i]) {
+		case EXT6_SRH:
+			p[1] = len / 8 - 1;
+			p[2] = 4;		/* type: segment routing */
+			p[3] = 0;		/* segments left: we are the last */
+			p[4] = 1;		/* last entry */
+			memcpy(p + 8, seg, 16);
+			memcpy(p + 24, seg, 16);
+			p[39] = 0x98;
+			break;
+		case EXT6_FRAG:
+			put16(p + 2, 0);	/* offset 0, M 0: an atomic fragment */
+			put32(p + 4, 0x1234abcd);
+			break;
+		case EXT6_AH:
+			p[1] = len / 4 - 2;
+			put32(p + 4, 0x100);	/* SPI */
+			put32(p + 8, 1);	/* sequence number */
+			break;
+		default:			/* hbh, dst: one PadN option */
+			p[1] = len / 8 - 1;
+			p[2] = 1;
+			p[3] = len - 4;
+			break;
+		}
+	}
+}
 
 static void set_defaults(struct config *c)
 {
@@ -373,6 +465,9 @@ static int apply_opt(struct config *c, int opt, const char *arg)
 		break;
 	case OPT_IPV6:
 		c->ipv6 = true;
+		break;
+	case OPT_EXT6:
+		parse_ext6(c, flag, arg);
 		break;
 	case OPT_GSO:
 		c->gso_type = parse_gso(arg);
@@ -545,11 +640,12 @@ static void build_ipv6(const struct config *c, const struct layout *l,
 {
 	memset(p, 0, IPV6_HDR_LEN);
 	p[0] = 0x60;
-	put16(p + 4, l4_total);
-	p[6] = l->l4_proto;
+	put16(p + 4, l4_total + l->l3_len - IPV6_HDR_LEN);
+	p[6] = c->next6 ? c->ext6[0] : l->l4_proto;
 	p[7] = 64;
 	memcpy(p + 8, l->saddr, 16);
 	memcpy(p + 24, l->daddr, 16);
+	build_ext6(c, p + IPV6_HDR_LEN, l->l4_proto);
 	if (c->tot_len >= 0)
 		put16(p + 4, c->tot_len);
 }
@@ -625,6 +721,7 @@ static void build_frame(const struct config *c, struct layout *l,
 	bool tcp = c->gso_type == VIRTIO_NET_HDR_GSO_TCPV4 ||
 		   c->gso_type == VIRTIO_NET_HDR_GSO_TCPV6;
 	size_t l4_total, max;
+	unsigned int i;
 	uint8_t *l4;
 
 	memset(l, 0, sizeof(*l));
@@ -638,6 +735,8 @@ static void build_frame(const struct config *c, struct layout *l,
 	l->l4_proto = tcp ? IPPROTO_TCP : IPPROTO_UDP;
 	l->l4_len = tcp ? TCP_HDR_LEN : UDP_HDR_LEN;
 	l->l3_len = c->ipv6 ? IPV6_HDR_LEN : c->ihl * 4;
+	for (i = 0; i < c->next6; i++)
+		l->l3_len += ext6_len(c->ext6[i]);
 	l4_total = l->l4_len + c->payload;
 	max = c->ipv6 ? 65535 : 65535 - l->l3_len;
 	if (l4_total > max) {
@@ -933,6 +1032,42 @@ static bool is_vlan_tpid(uint16_t type)
 	return type == TPID_8021Q || type == TPID_8021AD;
 }
 
+/*
+ * IPv6 at nh: the fixed header and the extension headers after it (RFC 8200
+ * lengths, AH's of RFC 4302, the fragment header 8 bytes) are the header;
+ * a chain of more than SWEEP_EXT6_MAX, or one the frame cuts short, with
+ * csum_start past what could be walked is unreadable.
+ */
+#define SWEEP_EXT6_MAX	8
+
+static enum sweep_class sweep_oracle6(const uint8_t *f, size_t len, size_t nh,
+				      size_t csum_start)
+{
+	size_t end = nh + IPV6_HDR_LEN;
+	unsigned int n;
+	uint8_t next;
+
+	if (csum_start < end)
+		return SW_DROP;
+	if (nh + 6 >= len)
+		return SW_UNREADABLE;
+	next = f[nh + 6];
+	for (n = 0; next == 0 || next == 43 || next == 44 || next == 51 || next == 60 ||
+		    next == 135 || next == 139 || next == 140; n++) {
+		if (csum_start < end)
+			return SW_DROP;
+		if (n == SWEEP_EXT6_MAX || end + 2 > len)
+			return SW_UNREADABLE;
+		if (next == 44)
+			end += 8, next = f[end - 8];
+		else if (next == 51)
+			next = f[end], end += (f[end + 1] + 2) * 4;
+		else
+			next = f[end], end += (f[end + 1] + 1) * 8;
+	}
+	return csum_start < end ? SW_DROP : SW_PASS;
+}
+
 static enum sweep_class sweep_oracle(const uint8_t *f, size_t len,
 				     size_t csum_start)
 {
@@ -959,7 +1094,7 @@ static enum sweep_class sweep_oracle(const uint8_t *f, size_t len,
 		nh += VLAN_TAG_LEN;
 	}
 	if (type == ETHERTYPE_IPV6)
-		return csum_start < nh + IPV6_HDR_LEN ? SW_DROP : SW_PASS;
+		return sweep_oracle6(f, len, nh, csum_start);
 	if (type != ETHERTYPE_IPV4)
 		return SW_PASS;
 	if (nh >= len)
@@ -993,6 +1128,8 @@ static void sweep_label(char *buf, size_t size, const struct config *c,
 		fprintf(f, "ipv6");
 	else
 		fprintf(f, "ipv4 ihl=%u", c->ihl);
+	for (i = 0; i < c->next6; i++)
+		fprintf(f, "%s%u", i ? "," : " ext6=", c->ext6[i]);
 	if (c->ihl_field >= 0)
 		fprintf(f, " ihl_field=%ld", c->ihl_field);
 	if (c->tot_len >= 0)
@@ -1143,16 +1280,30 @@ static void sweep_ipv4(struct sweep *s)
 	}
 }
 
-/* IPv6, whole and truncated inside its header */
+/* IPv6, whole and truncated inside its header; with extension headers,
+ * one to more than the guard walks, whole and cut inside the last */
 static void sweep_ipv6(struct sweep *s)
 {
+	static const char *const chains[] = {
+		"hbh", "srh", "frag", "ah", "dst", "dst,srh,frag,ah,hbh",
+		"dst,dst,dst,dst,dst,dst,dst,dst", "dst,dst,dst,dst,dst,dst,dst,dst,dst",
+	};
 	struct config c;
+	struct layout l;
+	unsigned int i;
 	size_t t;
 
 	sweep_config(s, &c, true);
 	sweep_frame(s, &c, -1, 0);
 	for (t = ETH_HDR_LEN; t < ETH_HDR_LEN + IPV6_HDR_LEN; t++)
 		sweep_frame(s, &c, -1, t);
+	for (i = 0; i < ARRAY_SIZE(chains); i++) {
+		sweep_config(s, &c, true);
+		parse_ext6(&c, "--ext6", chains[i]);
+		sweep_frame(s, &c, -1, 0);
+		build_frame(&c, &l, pkt + MAX_VNET_SZ, true);
+		sweep_frame(s, &c, -1, l.l2_len + l.l3_len - 7);
+	}
 }
 
 /*

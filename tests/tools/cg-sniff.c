@@ -7,11 +7,14 @@
  * --dst (and of protocol --proto, if given):
  *
  *   pkt v4 src=A dst=B proto=N id=N frag_off=N mf=0|1 len=N csum_ok=0|1|-
- *   pkt v6 src=A dst=B nh=N len=N csum_ok=0|1|-
+ *   pkt v6 src=A dst=B nh=N len=N csum_ok=0|1|- [ext=HEX]
  *
  * then one summary line:
  *
- *   summary packets=N datagrams=N partial=N sources=A[,B...]
+ *   summary packets=N datagrams=N partial=N sources=A[,B...] exts=HEX[,HEX...]|-
+ *
+ * ext (exts: the distinct values, in order of first appearance) is the
+ * bytes of the IPv6 extension headers, up to 64, in hex.
  *
  * partial counts the packets the kernel still marked CHECKSUM_PARTIAL when
  * the capture saw them: on a device's ingress that is the state the ingress
@@ -100,7 +103,12 @@ struct ippkt {
 	bool mf;
 	bool fragmented;
 	unsigned int len;
+	const uint8_t *ext;	/* IPv6: the extension headers */
+	size_t ext_len;
 };
+
+#define EXT_SHOWN	64	/* bytes of extension headers reported */
+#define EXTS_MAX	8
 
 struct capture {
 	unsigned long packets;
@@ -108,6 +116,8 @@ struct capture {
 	unsigned long partial;
 	char (*sources)[INET6_ADDRSTRLEN];
 	size_t nsources;
+	char exts[EXTS_MAX][2 * EXT_SHOWN + 1];
+	size_t nexts;
 	FILE *bytes_out;
 };
 
@@ -354,6 +364,8 @@ static bool parse_ipv6(const uint8_t *p, size_t avail, struct ippkt *ip)
 		off += (p[off + 1] + 1) * 8;
 	}
 	ip->proto = nh;
+	ip->ext = p + 40;
+	ip->ext_len = off > end ? end - 40 : off - 40;
 	ip->l4 = p + off;
 	ip->l4_len = ip->len > off ? ip->len - off : 0;
 	ip->l4_complete = ip->len >= off && ip->len <= avail;
@@ -436,9 +448,27 @@ static int save_payload(struct capture *cap, const struct ippkt *ip)
 	return 0;
 }
 
+/* The extension headers in hex, and among the distinct ones seen */
+static void note_ext(struct capture *cap, const struct ippkt *ip, char *hex)
+{
+	size_t i, n = ip->ext_len < EXT_SHOWN ? ip->ext_len : EXT_SHOWN;
+
+	for (i = 0; i < n; i++)
+		sprintf(hex + 2 * i, "%02x", ip->ext[i]);
+	hex[2 * n] = '\0';
+	if (!n)
+		return;
+	for (i = 0; i < cap->nexts; i++)
+		if (!strcmp(cap->exts[i], hex))
+			return;
+	if (cap->nexts < EXTS_MAX)
+		strcpy(cap->exts[cap->nexts++], hex);
+}
+
 static int report(struct capture *cap, const struct ippkt *ip, bool partial)
 {
 	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], ok[4] = "-";
+	char ext[2 * EXT_SHOWN + 1];
 	int csum = CSUM_UNKNOWN;
 
 	inet_ntop(ip->family, ip->src, src, sizeof(src));
@@ -451,9 +481,11 @@ static int report(struct capture *cap, const struct ippkt *ip, bool partial)
 		printf("pkt v4 src=%s dst=%s proto=%u id=%u frag_off=%u mf=%d len=%u csum_ok=%s\n",
 		       src, dst, ip->proto, ip->id, ip->frag_off, ip->mf,
 		       ip->len, ok);
-	else
-		printf("pkt v6 src=%s dst=%s nh=%u len=%u csum_ok=%s\n",
-		       src, dst, ip->proto, ip->len, ok);
+	else {
+		note_ext(cap, ip, ext);
+		printf("pkt v6 src=%s dst=%s nh=%u len=%u csum_ok=%s%s%s\n",
+		       src, dst, ip->proto, ip->len, ok, *ext ? " ext=" : "", ext);
+	}
 	cap->packets++;
 	if (partial)
 		cap->partial++;
@@ -590,7 +622,10 @@ static void print_summary(const struct capture *cap)
 	       cap->datagrams, cap->partial);
 	for (i = 0; i < cap->nsources; i++)
 		printf("%s%s", i ? "," : "", cap->sources[i]);
-	printf("%s\n", cap->nsources ? "" : "-");
+	printf("%s exts=", cap->nsources ? "" : "-");
+	for (i = 0; i < cap->nexts; i++)
+		printf("%s%s", i ? "," : "", cap->exts[i]);
+	printf("%s\n", cap->nexts ? "" : "-");
 }
 
 /* A dropped frame may have been a matching one: say so on stderr */

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * csum_guard_genl.h - the kernel module's generic netlink interface, which
+ * the loader's kmod backend speaks. Versioned with the rest of the ABI
+ * (csum_guard_abi.h): INFO reports CG_ABI_VERSION, and the flags ATTACH
+ * takes on this kernel.
+ */
+#ifndef CSUM_GUARD_GENL_H
+#define CSUM_GUARD_GENL_H
+
+#include "csum_guard_abi.h"
+
+/* The family, and the module that registers it */
+#define CG_GENL_NAME		"csum_guard"
+#define CG_GENL_VERSION		1
+#define CG_KMOD_NAME		"csum_guard"
+
+/*
+ * Every command but COMPLETION acts on the network namespace of the
+ * requesting socket: the loader enters the target namespace before it
+ * opens the socket. COMPLETION is host-wide.
+ * ATTACH, DETACH need CAP_NET_ADMIN over that namespace. A device is
+ * described by flat attributes: IFINDEX, IFNAME, FLAGS, DROPPED,
+ * DROPPED_UNREADABLE.
+ */
+enum cg_genl_cmd {
+	CG_CMD_UNSPEC,
+	CG_CMD_ATTACH,		/* IFINDEX, [FLAGS] -> reply as GET */
+	CG_CMD_DETACH,		/* IFINDEX */
+	CG_CMD_GET,		/* IFINDEX -> one device; dump: one message each */
+	CG_CMD_INFO,		/* -> ABI_VERSION, VERSION, [FLAGS],
+				 * [COMPLETION]: present where the module
+				 * can have the completion guard */
+	CG_CMD_COMPLETION,	/* [COMPLETION] to switch it (needs
+				 * CAP_NET_ADMIN in the initial user
+				 * namespace: it is host-wide) -> COMPLETION,
+				 * COMPLETION_DROPPED, _UNREADABLE */
+	__CG_CMD_MAX,
+};
+#define CG_CMD_MAX (__CG_CMD_MAX - 1)
+
+enum cg_genl_attr {
+	CG_A_UNSPEC,
+	CG_A_IFINDEX,		/* u32 */
+	CG_A_IFNAME,		/* string, replies only */
+	CG_A_FLAGS,		/* u32, CG_F_*; in INFO: the flags ATTACH
+				 * takes on this kernel (absent: LOG_DROPS) */
+	CG_A_DROPPED,		/* u64, sum over CPUs */
+	CG_A_DROPPED_UNREADABLE,/* u64, sum over CPUs */
+	CG_A_ABI_VERSION,	/* u32 */
+	CG_A_VERSION,		/* string: module version */
+	CG_A_PAD,
+	CG_A_COMPLETION,	/* u32: the completion guard is on (1) or off */
+	CG_A_COMPLETION_DROPPED,	/* u64: completions it refused, csum_start
+					 * inside the IP headers */
+	CG_A_COMPLETION_UNREADABLE,	/* u64: ... headers unreadable */
+	__CG_A_MAX,
+};
+#define CG_A_MAX (__CG_A_MAX - 1)
+
+#endif /* CSUM_GUARD_GENL_H */

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * complete.c - the completion guard: refuse to complete a CHECKSUM_PARTIAL
+ * checksum whose start lies inside the packet's IP headers, at
+ * skb_checksum_help() itself, the software completion that IP
+ * fragmentation, the transmit path of a device without checksum offload,
+ * nfqueue, xt_CHECKSUM, xfrm and the bridge share.
+ *
+ * The ingress hooks judge a frame where it enters through a guarded
+ * device; this judges it where the header would be written, whatever
+ * devices, tunnels or redirects it crossed on the way: a frame a tunnel
+ * decapsulated, one a macvtap transmitted, one a tc redirect took before
+ * any netfilter hook. The rule is the same shared cg_verdict(), on the
+ * headers the skb has at completion.
+ *
+ * How: an ftrace ops with IPMODIFY on skb_checksum_help(), as livepatch
+ * redirects a function. For a packet the rule condemns, the handler points
+ * the return of the ftrace trampoline at cg_complete_refuse(), a function
+ * of the same signature that returns -EINVAL: skb_checksum_help() never
+ * runs for it, and its caller drops the skb on the error as it does for
+ * any failed completion (xt_CHECKSUM ignores the error: the header stays as
+ * it was). Every other packet runs skb_checksum_help() untouched. No
+ * instruction is patched but the ftrace site, no return stub is needed,
+ * and unregistering the ops waits for handlers in flight.
+ *
+ * It costs nothing on packets whose checksum is completed in hardware or
+ * never needs completing: only skb_checksum_help() calls reach it.
+ */
+#include "complete.h"
+#include "compat.h"
+#include "hook.h"
+
+#include <linux/ftrace.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/percpu.h>
+#include <linux/skbuff.h>
+
+#include <csum_guard.h>
+
+#ifdef CG_HAVE_COMPLETION
+
+static DEFINE_PER_CPU(struct cg_counters, cg_complete_cnt);
+static DEFINE_MUTEX(cg_complete_lock);
+static bool cg_complete_on;
+
+/* Called instead of skb_checksum_help() for a condemned packet. */
+static noinline int cg_complete_refuse(struct sk_buff *skb)
+{
+	return -EINVAL;
+}
+
+static void notrace cg_complete_ftrace(unsigned long ip, unsigned long parent_ip,
+				       struct ftrace_ops *op, cg_ftrace_regs *fregs)
+{
+	struct pt_regs *regs = cg_ftrace_get_regs(fregs);
+	const struct sk_buff *skb;
+	struct cg_fields f;
+	enum cg_verdict v;
+
+	if (!regs)
+		return;
+	skb = (const struct sk_buff *)regs_get_kernel_argument(regs, 0);
+	if (likely(skb->ip_summed != CHECKSUM_PARTIAL))
+		return;
+	/* the same reading of the same headers as at a device */
+	v = cg_skb_verdict(skb, &f);
+	if (likely(v == CG_PASS))
+		return;
+	this_cpu_inc(cg_complete_cnt.cnt[CG_VERDICT_COUNTER(v)]);
+	net_info_ratelimited("completion refused for a %s packet on %s: %s: csum_start %u, L3 header at %u\n",
+			     f.protocol == CG_ETH_P_IPV6 ? "IPv6" :
+			     f.protocol == CG_ETH_P_IP ? "IPv4" : "VLAN",
+			     skb->dev ? skb->dev->name : "?",
+			     v == CG_DROP ? "checksum start inside the IP header" :
+					    "IP header unreadable",
+			     f.csum_start, f.network_header + f.l3_off);
+	instruction_pointer_set(regs, (unsigned long)cg_complete_refuse);
+}
+
+static struct ftrace_ops cg_complete_ops = {
+	.func = cg_complete_ftrace,
+	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+};
+
+int cg_complete_set(bool on)
+{
+	unsigned long ip = (unsigned long)skb_checksum_help;
+	int ret = 0;
+
+	mutex_lock(&cg_complete_lock);
+	if (on == cg_complete_on)
+		goto out;
+	if (on) {
+		ret = ftrace_set_filter_ip(&cg_complete_ops, ip, 0, 0);
+		if (ret)
+			goto out;
+		ret = register_ftrace_function(&cg_complete_ops);
+		if (ret) {
+			ftrace_set_filter_ip(&cg_complete_ops, ip, 1, 0);
+			goto out;
+		}
+	} else {
+		/* waits for handlers in flight */
+		unregister_ftrace_function(&cg_complete_ops);
+		ftrace_set_filter_ip(&cg_complete_ops, ip, 1, 0);
+	}
+	cg_complete_on = on;
+	pr_info("completion guard %s\n", on ? "on" : "off");
+out:
+	mutex_unlock(&cg_complete_lock);
+	return ret;
+}
+
+void cg_complete_info(struct cg_complete_info *info)
+{
+	int cpu, i;
+
+	memset(info, 0, sizeof(*info));
+	info->available = true;
+	info->on = READ_ONCE(cg_complete_on);
+	for_each_possible_cpu(cpu)
+		for (i = 0; i < CG_CNT_MAX; i++)
+			info->cnt[i] += per_cpu(cg_complete_cnt, cpu).cnt[i];
+}
+
+void cg_complete_uninit(void)
+{
+	cg_complete_set(false);
+}
+
+#else /* !CG_HAVE_COMPLETION */
+
+int cg_complete_set(bool on)
+{
+	return on ? -EOPNOTSUPP : 0;
+}
+
+void cg_complete_info(struct cg_complete_info *info)
+{
+	memset(info, 0, sizeof(*info));
+}
+
+void cg_complete_uninit(void)
+{
+}
+
+#endif

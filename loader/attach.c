@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * attach.c - csum-guard attach and detach: the commands that change a
+ * device's guard, over whichever backend guards it or is chosen for it.
+ * cg_attach() is the attach itself, silent, for watch as for the command.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "log.h"
+#include "sha256.h"
+#include "state.h"
+#include "commands.h"
+
+#define CG_OBJECT_MAX	(64 << 20)	/* attach --object: far above any guard */
+
+int cg_attach(const struct cg_attach_req *r, struct cg_attach_result *res, struct cg_ack *ack)
+{
+	struct cg_attach_opts o = r->opts;
+	enum cg_choice want = r->backend;
+	struct cg_target t;
+	struct cg_probe p;
+	char why[256];
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	if (o.object)
+		want = CG_CHOICE_BPF;
+	err = cg_lock_host(ack);
+	if (!err)
+		err = cg_target_resolve(&t, r->dev, r->netns, ack);
+	if (err)
+		return err;
+
+	res->was_by = cg_guarded_by(&t, &res->was);
+	if (res->was_by != CG_CHOICE_NONE && want != CG_CHOICE_NONE && want != res->was_by)
+		return cg_ack_err(ack, -EBUSY, "already guarded by the %s backend; detach it first",
+				  cg_choice_name(res->was_by));
+	res->by = res->was_by;
+	if (res->by == CG_CHOICE_NONE) {
+		cg_probe_all(&p);
+		res->by = cg_select(&p, want, why, sizeof(why));
+		if (res->by == CG_CHOICE_NONE)
+			return cg_ack_err(ack, -EOPNOTSUPP, "%s", why);
+	}
+	err = cg_backends[res->by]->attach(&t, &o, ack);
+	if (err)
+		return err;
+	if (cg_backends[res->by]->status(&t, &res->now) || !res->now.attached)
+		return cg_ack_err(ack, -EIO, "the %s backend reports it unguarded after attach",
+				  cg_choice_name(res->by));
+	return 0;
+}
+
+/*
+ * attach --object PATH --sha256 HEX: read the object once, and hand libbpf
+ * those very bytes only if their digest is the one given and they are a
+ * guard of our ABI. Nothing is touched before that.
+ */
+static int cg_object_read(const char *path, const char *sha256, void **data, size_t *size)
+{
+	unsigned char digest[CG_SHA256_LEN];
+	char hex[CG_SHA256_HEX + 1], why[128];
+	struct stat st;
+	void *buf;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		cg_err("cannot attach: object %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size <= 0 || st.st_size > CG_OBJECT_MAX) {
+		cg_err("cannot attach: object %s: not a regular file of 1 byte to %d MiB",
+		       path, CG_OBJECT_MAX >> 20);
+		goto fail;
+	}
+	buf = malloc(st.st_size);
+	if (!buf || read(fd, buf, st.st_size) != st.st_size) {
+		cg_err("cannot attach: object %s: %s", path, buf ? "short read" : strerror(ENOMEM));
+		free(buf);
+		goto fail;
+	}
+	close(fd);
+	cg_sha256(buf, st.st_size, digest);
+	cg_sha256_hex(digest, hex);
+	if (strcasecmp(hex, sha256)) {
+		cg_err("cannot attach: object %s has SHA-256 %s, not %s: nothing attached",
+		       path, hex, sha256);
+		free(buf);
+		return -EBADMSG;
+	}
+	err = cg_bpf_object_check(buf, st.st_size, why, sizeof(why));
+	if (err) {
+		cg_err("cannot attach: object %s: %s: nothing attached", path, why);
+		free(buf);
+		return err;
+	}
+	*data = buf;
+	*size = st.st_size;
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	return -EINVAL;
+}
+
+/* What an update changed, e.g. ": egress added, log-drops off" */
+static void cg_changes_text(const struct cg_status *was, const struct cg_status *now,
+			    char *buf, size_t n)
+{
+	const char *e = was->egress == now->egress ? NULL :
+			now->egress ? "egress added" : "egress removed";
+	const char *l = was->log_drops == now->log_drops ? NULL :
+			now->log_drops ? "log-drops on" : "log-drops off";
+
+	if (e && l)
+		snprintf(buf, n, ": %s, %s", e, l);
+	else if (e || l)
+		snprintf(buf, n, ": %s", e ?: l);
+}
+
+/*
+ * The bpf backend's drop log is the trace buffer (bpf_printk), which
+ * records nothing while tracing is switched off.
+ */
+#define CG_TRACING_ON "/sys/kernel/tracing/tracing_on"
+
+static bool cg_tracing_off(void)
+{
+	char c = '1';
+	int fd = open(CG_TRACING_ON, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;	/* tracefs not mounted: the buffer still records */
+	if (read(fd, &c, 1) != 1)
+		c = '1';
+	close(fd);
+	return c == '0';
+}
+
+int cg_cmd_attach(struct cg_attach_req *r, const char *sha256)
+{
+	struct cg_attach_result res;
+	struct cg_ack ack = {};
+	char where[128], what[64] = "";
+	bool changed;
+	void *data;
+
+	cg_target_where(&(struct cg_target){ .dev = r->dev, .netns = r->netns },
+			where, sizeof(where));
+	if (cg_cli_need_root("attach"))
+		return 1;
+	if (r->object_path) {
+		if (cg_object_read(r->object_path, sha256, &data, &r->opts.object_size))
+			return 1;
+		r->opts.object = data;	/* freed at exit */
+	}
+	if (cg_attach(r, &res, &ack)) {
+		cg_err("cannot attach to %s: %s", where, cg_ack_why(&ack, -EINVAL));
+		return 1;
+	}
+	changed = res.was_by != CG_CHOICE_NONE &&
+		  (res.was.log_drops != res.now.log_drops || res.was.egress != res.now.egress);
+	if (changed) {
+		cg_changes_text(&res.was, &res.now, what, sizeof(what));
+	} else if (res.was_by != CG_CHOICE_NONE && r->object_path &&
+		   res.was.prog_id != res.now.prog_id) {
+		changed = true;
+		snprintf(what, sizeof(what), ": program replaced from %s", r->object_path);
+	}
+	cg_info("%s %s (%s, %s%s)%s",
+		res.was_by == CG_CHOICE_NONE ? "guarding" :
+		changed ? "updated the guard of" : "already guarding",
+		where, cg_choice_name(res.by), res.now.mode, cg_opts_text(&res.now), what);
+	if (res.by == CG_CHOICE_BPF && res.now.log_drops && cg_tracing_off())
+		cg_info("note: tracing is off (%s is 0): the drop log stays empty until it is on",
+			CG_TRACING_ON);
+	return 0;
+}
+
+/*
+ * What the guards of a device or a namespace that is gone left, recorded
+ * under its name: removed, never touching a device that now has the name
+ * or the ifindex. t as cg_target_resolve_gone() left it: t->netns_ino 0
+ * when the namespace is gone.
+ */
+static int cg_detach_gone(struct cg_target *t, const char *where)
+{
+	enum cg_choice c;
+	int n, total = 0;
+
+	for (c = CG_CHOICE_BPF; c <= CG_CHOICE_KMOD; c++) {
+		n = cg_backends[c]->forget(t);
+		if (n < 0) {
+			cg_err("cannot detach from %s (%s): %s", where, cg_choice_name(c),
+			       strerror(-n));
+			return -1;
+		}
+		if (n && !t->netns_ino)
+			cg_info("netns %s is gone: removed the state of %d %s guard%s it had",
+				t->netns, n, cg_choice_name(c), n > 1 ? "s" : "");
+		else if (n)
+			cg_info("%s was gone: removed the state of its %s guard", where,
+				cg_choice_name(c));
+		total += n;
+	}
+	return total;
+}
+
+int cg_cmd_detach(const char *dev, const char *netns)
+{
+	struct cg_ack ack = {};
+	enum cg_choice c;
+	struct cg_target t;
+	bool any = false;
+	char where[128];
+	int err;
+
+	cg_target_where(&(struct cg_target){ .dev = dev, .netns = netns }, where, sizeof(where));
+	if (cg_cli_need_root("detach"))
+		return 1;
+	if (cg_lock_host(&ack)) {
+		cg_err("cannot detach from %s: %s", where, ack.msg);
+		return 1;
+	}
+	/* a device or a namespace that is gone is not guarded any more */
+	err = cg_target_resolve_gone(&t, dev, netns, &ack);
+	if (err == -ENODEV || err == -ENOENT) {
+		err = cg_detach_gone(&t, where);
+		if (err < 0)
+			return 1;
+		if (!err)
+			cg_info("%s: %s, and no guard recorded under that name", where,
+				t.netns_ino ? "no such device" : "no such network namespace");
+		return 0;
+	}
+	if (err) {
+		cg_err("cannot detach from %s: %s", where, cg_ack_why(&ack, err));
+		return 1;
+	}
+	for (c = CG_CHOICE_BPF; c <= CG_CHOICE_KMOD; c++) {
+		err = cg_backends[c]->detach(&t, &ack);
+		if (!err) {
+			any = true;
+			cg_info("detached from %s (%s)", where, cg_choice_name(c));
+		} else if (err != -ENOENT) {
+			cg_err("cannot detach from %s (%s): %s", where, cg_choice_name(c),
+			       cg_ack_why(&ack, err));
+			return 1;
+		}
+	}
+	/* a device of that name that was deleted and made again */
+	err = cg_detach_gone(&t, where);
+	if (err < 0)
+		return 1;
+	if (!any && !err)
+		cg_info("%s is not guarded", where);
+	return 0;
+}
