@@ -15,6 +15,9 @@
 #                   in copy-packet mode: the kernel completes the checksum
 #                   before it copies the packet out
 #   repro xtcsum6, repro nfqueue6: the same two with ip6tables and IPv6
+#   repro srh6:     tx6 with a routing header (SRH) after the fixed header,
+#                   csum_start on its first segment: what the rule has to
+#                   protect beyond the 40 bytes; compared is that segment
 # The xtcsum and nfqueue paths keep MTU 1500 and veth0's TX checksum
 # offload on, so the rule is the only completion site; a control frame sent
 # before the rule exists proves it (it must arrive untouched).
@@ -24,11 +27,11 @@ case_repro() {
 	local good="--count $n --payload 1000"
 	local t="repro/$path [$BACKEND]"
 	local GUEST_IP=$GUEST_IP SNIFF_DST=$FAR_IP
-	local l3 tags
+	local l3 tags look=sources what=source
 
 	case $path in
 	frag) args="--mtu 576" ;;
-	tx|tx6) args="--mtu 1500 --tx-csum-off" ;;
+	tx|tx6|srh6) args="--mtu 1500 --tx-csum-off" ;;
 	xtcsum*|nfqueue*) args="--mtu 1500" ;;
 	vlan | qinq)
 		args="--mtu 1500 --tx-csum-off --$path"
@@ -47,6 +50,12 @@ case_repro() {
 		GUEST_IP=$GUEST_IP6
 		SNIFF_DST=$FAR_IP6
 		ipt=ip6tables
+	fi
+	if [ $path = srh6 ]; then
+		# the first segment: 14 + 40 + the routing header's 8 bytes
+		bad="--ipv6 --ext6 srh --csum-start 62 --csum-offset 6 --count $n --payload 1000"
+		good="--ipv6 --ext6 srh --count $n --payload 1000"
+		GUEST_IP=$SRH_SEGMENT look=segment what="routing header's first segment"
 	fi
 	case $path in
 	xtcsum*|nfqueue*)
@@ -91,14 +100,14 @@ case_repro() {
 	repro_send "$TMPD/bad-off" $bad
 	ff1=$(frag_fails)
 	got=$(sniff_datagrams "$TMPD/bad-off")
-	src=$(sniff_sources "$TMPD/bad-off")
+	src=$(repro_seen $look "$TMPD/bad-off")
 	says=$(site_says "$TMPD/bad-off")
 	if [ "$inject_rc" != 0 ]; then
 		fail "$t bad/off: the tap refused the frame: $(cat "$TMPD/bad-off.inject")"
 		kernel=unknown
 	elif [ "${got:-0}" -gt 0 ] && [ "$src" != $GUEST_IP ] && [ "$site_seen" = "${site:+$n}" ]; then
 		kernel=vulnerable
-		pass "$t bad/off: source corrupted to $src$says (kernel vulnerable)"
+		pass "$t bad/off: $what corrupted to $src$says (kernel vulnerable)"
 	elif [ "${got:-0}" = 0 ] && [ "$path" = frag ] && [ "$ff1" -gt "$ff0" ]; then
 		kernel=fixed
 		pass "$t bad/off: kernel already fixed (dropped it, IpFragFails +$((ff1 - ff0)))"
@@ -131,7 +140,7 @@ case_repro() {
 			fail "$t bad/on: arrived=$got counters=[$1,$2]$seen (want 0 arrived, [$n,0])"
 			row=NOT-DROPPED
 		fi
-		repro_row "$path bad on ${got:-0} $(sniff_sources "$TMPD/bad-on") [$1,$2] $row"
+		repro_row "$path bad on ${got:-0} $(repro_seen $look "$TMPD/bad-on") [$1,$2] $row"
 		guard_off
 	else
 		fail "$t bad/on: attach failed"
@@ -146,7 +155,7 @@ case_repro() {
 		fi
 		repro_send "$TMPD/good-$row" $good
 		got=$(sniff_datagrams "$TMPD/good-$row")
-		src=$(sniff_sources "$TMPD/good-$row")
+		src=$(repro_seen $look "$TMPD/good-$row")
 		local cnt=- ok=1
 		if [ $row = on ]; then
 			set -- $(guard_counters)
@@ -178,6 +187,29 @@ cg_case --demo repro xtcsum
 cg_case --demo repro nfqueue
 cg_case --demo repro xtcsum6
 cg_case --demo repro nfqueue6
+cg_case repro srh6
+
+# The first segment of the routing header cg-inject --ext6 srh sends
+SRH_SEGMENT=fd77:1:0:0:0:0:0:99
+
+# repro_seen sources|segment FILE: what a capture shows of the frames: their
+# sources, or the first segment of their routing header (as an address,
+# groups without leading zeros)
+repro_seen() {
+	local hex g out= i
+	if [ "$1" = sources ]; then
+		sniff_sources "$2"
+		return
+	fi
+	hex=$(sed -n 's/^summary .*exts=\([^ ,]*\).*/\1/p' "$2")
+	[ -n "$hex" ] && [ "$hex" != - ] || { echo -; return; }
+	for i in 0 1 2 3 4 5 6 7; do
+		g=${hex:$((16 + 4 * i)):4}
+		g=$(printf '%x' "0x${g:-0}")
+		out="$out${out:+:}$g"
+	done
+	echo "$out"
+}
 
 # --- the netfilter completion sites (xtcsum, nfqueue) -----------------
 # These run inside case_repro and use its $site and $ipt.
