@@ -77,6 +77,9 @@ struct cg_completion {
  * 1 on, loading the module). 0, or -errno with the reason in ack.
  */
 int cg_kmod_completion(int want, struct cg_completion *c, struct cg_ack *ack);
+/* The kmod part of probe that says whether the host can have it
+ * (completion_err, completion_on), without the egress probe's BTF walk. */
+void cg_kmod_probe_completion_only(struct cg_probe *p);
 
 struct cg_backend {
 	const char *name;	/* "bpf", "kmod" */

@@ -291,6 +291,12 @@ static void cg_kmod_probe_all(struct cg_probe *p)
 	cg_kmod_probe_completion(p);
 }
 
+void cg_kmod_probe_completion_only(struct cg_probe *p)
+{
+	cg_kmod_probe(p);
+	cg_kmod_probe_completion(p);
+}
+
 /*
  * The module, or the kernel under it, cannot do --egress: say which.
  * Modules that predate it answer INFO without FLAGS.
@@ -323,6 +329,19 @@ static int cg_kmod_why(int err, const struct cg_genl *nl, struct cg_ack *ack)
 }
 
 /*
+ * Open the family, loading the module when it is missing: 0, -ENOPKG (the
+ * module could not be loaded), or cg_genl_open()'s error.
+ */
+static int cg_genl_open_load(struct cg_genl *nl)
+{
+	int ret = cg_genl_open(nl);
+
+	if (ret == -ENOENT)
+		ret = cg_modprobe(CG_KMOD_NAME, false) ? -ENOPKG : cg_genl_open(nl);
+	return ret == -ENOENT ? -ENOPKG : ret;
+}
+
+/*
  * Load the module when its family is missing, then attach. -ENOPKG: the
  * module could not be loaded; -EPROTO: it speaks another ABI;
  * -EOPNOTSUPP: it cannot do what was asked here.
@@ -334,15 +353,7 @@ static int cg_kmod_attach(const struct cg_target *t, const struct cg_attach_opts
 	struct cg_genl nl;
 	int ret;
 
-	ret = cg_genl_open(&nl);
-	if (ret == -ENOENT) {
-		if (cg_modprobe(CG_KMOD_NAME, false))
-			ret = -ENOPKG;
-		else
-			ret = cg_genl_open(&nl);
-		if (ret == -ENOENT)
-			ret = -ENOPKG;
-	}
+	ret = cg_genl_open_load(&nl);
 	if (ret)
 		return cg_kmod_why(ret, &nl, ack);
 	if ((flags & CG_F_EGRESS) && !(nl.flags & CG_F_EGRESS))
@@ -472,12 +483,7 @@ int cg_kmod_completion(int want, struct cg_completion *c, struct cg_ack *ack)
 
 	memset(c, 0, sizeof(*c));
 	/* reading never loads the module; switching on does */
-	ret = want > 0 ? cg_genl_open(&nl) : cg_genl_open_loaded(&nl);
-	if (ret == -ENOENT && want > 0) {
-		ret = cg_modprobe(CG_KMOD_NAME, false) ? -ENOPKG : cg_genl_open(&nl);
-		if (ret == -ENOENT)
-			ret = -ENOPKG;
-	}
+	ret = want > 0 ? cg_genl_open_load(&nl) : cg_genl_open_loaded(&nl);
 	if (ret == -ENOENT)
 		return 0;	/* not loaded: off */
 	if (ret)

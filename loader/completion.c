@@ -95,7 +95,7 @@ int cg_cmd_completion(int argc, char **argv)
 		struct cg_probe p = {};
 
 		if (!c.on)
-			cg_backend_kmod.probe(&p);
+			cg_kmod_probe_completion_only(&p);
 		cg_completion_print(&c, *p.completion_err ? p.completion_err : NULL, json);
 	}
 	else

@@ -271,7 +271,7 @@ static void cg_wcompletion(const struct cg_watch *w)
 
 	if (w->no_completion || w->backend == CG_CHOICE_BPF)
 		return;
-	cg_backend_kmod.probe(&p);
+	cg_kmod_probe_completion_only(&p);
 	if (*p.completion_err) {
 		printf("completion guard unavailable: %s\n", p.completion_err);
 		return;
