@@ -114,14 +114,10 @@ out:
 
 void cg_complete_info(struct cg_complete_info *info)
 {
-	int cpu, i;
-
 	memset(info, 0, sizeof(*info));
 	info->available = true;
 	info->on = READ_ONCE(cg_complete_on);
-	for_each_possible_cpu(cpu)
-		for (i = 0; i < CG_CNT_MAX; i++)
-			info->cnt[i] += per_cpu(cg_complete_cnt, cpu).cnt[i];
+	cg_counters_sum(&cg_complete_cnt, info->cnt);
 }
 
 void cg_complete_uninit(void)

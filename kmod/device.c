@@ -68,21 +68,26 @@ static struct cg_device *cg_device_find(struct net *net, int ifindex)
 	return NULL;
 }
 
-static void cg_device_info_fill(const struct cg_device *cd,
-				struct cg_device_info *info)
+void cg_counters_sum(const struct cg_counters __percpu *pc, u64 sum[CG_CNT_MAX])
 {
 	int cpu, i;
 
+	for_each_possible_cpu(cpu) {
+		const struct cg_counters *c = per_cpu_ptr(pc, cpu);
+
+		for (i = 0; i < CG_CNT_MAX; i++)
+			sum[i] += READ_ONCE(c->cnt[i]);
+	}
+}
+
+static void cg_device_info_fill(const struct cg_device *cd,
+				struct cg_device_info *info)
+{
 	memset(info, 0, sizeof(*info));
 	info->ifindex = cd->ifindex;
 	info->flags = cd->flags;
 	strscpy(info->ifname, cd->ifname, sizeof(info->ifname));
-	for_each_possible_cpu(cpu) {
-		const struct cg_counters *c = per_cpu_ptr(cd->counters, cpu);
-
-		for (i = 0; i < CG_CNT_MAX; i++)
-			info->cnt[i] += READ_ONCE(c->cnt[i]);
-	}
+	cg_counters_sum(cd->counters, info->cnt);
 }
 
 static void cg_device_ops_init(struct cg_device *cd, struct nf_hook_ops *ops,

@@ -33,6 +33,9 @@ struct cg_counters {
 	u64 cnt[CG_CNT_MAX];
 };
 
+/* Add every possible CPU's counters of pc to sum. */
+void cg_counters_sum(const struct cg_counters __percpu *pc, u64 sum[CG_CNT_MAX]);
+
 /*
  * One guarded device: a netfilter NETDEV ingress hook, and with CG_F_EGRESS
  * an egress hook too, whose priv is this struct. It is created by
