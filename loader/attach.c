@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "link.h"
 #include "log.h"
 #include "sha256.h"
 #include "state.h"
@@ -27,7 +28,7 @@ int cg_attach(const struct cg_attach_req *r, struct cg_attach_result *res, struc
 	enum cg_choice want = r->backend;
 	struct cg_target t;
 	struct cg_probe p;
-	char why[256];
+	char why[256], kind[CG_KIND_LEN];
 	int err;
 
 	memset(res, 0, sizeof(*res));
@@ -38,6 +39,13 @@ int cg_attach(const struct cg_attach_req *r, struct cg_attach_result *res, struc
 		err = cg_target_resolve(&t, r->dev, r->netns, ack);
 	if (err)
 		return err;
+	/* A macvtap's guest frames leave through it: guard where they go */
+	err = cg_link_kind(t.ifindex, kind, sizeof(kind));
+	if (err)
+		return cg_ack_err(ack, err, "cannot read its device kind: %s", strerror(-err));
+	res->kind = cg_kind_find(kind);
+	if (res->kind && res->kind->egress)
+		o.egress = true;
 
 	res->was_by = cg_guarded_by(&t, &res->was);
 	if (res->was_by != CG_CHOICE_NONE && want != CG_CHOICE_NONE && want != res->was_by)
@@ -51,6 +59,11 @@ int cg_attach(const struct cg_attach_req *r, struct cg_attach_result *res, struc
 			return cg_ack_err(ack, -EOPNOTSUPP, "%s", why);
 	}
 	err = cg_backends[res->by]->attach(&t, &o, ack);
+	if (err == -EOPNOTSUPP && o.egress && !r->opts.egress) {
+		snprintf(why, sizeof(why), "%s", cg_ack_why(ack, err));
+		return cg_ack_err(ack, err, "%s, and %s; the completion guard covers it (csum-guard completion on)",
+				  res->kind->why, why);
+	}
 	if (err)
 		return err;
 	if (cg_backends[res->by]->status(&t, &res->now) || !res->now.attached)
@@ -176,10 +189,12 @@ int cg_cmd_attach(struct cg_attach_req *r, const char *sha256)
 		changed = true;
 		snprintf(what, sizeof(what), ": program replaced from %s", r->object_path);
 	}
-	cg_info("%s %s (%s, %s%s)%s",
+	cg_info("%s %s (%s, %s%s)%s%s%s",
 		res.was_by == CG_CHOICE_NONE ? "guarding" :
 		changed ? "updated the guard of" : "already guarding",
-		where, cg_choice_name(res.by), res.now.mode, cg_opts_text(&res.now), what);
+		where, cg_choice_name(res.by), res.now.mode, cg_opts_text(&res.now), what,
+		res.kind && res.kind->egress ? ": " : "",
+		res.kind && res.kind->egress ? res.kind->why : "");
 	if (res.by == CG_CHOICE_BPF && res.now.log_drops && cg_tracing_off())
 		cg_info("note: tracing is off (%s is 0): the drop log stays empty until it is on",
 			CG_TRACING_ON);

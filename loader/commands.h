@@ -36,6 +36,7 @@ struct cg_attach_result {
 	enum cg_choice was_by;	/* the backend that guarded it before; NONE */
 	enum cg_choice by;	/* the backend that guards it now */
 	struct cg_status was, now;
+	const struct cg_kind *kind;	/* a guest-facing kind (lib/link.h), or NULL */
 };
 
 /*

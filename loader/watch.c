@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * watch.c - csum-guard watch: guard every matching tun/tap device in every
+ * watch.c - csum-guard watch: guard every matching guest-facing device (tap,
+ * macvtap, ipvtap, tunnels decapsulated on the host: lib/link.h) in every
  * network namespace of the host, those that appear later included.
  *
  *	csum-guard watch [--match GLOB[,GLOB...]]... [--backend B] [--log-drops]
@@ -10,9 +11,9 @@
  * one entry per namespace inode. Each gets an rtnetlink socket on
  * RTNLGRP_LINK, opened inside it, and a link dump for the devices it has.
  *
- * A matching device is guarded by running this binary's own `attach` as a
- * child: each attach runs alone under the lock with its own error handling,
- * and no failure stops the watch. One line per action goes to stdout.
+ * A matching device is guarded by cg_attach() in a child process: each
+ * attach runs alone under the lock, in the device's namespace, and no
+ * failure stops the watch. One line per action goes to stdout.
  * SIGINT/SIGTERM end the watch with 0 and leave every guard in place: the
  * guards outlive the watcher by design.
  *
@@ -45,6 +46,7 @@
 #include <linux/rtnetlink.h>
 
 #include "cli.h"
+#include "link.h"
 #include "log.h"
 #include "macros.h"
 #include "netns.h"
@@ -357,7 +359,7 @@ int cg_watch(int argc, char **argv)
 		return 1;
 	}
 	w.own_ino = st.st_ino;
-	printf("watching tun/tap devices");
+	printf("watching guest-facing devices (%s)", cg_kind_list());
 	for (i = 0; i < w.nmatch; i++)
 		printf("%s%s", i ? "," : " matching ", w.match[i]);
 	printf(" (backend %s%s)\n", cg_choice_name(w.backend) ?: "auto",

@@ -2,8 +2,9 @@
 /*
  * watch_ns.c - what the watcher sees of the host: every network namespace,
  * by name (/run/netns) or by process (/proc/PID/ns/net), each with a link
- * event socket opened inside it, and the matching tun/tap devices of each,
- * from a link dump and the events that follow.
+ * event socket opened inside it, and the matching guest-facing devices of
+ * each (taps, macvtaps, tunnels: lib/link.h), from a link dump and the
+ * events that follow.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,6 +21,7 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
+#include "link.h"
 #include "log.h"
 #include "netns.h"
 #include "nl.h"
@@ -229,15 +231,14 @@ void cg_wdev_del(struct cg_wns *ns, struct cg_wdev *d)
 	*d = ns->devs[--ns->ndevs];
 }
 
-/* IFLA_LINKINFO / IFLA_INFO_KIND is "tun" for every tun and tap device. */
-static bool cg_is_tun(const struct nlattr *linkinfo)
+/* IFLA_LINKINFO / IFLA_INFO_KIND: one of the kinds guests' frames enter
+ * the host through (lib/link.h) */
+static bool cg_is_guest_facing(const struct nlattr *linkinfo)
 {
 	const struct nlattr *tb[IFLA_INFO_MAX + 1];
-	const char *kind;
 
 	cg_nl_parse_nested(linkinfo, tb, IFLA_INFO_MAX);
-	kind = cg_nla_str(tb[IFLA_INFO_KIND]);
-	return kind && !strcmp(kind, "tun");
+	return cg_kind_find(cg_nla_str(tb[IFLA_INFO_KIND]));
 }
 
 static void cg_wlink(struct cg_watch *w, struct cg_wns *ns, const struct nlmsghdr *h)
@@ -246,13 +247,13 @@ static void cg_wlink(struct cg_watch *w, struct cg_wns *ns, const struct nlmsghd
 	const struct nlattr *tb[IFLA_MAX + 1];
 	const char *name;
 	struct cg_wdev *d, *a;
-	bool tun, match;
+	bool facing, match;
 
 	if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
 		return;
 	cg_nl_parse(h, sizeof(*ifi), tb, IFLA_MAX);
 	name = cg_nla_str(tb[IFLA_IFNAME]);
-	tun = tb[IFLA_LINKINFO] && cg_is_tun(tb[IFLA_LINKINFO]);
+	facing = tb[IFLA_LINKINFO] && cg_is_guest_facing(tb[IFLA_LINKINFO]);
 	d = cg_wdev_find(ns, ifi->ifi_index);
 	if (h->nlmsg_type == RTM_DELLINK) {
 		if (d)
@@ -261,7 +262,7 @@ static void cg_wlink(struct cg_watch *w, struct cg_wns *ns, const struct nlmsghd
 	}
 	if (!name || strlen(name) >= IF_NAMESIZE)
 		return;
-	match = tun && cg_wmatch(w, name);
+	match = facing && cg_wmatch(w, name);
 	if (!d) {
 		if (!match)
 			return;
