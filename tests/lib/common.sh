@@ -265,7 +265,8 @@ link_mac() { ip -n "$1" -o link show "$2" | sed -n 's/.*link\/ether \([^ ]*\).*/
 # --- traffic ----------------------------------------------------------
 
 # inject_sniff OUT [cg-inject args...]: capture on veth1 while the guest
-# writes; OUT gets the sniffer's lines, $inject_rc the injector's status.
+# writes to $INJECT_DEV (tap0); OUT gets the sniffer's lines, $inject_rc
+# the injector's status.
 inject_sniff() {
 	local out=$1 ready=$TMPD/ready.$$ pid i
 	shift
@@ -274,7 +275,7 @@ inject_sniff() {
 		--max-time $((SNIFF_IDLE * 20)) --ready-file "$ready" >"$out" 2>&1 &
 	pid=$!
 	wait_ready "$ready"
-	ip netns exec "$VM" "$INJECT" --dev tap0 "$@" 2>"$out.inject"
+	ip netns exec "$VM" "$INJECT" --dev "${INJECT_DEV:-tap0}" "$@" 2>"$out.inject"
 	inject_rc=$?
 	wait $pid
 	rm -f "$ready"

@@ -18,6 +18,16 @@
  * VLAN tags) whose verdict, as predicted from the frame bytes by its own
  * oracle, is CLASS; see "the sweep" below.
  *
+ * A macvtap or ipvtap --dev is written through its character device,
+ * /dev/tapIFINDEX (made from sysfs where no udev made it): the frames then
+ * leave through the device's transmit path, as a libvirt "direct" guest's do.
+ *
+ * With --encap vxlan|geneve|gre|ipip the frame built as above becomes the
+ * inner frame of that encapsulation (gre and ipip carry it from the IP
+ * header on; ipip of IPv6 is sit), sent from --outer-src to --outer-dst:
+ * a guest talking to a tunnel endpoint on the host. --csum-start still
+ * counts from the outer Ethernet header.
+ *
  * With --packet the same virtio_net_hdr + frame goes to an AF_PACKET socket
  * with PACKET_VNET_HDR bound to --dev instead: a sender on the host itself,
  * whose frames leave through the device's transmit path and never enter
@@ -40,7 +50,10 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <net/if.h>
+#include <limits.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/socket.h>
 #include <linux/if_packet.h>
 #include <linux/if_tun.h>
@@ -113,7 +126,19 @@ struct config {
 	bool list;		/* --sweep: print each vector */
 	bool packet;		/* AF_PACKET socket instead of a tap */
 	bool qdisc_bypass;	/* PACKET_QDISC_BYPASS on it */
+	int encap;		/* ENCAP_* */
+	uint32_t vni;
+	const char *outer_src;
+	const char *outer_dst;
+	uint8_t inner_dmac[6];
 };
+
+/* --encap: what carries the frame to a tunnel endpoint */
+enum { ENCAP_NONE, ENCAP_VXLAN, ENCAP_GENEVE, ENCAP_GRE, ENCAP_IPIP };
+static const char *const encap_names[] = { "none", "vxlan", "geneve", "gre", "ipip" };
+#define VXLAN_PORT	4789
+#define GENEVE_PORT	6081
+#define ETH_P_TEB	0x6558	/* transparent Ethernet bridging */
 
 /* Where the headers of the frame being built start and end */
 struct layout {
@@ -163,7 +188,11 @@ static void usage(void)
 	       "  --list               with --sweep: print each vector (no --dev: only that)\n"
 	       "  --packet             send from an AF_PACKET socket (PACKET_VNET_HDR) on DEV\n"
 	       "                       instead of writing to a tap\n"
-	       "  --qdisc-bypass       with --packet: set PACKET_QDISC_BYPASS\n");
+	       "  --qdisc-bypass       with --packet: set PACKET_QDISC_BYPASS\n"
+	       "  --encap vxlan|geneve|gre|ipip  send the frame inside that encapsulation\n"
+	       "  --vni N              VXLAN/Geneve network identifier (42)\n"
+	       "  --outer-src ADDR --outer-dst ADDR  the tunnel's IPv4 ends (10.0.0.2 -> 10.0.0.1)\n"
+	       "  --inner-dmac MAC     vxlan, geneve: the inner frame's destination MAC\n");
 }
 
 static void __attribute__((noreturn)) bad_arg(const char *opt, const char *val)
@@ -249,7 +278,8 @@ enum {
 	OPT_TOT_LEN, OPT_TRUNCATE, OPT_ETHERTYPE, OPT_VLAN, OPT_VLAN_PROTO,
 	OPT_IPV6, OPT_EXT6, OPT_GSO, OPT_GSO_SIZE, OPT_HDR_LEN, OPT_SPORT, OPT_DPORT,
 	OPT_VNET_SZ, OPT_VERBOSE, OPT_SWEEP, OPT_LIST,
-	OPT_PACKET, OPT_QDISC_BYPASS, OPT_HELP,
+	OPT_PACKET, OPT_QDISC_BYPASS, OPT_ENCAP, OPT_VNI, OPT_OUTER_SRC, OPT_OUTER_DST,
+	OPT_INNER_DMAC, OPT_HELP,
 };
 
 static const struct option long_opts[] = {
@@ -283,6 +313,11 @@ static const struct option long_opts[] = {
 	{ "list",		no_argument,	   NULL, OPT_LIST },
 	{ "packet",		no_argument,	   NULL, OPT_PACKET },
 	{ "qdisc-bypass",	no_argument,	   NULL, OPT_QDISC_BYPASS },
+	{ "encap",		required_argument, NULL, OPT_ENCAP },
+	{ "vni",		required_argument, NULL, OPT_VNI },
+	{ "outer-src",		required_argument, NULL, OPT_OUTER_SRC },
+	{ "outer-dst",		required_argument, NULL, OPT_OUTER_DST },
+	{ "inner-dmac",		required_argument, NULL, OPT_INNER_DMAC },
 	{ "help",		no_argument,	   NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -386,6 +421,7 @@ static void set_defaults(struct config *c)
 	c->ihl_field = -1;
 	c->truncate = -1;
 	c->ethertype = -1;
+	c->vni = 42;
 	c->vlan_proto = TPID_8021Q;
 	c->gso_size = 500;
 	c->hdr_len = -1;
@@ -503,6 +539,25 @@ static int apply_opt(struct config *c, int opt, const char *arg)
 	case OPT_QDISC_BYPASS:
 		c->qdisc_bypass = true;
 		break;
+	case OPT_ENCAP:
+		for (c->encap = 0; c->encap < (int)ARRAY_SIZE(encap_names) &&
+				   strcmp(arg, encap_names[c->encap]); c->encap++)
+			;
+		if (c->encap == ARRAY_SIZE(encap_names))
+			bad_arg(flag, arg);
+		break;
+	case OPT_VNI:
+		c->vni = parse_num(flag, arg, 0, 0xffffff, 0);
+		break;
+	case OPT_OUTER_SRC:
+		c->outer_src = arg;
+		break;
+	case OPT_OUTER_DST:
+		c->outer_dst = arg;
+		break;
+	case OPT_INNER_DMAC:
+		parse_mac(flag, arg, c->inner_dmac);
+		break;
 	default:
 		return 0;
 	}
@@ -542,6 +597,14 @@ static void check_config(struct config *c)
 		fprintf(stderr, PROG ": --ethertype needs --csum-start for a partial checksum\n");
 		exit(EXIT_USAGE);
 	}
+	if (c->encap && (c->sweep >= 0 || c->packet || c->ethertype >= 0 || c->nvlans)) {
+		fprintf(stderr, PROG ": --encap goes with neither --sweep, --packet, --ethertype nor --vlan\n");
+		exit(EXIT_USAGE);
+	}
+	if (!c->outer_src)
+		c->outer_src = "10.0.0.2";
+	if (!c->outer_dst)
+		c->outer_dst = "10.0.0.1";
 	if (!c->src)
 		c->src = c->ipv6 ? "fd00::2" : "10.0.0.2";
 	if (!c->dst)
@@ -712,10 +775,9 @@ static void parse_addrs(const struct config *c, struct layout *l)
 }
 
 /*
- * Build the frame once into frame (the Ethernet header onwards); only the
- * IPv4 id and header checksum change from frame to frame.
+ * The frame without its encapsulation, the Ethernet header onwards.
  */
-static void build_frame(const struct config *c, struct layout *l,
+static void build_inner(const struct config *c, struct layout *l,
 			uint8_t *frame, bool partial)
 {
 	bool tcp = c->gso_type == VIRTIO_NET_HDR_GSO_TCPV4 ||
@@ -754,6 +816,95 @@ static void build_frame(const struct config *c, struct layout *l,
 		build_ipv6(c, l, frame + l->l2_len, l4_total);
 	else
 		build_ipv4(c, l, frame + l->l2_len, l4_total);
+}
+
+/* Bytes of the encapsulation in front of the inner frame, and whether it
+ * carries the inner frame from its IP header on (no inner Ethernet) */
+static size_t encap_len(const struct config *c)
+{
+	switch (c->encap) {
+	case ENCAP_VXLAN:
+	case ENCAP_GENEVE:
+		return ETH_HDR_LEN + IPV4_HDR_LEN + UDP_HDR_LEN + 8;
+	case ENCAP_GRE:
+		return ETH_HDR_LEN + IPV4_HDR_LEN + 4;
+	case ENCAP_IPIP:
+		return ETH_HDR_LEN + IPV4_HDR_LEN;
+	}
+	return 0;
+}
+
+static bool encap_l3(const struct config *c)
+{
+	return c->encap == ENCAP_GRE || c->encap == ENCAP_IPIP;
+}
+
+/* The outer Ethernet, IPv4 and tunnel headers of a frame of len bytes */
+static void build_outer(const struct config *c, uint8_t *p, size_t len)
+{
+	uint8_t *ip = p + ETH_HDR_LEN, *h = ip + IPV4_HDR_LEN;
+	uint8_t proto = c->encap == ENCAP_GRE ? IPPROTO_GRE :
+			c->encap == ENCAP_IPIP ? (c->ipv6 ? IPPROTO_IPV6 : IPPROTO_IPIP) :
+			IPPROTO_UDP;
+
+	memcpy(p, c->dmac, 6);
+	memcpy(p + 6, c->smac, 6);
+	put16(p + 12, ETHERTYPE_IPV4);
+	memset(ip, 0, IPV4_HDR_LEN);
+	ip[0] = 0x45;
+	put16(ip + 2, len - ETH_HDR_LEN);
+	ip[8] = 64;
+	ip[9] = proto;
+	if (inet_pton(AF_INET, c->outer_src, ip + 12) != 1)
+		bad_arg("--outer-src", c->outer_src);
+	if (inet_pton(AF_INET, c->outer_dst, ip + 16) != 1)
+		bad_arg("--outer-dst", c->outer_dst);
+	put16(ip + 10, ~csum_fold(csum_add(0, ip, IPV4_HDR_LEN)));
+	switch (c->encap) {
+	case ENCAP_VXLAN:
+	case ENCAP_GENEVE:
+		/* UDP checksum 0: allowed over IPv4, and nothing to complete */
+		memset(h, 0, UDP_HDR_LEN + 8);
+		put16(h, 49152);
+		put16(h + 2, c->encap == ENCAP_VXLAN ? VXLAN_PORT : GENEVE_PORT);
+		put16(h + 4, len - ETH_HDR_LEN - IPV4_HDR_LEN);
+		if (c->encap == ENCAP_VXLAN)
+			h[8] = 0x08;		/* I: the VNI is valid */
+		else
+			put16(h + 10, ETH_P_TEB);
+		put32(h + 12, c->vni << 8);
+		break;
+	case ENCAP_GRE:
+		put16(h, 0);			/* no checksum, key or sequence */
+		put16(h + 2, c->ipv6 ? ETHERTYPE_IPV6 : ETHERTYPE_IPV4);
+		break;
+	}
+}
+
+/*
+ * Build the frame once into frame (the Ethernet header onwards); only the
+ * IPv4 id and header checksum change from frame to frame. Encapsulated,
+ * the inner frame goes behind the outer headers (those of gre and ipip
+ * over its Ethernet header), and l describes the inner headers at their
+ * place in the whole frame.
+ */
+static void build_frame(const struct config *c, struct layout *l,
+			uint8_t *frame, bool partial)
+{
+	struct config in;
+	size_t at;
+
+	if (!c->encap) {
+		build_inner(c, l, frame, partial);
+		return;
+	}
+	in = *c;
+	memcpy(in.dmac, c->inner_dmac, 6);
+	at = encap_len(c) - (encap_l3(c) ? ETH_HDR_LEN : 0);
+	build_inner(&in, l, frame + at, partial);
+	l->l2_len += at;
+	l->len += at;
+	build_outer(c, frame, l->len);
 }
 
 /* Per frame: a new IPv4 id, and the header checksum over the header as sent */
@@ -839,6 +990,42 @@ static int attach_tap(int fd, const char *dev)
 }
 
 /*
+ * A macvtap or ipvtap: its character device, made afresh from the
+ * major:minor sysfs gives in this namespace (/dev/tapIFINDEX names collide
+ * between namespaces). The fd, or -ENOENT when dev is neither.
+ */
+static int open_chardev_tap(const struct config *c, unsigned int ifindex)
+{
+	static const char *const cls[] = { "macvtap", "ipvtap" };
+	char path[PATH_MAX];
+	unsigned int maj, min, i;
+	int fd, n = 0;
+	FILE *f = NULL;
+
+	for (i = 0; i < ARRAY_SIZE(cls) && !f; i++) {
+		snprintf(path, sizeof(path), "/sys/class/net/%s/%s/tap%u/dev", c->dev, cls[i], ifindex);
+		f = fopen(path, "re");
+	}
+	if (!f)
+		return -ENOENT;
+	n = fscanf(f, "%u:%u", &maj, &min);
+	fclose(f);
+	if (n != 2)
+		setup_fail("cannot read the character device of", c->dev, -EINVAL);
+	snprintf(path, sizeof(path), "/dev/.cg-inject-tap%u.%d", ifindex, (int)getpid());
+	if (mknod(path, S_IFCHR | 0600, makedev(maj, min)))
+		snprintf(path, sizeof(path), "/tmp/.cg-inject-tap%u.%d", ifindex, (int)getpid());
+	if (access(path, F_OK) && mknod(path, S_IFCHR | 0600, makedev(maj, min)))
+		setup_fail("cannot make the character device of", c->dev, -errno);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	n = -errno;
+	unlink(path);
+	if (fd < 0)
+		setup_fail("cannot open the character device of", c->dev, n);
+	return fd;
+}
+
+/*
  * Attach to the existing tap with a virtio_net_hdr of vnet_sz bytes. The
  * tap must be up: the kernel refuses writes to a down tap, and that must not
  * look like a refused frame.
@@ -859,6 +1046,9 @@ static int open_tap(const struct config *c)
 		fprintf(stderr, PROG ": %s is down\n", c->dev);
 		exit(EXIT_SETUP);
 	}
+	fd = open_chardev_tap(c, ifindex);
+	if (fd >= 0)
+		goto vnet;
 	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		setup_fail("cannot open /dev/net/tun for", c->dev, -errno);
@@ -875,6 +1065,7 @@ static int open_tap(const struct config *c)
 		fprintf(stderr, PROG ": %s went away while attaching\n", c->dev);
 		exit(EXIT_SETUP);
 	}
+vnet:
 	/* The size is a property of the tap that outlives us: always set it */
 	if (ioctl(fd, TUNSETVNETHDRSZ, &sz) < 0)
 		setup_fail("cannot set the vnet header size of", c->dev, -errno);
