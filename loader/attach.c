@@ -61,6 +61,8 @@ int cg_attach(const struct cg_attach_req *r, struct cg_attach_result *res, struc
 	err = cg_backends[res->by]->attach(&t, &o, ack);
 	if (err == -EOPNOTSUPP && o.egress && !r->opts.egress) {
 		snprintf(why, sizeof(why), "%s", cg_ack_why(ack, err));
+		if (ack)
+			ack->msg[0] = '\0';
 		return cg_ack_err(ack, err, "%s, and %s; the completion guard covers it (csum-guard completion on)",
 				  res->kind->why, why);
 	}
