@@ -118,12 +118,30 @@ stream() {
 # byte arrives as sent, nothing is dropped. Witnesses show the traffic was
 # CHECKSUM_PARTIAL where the guards sit; then one bad frame each way shows
 # both guards were live and judging exactly such packets.
+#
+# volume completion (kmod): the same traffic with TX checksum offload off
+# on both veths and the module's completion guard on, no device guarded:
+# every packet's checksum is completed by skb_checksum_help() under the
+# guard (the witnesses see none still partial), none is refused, every
+# byte arrives; then a bad frame each way is refused there.
 case_volume() {
 	local t="volume [$BACKEND]" rec=() mbps= s name ok n w r cnt mac0 mac1 t0
-	local port=5300 bad=0
+	local port=5300 bad=0 comp=${1:-} c0 want=partial
 
 	t0=$(date +%s%N)
-	if ! vol_up || ! vol_guard on; then
+	if [ -n "$comp" ]; then
+		[ "$BACKEND" = kmod ] || return 0
+		t="volume/completion [$BACKEND]" want=completed
+		if ! vol_up || ! ip netns exec "$VM" ethtool -K veth0 tx off >/dev/null ||
+		   ! ip netns exec "$FAR" ethtool -K veth1 tx off >/dev/null ||
+		   ! "$CG" completion on --quiet 2>"$TMPD/comp.err"; then
+			fail "$t: set-up: $(cat "$TMPD/comp.err")"
+			"$CG" completion off --quiet
+			topo_down
+			return
+		fi
+		c0=$(topo_refused)
+	elif ! vol_up || ! vol_guard on; then
 		fail "$t: set-up"
 		vol_guard off 2>/dev/null
 		topo_down
@@ -160,25 +178,45 @@ case_volume() {
 	else
 		fail "$t udp: datagrams lost, duplicated or bad (${rec[2]}; ${rec[3]})"
 	fi
-	# The witnesses: was it CHECKSUM_PARTIAL where each guard sits?
+	# The witnesses: was it CHECKSUM_PARTIAL where each guard sits (with
+	# the completion guard: completed in software before it arrived)?
 	ok=1 w=
 	for s in tcp4 tcp6 udp4 udp6; do
 		for n in data back; do
 			r=$(fields "$TMPD/w-$s-$n" summary packets partial)
-			[[ $r =~ ^packets=([0-9]+)\ partial=([0-9]+)$ ]] &&
-				[ "${BASH_REMATCH[1]}" -gt 0 ] &&
-				[ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ] || ok=0
+			if [[ $r =~ ^packets=([0-9]+)\ partial=([0-9]+)$ ]] &&
+			   [ "${BASH_REMATCH[1]}" -gt 0 ]; then
+				case $want in
+				partial) [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ] || ok=0 ;;
+				completed) [ "${BASH_REMATCH[2]}" = 0 ] || ok=0 ;;
+				esac
+			else
+				ok=0
+			fi
 			w="$w $s-$n=${BASH_REMATCH[2]:-?}/${BASH_REMATCH[1]:-?}"
 		done
 	done
-	if [ $ok = 1 ]; then
+	if [ $ok = 1 ] && [ $want = partial ]; then
 		pass "$t partial: every sampled packet was CHECKSUM_PARTIAL at the guarded" \
 			"ingress (partial/sampled:$w)"
+	elif [ $ok = 1 ]; then
+		pass "$t completed: no sampled packet arrived still partial: each was" \
+			"completed by skb_checksum_help() on its way (partial/sampled:$w)"
 	else
-		fail "$t partial: not every sampled packet was CHECKSUM_PARTIAL:$w"
+		fail "$t $want: sampled packets not as expected (partial/sampled:$w)"
+	fi
+	if [ -n "$comp" ]; then
+		cnt=$(($(topo_refused) - c0))
+		if [ "$cnt" = 0 ]; then
+			pass "$t refused: none of the legitimate packets was refused"
+		else
+			fail "$t refused: $cnt legitimate packets refused at completion"
+		fi
 	fi
 	cnt=$(vol_counters)
-	if [ "$cnt" = "[0,0] [0,0]" ]; then
+	if [ -n "$comp" ]; then
+		:
+	elif [ "$cnt" = "[0,0] [0,0]" ]; then
 		pass "$t counters: [0,0] on veth1 (data) and veth0 (acks) after all of it"
 	else
 		fail "$t counters: veth1 and veth0 $cnt after legitimate traffic, want [0,0] [0,0]"
@@ -191,6 +229,20 @@ case_volume() {
 		--dst $FAR_IP --csum-start 20 --csum-offset 6 2>"$TMPD/ctl" || bad=1
 	ip netns exec "$FAR" "$INJECT" --packet --dev veth1 --dmac "$mac0" --src $FAR_IP \
 		--dst 10.1.0.1 --csum-start 20 --csum-offset 6 2>>"$TMPD/ctl" || bad=1
+	if [ -n "$comp" ]; then
+		cnt=$(($(topo_refused) - c0))
+		# the sender sees the failed completion as a failed send
+		if [ "$cnt" = 2 ]; then
+			pass "$t control: a bad PARTIAL frame each way is refused at completion"
+		else
+			fail "$t control: refused $cnt, want 2 $(cat "$TMPD/ctl")"
+		fi
+		"$CG" completion off --quiet
+		topo_down
+		reliability "$t: ${rec[*]}; witnesses$w;" \
+			"$(( ($(date +%s%N) - t0) / 1000000 )) ms"
+		return
+	fi
 	cnt=$(vol_counters)
 	if [ $bad = 0 ] && [ "$cnt" = "[1,0] [1,0]" ]; then
 		pass "$t control: a bad PARTIAL frame each way is dropped and counted: $cnt"
@@ -203,6 +255,7 @@ case_volume() {
 		"$(( ($(date +%s%N) - t0) / 1000000 )) ms"
 }
 cg_case volume
+cg_case volume completion
 
 # --- GSO -----------------------------------------------------------------
 
@@ -299,7 +352,7 @@ payload_ok() {
 #   UDP_L4 GSO altogether before 6.2 (no USO in the tap).
 case_gso() {
 	local t="gso [$BACKEND]" c=$GSO_FRAMES size=1000 pl=8000 segs shape s args
-	local dst gsrc start off got src d0 d1 what rec= ok t0
+	local dst gsrc start off got src d0 d1 what rec= ok t0 comp
 
 	t0=$(date +%s%N)
 	if ! topo_up --mtu 1500 --tx-csum-off --ipv6; then
@@ -352,14 +405,19 @@ case_gso() {
 		fi
 		guard_off
 
-		# the good twin, guard on, once per shape
+		# the good twin, guard on (and the module's completion guard), once
+		# per shape: nothing counted, nothing refused
 		[ $start = 22 ] && continue
 		guard_on || { fail "$t good/on: attach failed"; continue; }
+		comp=
+		[ "$BACKEND" = kmod ] && "$CG" completion on --quiet && comp=$(topo_refused)
 		gso_send "$TMPD/gg" --dst $dst --count $segs --bytes-out "$TMPD/gg.bytes" -- $args
 		sniff_read "$TMPD/gg"
+		[ -n "$comp" ] && comp=$(($(topo_refused) - comp)) && "$CG" completion off --quiet
 		set -- $(counters_of tap0 "$VM")
 		ok=1
 		[ "$inject_rc" = 0 ] && [ "$got" = $segs ] && [ "$1,$2" = 0,0 ] || ok=0
+		[ "${comp:-0}" = 0 ] || ok=0
 		[ "$src" = "$gsrc" ] || ok=0
 		[ "$(grep -c 'csum_ok=1' "$TMPD/gg")" = $segs ] || ok=0
 		what="checksums right"
@@ -371,10 +429,10 @@ case_gso() {
 			skip "$t good/on: the tap refuses this frame at write() (cg-inject exit 3:" \
 				"$(cat "$TMPD/gg.inject")): this kernel takes no such GSO frame from a guest"
 		elif [ $ok = 1 ]; then
-			pass "$t good/on: $c GSO frames -> $got segments from $src, $what, counters [0,0]"
+			pass "$t good/on: $c GSO frames -> $got segments from $src, $what, counters [0,0]${comp:+, completion guard on: 0 refused}"
 		else
 			fail "$t good/on: inject exit $inject_rc, $got segments (want $segs) from $src," \
-				"$(grep -c 'csum_ok=1' "$TMPD/gg") checksums right, counters [$1,$2]"
+				"$(grep -c 'csum_ok=1' "$TMPD/gg") checksums right, counters [$1,$2]${comp:+, completion guard refused $comp}"
 		fi
 		guard_off
 		rec="$rec ${shape}-good:${got:-0}"

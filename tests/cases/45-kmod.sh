@@ -82,24 +82,28 @@ case_kmod_dump() {
 cg_case kmod_dump
 
 # comp_send OUT ARGS...: the bad frames (or good ones) through the current
-# topology; "arrived sources completion-dropped" of the run
+# topology (with the queue's reader for nfqueue: repro_send); "arrived
+# sources completion-refused site-matched" of the run
 comp_send() {
 	local out=$1 c0 c1
 	shift
 	c0=$("$CG" completion --json | jq -r .dropped)
-	inject_sniff "$out" "$@"
+	repro_send "$out" "$@"
 	c1=$("$CG" completion --json | jq -r .dropped)
-	echo "$(sniff_datagrams "$out") $(sniff_sources "$out") $((c1 - c0))"
+	echo "$(sniff_datagrams "$out") $(sniff_sources "$out") $((c1 - c0)) ${site_seen:-0}"
 }
 
-# The completion guard alone, no ingress guard anywhere: the bad frame of
-# each completion path is refused at skb_checksum_help() and counted, the
-# good one arrives intact; with it off the same bad frame is rewritten
-# (the baseline: this kernel's paths are vulnerable); rmmod while it is on
-# leaves nothing. The topologies that get past the ingress guards (macvtap,
-# tunnels, a tc redirect) have their completion rows in 12-topology.sh.
+# The completion guard alone, no ingress guard anywhere, on every completion
+# path of the reproduction: first without it (the baseline: this kernel
+# rewrites the header, or already refuses the frame at that site), then with
+# it: each bad frame this kernel would rewrite is refused at
+# skb_checksum_help() and counted (nothing arrives; xt_CHECKSUM ignores the
+# error, so its frame arrives with the header untouched), and good frames
+# arrive intact through the same site; rmmod while it is on leaves nothing.
+# The topologies that get past the ingress guards (macvtap, tunnels, a tc
+# redirect) have their completion rows in 12-topology.sh.
 case_completion() {
-	local t="completion [$BACKEND]" n=3 p src args bad good r why= rows=
+	local t="completion [$BACKEND]" n=3 p src args bad good r why= rows= kernel
 	local b4="--csum-start 20 --csum-offset 6 --count 3 --payload 1000"
 	local b6="--ipv6 --csum-start 22 --csum-offset 6 --count 3 --payload 1000"
 
@@ -111,32 +115,55 @@ case_completion() {
 		return
 	fi
 	"$CG" completion off
-	for p in tx frag tx6; do
+	for p in tx frag tx6 xtcsum nfqueue xtcsum6 nfqueue6; do
+		local site= ipt=iptables SNIFF_DST=$FAR_IP
+		bad=$b4 good="--count 3 --payload 1000" src=$GUEST_IP
 		case $p in
-		tx) args="--mtu 1500 --tx-csum-off" bad=$b4 good="--count 3" src=$GUEST_IP ;;
-		frag) args="--mtu 576" bad=$b4 good="--count 3" src=$GUEST_IP ;;
-		tx6) args="--mtu 1500 --tx-csum-off --ipv6" bad=$b6 good="--ipv6 --count 3" src=$GUEST_IP6 ;;
+		tx) args="--mtu 1500 --tx-csum-off" ;;
+		frag) args="--mtu 576" ;;
+		tx6) args="--mtu 1500 --tx-csum-off --ipv6" ;;
+		xtcsum | nfqueue) args="--mtu 1500" site=$p ;;
+		xtcsum6 | nfqueue6) args="--mtu 1500 --ipv6" site=${p%6} ipt=ip6tables ;;
 		esac
-		local SNIFF_DST=$FAR_IP
-		[ $p = tx6 ] && SNIFF_DST=$FAR_IP6
+		if [ "${p%6}" != "$p" ]; then
+			bad=$b6 good="--ipv6 $good" src=$GUEST_IP6 SNIFF_DST=$FAR_IP6
+		fi
+		if [ -n "$site" ] && ! command -v $ipt >/dev/null; then
+			skip "$t/$p: $ipt missing"
+			continue
+		fi
 		topo_up $args || { fail "$t/$p: set-up"; topo_down; continue; }
+		# site_up says SKIP itself where the kernel has no such target
+		[ -z "$site" ] || site_up $site "$t/$p" || { topo_down; continue; }
 		set -- $(comp_send "$TMPD/comp-off" $bad)
 		r="off: $1 arrived from $2"
-		if [ "$1" = 0 ]; then
-			r="$r (this kernel drops it itself)"
-		elif [ "$2" = "$src" ]; then
+		if [ "$1" -gt 0 ] && [ "$2" != "$src" ]; then
+			kernel=rewrites
+		elif [ "$1" = 0 ] || { [ -n "$site" ] && [ "$4" = $n ]; }; then
+			kernel=fixed
+			r="$r (this kernel refuses it at that site itself)"
+		else
+			kernel=unknown
 			why="$why $p: without the guard the bad frame arrived intact ($1 from $2): no completion ran;"
 		fi
 		"$CG" completion on --quiet
 		set -- $(comp_send "$TMPD/comp-on" $bad)
-		if [ "$1" != 0 ] || [ "$3" != $n ]; then
-			why="$why $p: completion on: $1 arrived from $2, $3 refused (want 0, $n);"
-		fi
-		r="$r; on: $1 arrived, $3 refused"
+		r="$r; on: $1 arrived from $2, $3 refused"
+		case $kernel in
+		rewrites)
+			if [ "$3" != $n ] || { [ "$1" != 0 ] && { [ "$site" != xtcsum ] || [ "$2" != "$src" ]; }; }; then
+				why="$why $p: completion on: $1 arrived from $2, $3 refused (want $n refused, nothing rewritten${site:+ or through})"
+			fi
+			;;
+		fixed)
+			[ "$1" = 0 ] || [ "$2" = "$src" ] ||
+				why="$why $p: completion on, kernel fixed: $1 arrived from $2;"
+			;;
+		esac
 		set -- $(comp_send "$TMPD/comp-good" $good)
 		if [ "$1" != $n ] || [ "$2" != "$src" ] || [ "$3" != 0 ] ||
-		   grep -q csum_ok=0 "$TMPD/comp-good"; then
-			why="$why $p: good frames with completion on: $1 arrived from $2, $3 refused;"
+		   { [ -n "$site" ] && [ "$4" != $n ]; } || grep -q csum_ok=0 "$TMPD/comp-good"; then
+			why="$why $p: good frames with completion on: $1 arrived from $2, $3 refused${site:+, the rule saw $4};"
 		fi
 		"$CG" completion off --quiet
 		rows="$rows $p ($r);"
@@ -182,6 +209,61 @@ case_completion() {
 	fi
 }
 cg_case completion
+
+# Unload and reload the module while traffic flows and the completion guard
+# is on: a TCP stream out of veth0 without TX checksum offload (each of its
+# segments completed in software, under the guard) runs through rmmod and
+# `completion on` again, cycle after cycle, and arrives byte for byte; then
+# nothing of ours is left in ftrace, the module unloads, the kernel warned
+# about nothing.
+case_completion_reload() {
+	local t="completion/reload [$BACKEND]" why= rx tx cycles=0 rc
+	local ef=/sys/kernel/tracing/enabled_functions
+
+	[ "$BACKEND" = kmod ] || return 0
+	if ! vol_up || ! ip netns exec "$VM" ethtool -K veth0 tx off >/dev/null ||
+	   ! "$CG" completion on --quiet 2>"$TMPD/comp.err"; then
+		fail "$t: set-up: $(cat "$TMPD/comp.err")"
+		topo_down
+		return
+	fi
+	rm -f "$TMPD/rl.ready"
+	"$STREAM" --netns "$FAR" --listen $FAR_IP --port 5400 --ready-file "$TMPD/rl.ready" \
+		>"$TMPD/rl" 2>&1 &
+	rx=$!
+	wait_ready "$TMPD/rl.ready"
+	"$STREAM" --netns "$VM" --connect $FAR_IP --port 5400 --bytes $((VOL_TCP_BYTES * 4)) \
+		>"$TMPD/rl.tx" 2>&1 &
+	tx=$!
+	while kill -0 $tx 2>/dev/null; do
+		timeout 30 rmmod csum_guard || { why="$why rmmod failed in cycle $((cycles + 1));"; break; }
+		"$CG" completion on --quiet || { why="$why on again failed in cycle $((cycles + 1));"; break; }
+		kill -0 $tx 2>/dev/null && cycles=$((cycles + 1))
+	done
+	wait $tx
+	rc=$?
+	[ $rc = 0 ] || why="$why connector exit $rc: $(tr '\n' ' ' <"$TMPD/rl.tx");"
+	wait $rx
+	rc=$?
+	[ $rc = 0 ] || why="$why listener exit $rc: $(tr '\n' ' ' <"$TMPD/rl");"
+	[ $cycles -ge 3 ] || why="$why only $cycles cycles while the stream ran;"
+	"$CG" completion off --quiet
+	grep -q skb_checksum_help "$ef" 2>/dev/null &&
+		why="$why skb_checksum_help still traced after off: $(grep skb_checksum_help "$ef");"
+	timeout 30 rmmod csum_guard || why="$why the final rmmod failed;"
+	grep -q skb_checksum_help "$ef" 2>/dev/null &&
+		why="$why skb_checksum_help still traced after rmmod;"
+	if dmesg | grep -q 'WARNING:\|BUG:'; then
+		why="$why the kernel logged: $(dmesg | grep -m1 'WARNING:\|BUG:');"
+	fi
+	if [ -z "$why" ]; then
+		pass "$t: $cycles cycles of rmmod and on again while a TCP stream crossed the guard, $(fields "$TMPD/rl" tcp bytes) byte-exact; nothing left traced, rmmod clean"
+	else
+		fail "$t:$why"
+	fi
+	topo_down
+}
+cg_case completion_reload
 
 # A device guarded by one backend is not guarded by the other as well.
 case_one_backend() {
