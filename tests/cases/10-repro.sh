@@ -18,6 +18,9 @@
 #   repro srh6:     tx6 with a routing header (SRH) after the fixed header,
 #                   csum_start on its first segment: what the rule has to
 #                   protect beyond the 40 bytes; compared is that segment
+#   repro frag6h:   tx6 with a fragment header (an atomic fragment), the
+#                   checksum field placed on its fragment offset; compared
+#                   is that field
 # The xtcsum and nfqueue paths keep MTU 1500 and veth0's TX checksum
 # offload on, so the rule is the only completion site; a control frame sent
 # before the rule exists proves it (it must arrive untouched).
@@ -31,7 +34,7 @@ case_repro() {
 
 	case $path in
 	frag) args="--mtu 576" ;;
-	tx|tx6|srh6) args="--mtu 1500 --tx-csum-off" ;;
+	tx|tx6|srh6|frag6h) args="--mtu 1500 --tx-csum-off" ;;
 	xtcsum*|nfqueue*) args="--mtu 1500" ;;
 	vlan | qinq)
 		args="--mtu 1500 --tx-csum-off --$path"
@@ -43,7 +46,7 @@ case_repro() {
 		good="$tags --src $GUEST_IP --count $n --payload 1000"
 		;;
 	esac
-	if [ "${path%6}" != "$path" ]; then
+	if [ "${path%6}" != "$path" ] || [ $path = frag6h ]; then
 		args="$args --ipv6"
 		bad="--ipv6 --csum-start 22 --csum-offset 6 --count $n --payload 1000"
 		good="--ipv6 --count $n --payload 1000"
@@ -56,6 +59,12 @@ case_repro() {
 		bad="--ipv6 --ext6 srh --csum-start 62 --csum-offset 6 --count $n --payload 1000"
 		good="--ipv6 --ext6 srh --count $n --payload 1000"
 		GUEST_IP=$SRH_SEGMENT look=segment what="routing header's first segment"
+	fi
+	if [ $path = frag6h ]; then
+		# the offset field, 14 + 40 + 2: the checksum lands on it
+		bad="--ipv6 --ext6 frag --csum-start 54 --csum-offset 2 --count $n --payload 1000"
+		good="--ipv6 --ext6 frag --count $n --payload 1000"
+		GUEST_IP=fragoff=0x0000 look=fragoff what="fragment header's offset field"
 	fi
 	case $path in
 	xtcsum*|nfqueue*)
@@ -99,7 +108,7 @@ case_repro() {
 	ff0=$(frag_fails)
 	repro_send "$TMPD/bad-off" $bad
 	ff1=$(frag_fails)
-	got=$(sniff_datagrams "$TMPD/bad-off")
+	got=$(repro_count "$TMPD/bad-off")
 	src=$(repro_seen $look "$TMPD/bad-off")
 	says=$(site_says "$TMPD/bad-off")
 	if [ "$inject_rc" != 0 ]; then
@@ -129,7 +138,7 @@ case_repro() {
 	# reaches the completion site
 	if guard_on; then
 		repro_send "$TMPD/bad-on" $bad
-		got=$(sniff_datagrams "$TMPD/bad-on")
+		got=$(repro_count "$TMPD/bad-on")
 		set -- $(guard_counters)
 		if [ "$inject_rc" = 0 ] && [ "${got:-x}" = 0 ] && [ "$1" = $n ] && [ "$2" = 0 ] &&
 		   [ "$site_seen" = "${site:+0}" ]; then
@@ -154,7 +163,7 @@ case_repro() {
 			continue
 		fi
 		repro_send "$TMPD/good-$row" $good
-		got=$(sniff_datagrams "$TMPD/good-$row")
+		got=$(repro_count "$TMPD/good-$row")
 		src=$(repro_seen $look "$TMPD/good-$row")
 		local cnt=- ok=1
 		if [ $row = on ]; then
@@ -188,13 +197,15 @@ cg_case --demo repro nfqueue
 cg_case --demo repro xtcsum6
 cg_case --demo repro nfqueue6
 cg_case repro srh6
+cg_case repro frag6h
 
 # The first segment of the routing header cg-inject --ext6 srh sends
 SRH_SEGMENT=fd77:1:0:0:0:0:0:99
 
-# repro_seen sources|segment FILE: what a capture shows of the frames: their
-# sources, or the first segment of their routing header (as an address,
-# groups without leading zeros)
+# repro_seen sources|segment|fragoff FILE: what a capture shows of the
+# frames: their sources, the first segment of their routing header (as an
+# address, groups without leading zeros), or their fragment header's
+# offset field (fragoff=0xHHHH, as sent: 0x0000)
 repro_seen() {
 	local hex g out= i
 	if [ "$1" = sources ]; then
@@ -203,12 +214,26 @@ repro_seen() {
 	fi
 	hex=$(sed -n 's/^summary .*exts=\([^ ,]*\).*/\1/p' "$2")
 	[ -n "$hex" ] && [ "$hex" != - ] || { echo -; return; }
+	if [ "$1" = fragoff ]; then
+		echo "fragoff=0x${hex:4:4}"
+		return
+	fi
 	for i in 0 1 2 3 4 5 6 7; do
 		g=${hex:$((16 + 4 * i)):4}
 		g=$(printf '%x' "0x${g:-0}")
 		out="$out${out:+:}$g"
 	done
 	echo "$out"
+}
+
+# What arrived: datagrams, or with a fragment header's offset rewritten
+# (no longer a whole datagram), packets. Uses case_repro's $look.
+repro_count() {
+	if [ "$look" = fragoff ]; then
+		sed -n 's/^summary packets=\([0-9]*\).*/\1/p' "$1"
+	else
+		sniff_datagrams "$1"
+	fi
 }
 
 # --- the netfilter completion sites (xtcsum, nfqueue) -----------------
