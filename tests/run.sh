@@ -202,7 +202,7 @@ durations
 [ -n "$GUESTS_PID" ] && guests_finish
 [ -n "${MACHINE0:-}" ] && machine_check "$MACHINE0"
 
-[ $mode = all ] && kernel_table && reliability_table
+[ $mode = all ] && kernel_table && topology_table && reliability_table
 results_tally
 echo "$n_pass passed, $n_fail failed, $n_skip skipped"
 [ $n_fail = 0 ]

@@ -124,6 +124,72 @@ kernel_table() {
 	echo
 }
 
+# The layers against the topologies, from this run's results: for each
+# topology (the tap itself by its transmit-path row, then 12-topology.sh's)
+# and each layer, the kernels whose case proved the bad frames stopped
+# there, those where it failed, and why a layer is not one (n/a) or could
+# not be tried (not run). The README's table is this table of a run.
+topology_table() {
+	printf '\n| topology | bpf guard on the device | kmod guard on the device | completion guard alone |\n'
+	printf '|---|---|---|---|\n'
+	awk -v host="host" '
+	function add(k, v, tag) {
+		if (!(k in cell)) cell[k] = ""
+		if (index(cell[k], v " " tag ";")) return
+		cell[k] = cell[k] v " " tag ";"
+	}
+	{
+		tag = ($2 ~ /^\[.*\]$/) ? $2 : "[" host "]"
+		gsub(/[][]/, "", tag)
+		line = $0
+		v = $1
+		if (match(line, /(repro|topo)\/[a-z0-9]+ \[(bpf|kmod)\]/)) {
+			split(substr(line, RSTART, RLENGTH), w, /[\/ \[\]]+/)
+			src = w[1]; topo = w[2]; be = w[3]
+			rest = substr(line, RSTART + RLENGTH)
+			if (src == "repro" && topo != "tx") next
+			if (src == "repro") topo = "tap"
+			if (rest ~ /^ bad\/on:/)
+				add(topo SUBSEP be, v, tag)
+			else if (rest ~ /^ completion: no device guarded/ || rest ~ /^ completion: arrived=/)
+				add(topo SUBSEP "comp", v, tag)
+			else if (v == "SKIP" && rest ~ /^ bad\/on:/)
+				add(topo SUBSEP be, v, tag)
+			else if (v == "SKIP" && rest ~ /^: this kernel cannot make it/)
+				add(topo SUBSEP be, "NODEV", tag)
+			if (!(topo in seen)) { seen[topo] = 1; order[++n] = topo }
+		} else if (match(line, /^[A-Z]+ (\[[^]]*\] )?completion \[kmod\]:/)) {
+			add("tap" SUBSEP "comp", v, tag)
+		}
+	}
+	function show(k,    parts, i, m, out, p, ok, bad, na, nd) {
+		if (!(k in cell)) return "not run"
+		m = split(cell[k], parts, ";")
+		ok = bad = na = nd = ""
+		for (i = 1; i < m; i++) {
+			split(parts[i], p, " ")
+			if (p[1] == "PASS") ok = ok (ok ? ", " : "") p[2]
+			else if (p[1] == "FAIL") bad = bad (bad ? ", " : "") p[2]
+			else if (p[1] == "SKIP") na = na (na ? ", " : "") p[2]
+			else nd = nd (nd ? ", " : "") p[2]
+		}
+		out = ""
+		if (ok) out = "stopped (" ok ")"
+		if (bad) out = out (out ? "; " : "") "**FAILED** (" bad ")"
+		if (na) out = out (out ? "; " : "") "n/a (" na ")"
+		if (nd) out = out (out ? "; " : "") "no such device (" nd ")"
+		return out
+	}
+	END {
+		for (i = 1; i <= n; i++) {
+			t = order[i]
+			printf "| %s | %s | %s | %s |\n", t, show(t SUBSEP "bpf"), show(t SUBSEP "kmod"),
+				show(t SUBSEP "comp")
+		}
+	}' "$RESULTS"
+	echo
+}
+
 path_verdict() {
 	local rows
 	rows=$(grep "repro/$1 .*bad/off")
