@@ -186,7 +186,8 @@ case_watch_kinds() {
 	: >"$out"
 	"$CG" watch >"$out" 2>"$TMPD/wk.err" &
 	wpid=$!
-	watch_line "$out" '^watching ' $lim || bad="$bad no-start"
+	# with no options it says first whether the completion guard is on
+	watch_line "$out" '^completion guard ' $lim || bad="$bad no-start"
 	comp=$(grep -c '^completion guard on$' "$out")
 	if ! topo_up --mtu 1500 --tx-csum-off; then
 		fail "$t: cannot build the topology"
