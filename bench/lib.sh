@@ -143,6 +143,23 @@ tap_topo_up() {
 		net.ipv4.conf.tap0.rp_filter=0
 }
 
+# The tap topology with the route out of a veth instead of the blackhole:
+# veth vt0 without TX checksum offload, its peer in a second namespace that
+# drops what it gets (no address, no forwarding). Each partial frame then
+# has its checksum completed by skb_checksum_help() on vt0's transmit path:
+# one call per packet.
+tap_tx_up() {
+	ip -n "$VM" route del blackhole 10.1.0.0/24 &&
+	ip netns add "$VM-far" &&
+	ip -n "$VM" link add vt0 type veth peer name vt1 netns "$VM-far" &&
+	ip -n "$VM" addr add 10.1.0.1/24 dev vt0 &&
+	ip -n "$VM" link set vt0 up &&
+	ip -n "$VM-far" link set vt1 up &&
+	ip -n "$VM" neigh replace 10.1.0.2 dev vt0 nud permanent \
+		lladdr "$(ip -n "$VM-far" -o link show vt1 | sed -n 's/.*link\/ether \([^ ]*\).*/\1/p')" &&
+	ip netns exec "$VM" ethtool -K vt0 tx off >/dev/null
+}
+
 # Delete a namespace; what was attached in it goes with its devices.
 netns_del() {
 	ip netns del "$1" 2>/dev/null
@@ -206,6 +223,11 @@ hook_on() {
 	kmod)
 		"$CG" attach tap0 --netns "$VM" --backend kmod --quiet
 		return ;;
+	comp | comp-tx)
+		"$CG" completion on --quiet
+		return ;;
+	none-tx)
+		return 0 ;;
 	*)
 		die "unknown configuration $1" ;;
 	esac
@@ -222,6 +244,9 @@ hook_off() {
 			--pin "$PINDIR/empty-link" || return 1 ;;
 	guard-*|before-*|kmod)
 		"$CG" detach tap0 --netns "$VM" --quiet || return 1 ;;
+	comp | comp-tx)
+		"$CG" completion off --quiet || return 1 ;;
+	none-tx) ;;
 	esac
 	if tc -n "$VM" qdisc show dev tap0 | grep -q clsact; then
 		die "$1: tap0 still has a clsact qdisc after detach"
@@ -234,6 +259,7 @@ tap_cleanup() {
 	rm -f "$PINDIR/empty-link"
 	rmdir "$PINDIR" 2>/dev/null
 	netns_del "$VM"
+	netns_del "$VM-far"
 	rm -rf "$TMPD"
 }
 
