@@ -29,11 +29,19 @@ BPFTOOL ?= bpftool
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wno-unused-parameter
 INCLUDES := -Iinclude -Ilib -I$(BUILD)
+# Paths in debug info and BTF name the tree relative to its top, so that two
+# checkouts in different directories build the same bytes.
+REPRO_FLAGS := -ffile-prefix-map=$(CURDIR)=. -ffile-prefix-map=$(abspath $(BUILD))=build
 # The guard loads only where bpf_cast_to_kern_ctx() exists (6.2+), so it may
 # use the v3 instruction set (5.1+): 32-bit jumps and compares against an
 # immediate either way round, which keep its entry program within r0-r6.
-GUARD_BPF_FLAGS := -g -O2 -target bpf -mcpu=v3
+GUARD_BPF_FLAGS := -g -O2 -target bpf -mcpu=v3 $(REPRO_FLAGS)
 LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
+# The loader is linked statically (STATIC=0: against the shared libbpf, for
+# development): one binary that runs on any x86_64 userland with glibc or
+# none, whatever libbpf it has, such as Debian 11's 0.3.
+STATIC ?= 1
+LOADER_LIBS := $(if $(filter 1,$(STATIC)),-static $(shell pkg-config --static --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz),$(LIBS))
 
 # lib/: what the commands share, depending on nothing above it
 LIB_SRCS := $(wildcard lib/*.c)
@@ -53,7 +61,7 @@ BENCH_UTIL := bench/util.c lib/netns.c lib/log.c
 
 # Debian packages each target needs on a fresh Debian 12 machine.
 BUILD_DEPS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
-TEST_DEPS := iproute2 kmod jq ethtool dkms util-linux nftables iptables curl strace
+TEST_DEPS := iproute2 kmod jq ethtool dkms util-linux nftables iptables curl strace debootstrap
 
 ifeq ($(V),1)
 Q :=
@@ -91,7 +99,7 @@ $(BUILD)/csum_guard.skel.h: $(BUILD)/csum_guard.bpf.o
 # any kernel with bpf_tcp_gen_syncookie (5.3+).
 $(BUILD)/syncookie.bpf.o: syncookie/syncookie.bpf.c syncookie/syncookie_abi.h | $(BUILD)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) -g -O2 -target bpf -Isyncookie -I/usr/include/$(shell $(CC) -dumpmachine) -c $< -o $@
+	$(Q)$(CLANG) -g -O2 -target bpf $(REPRO_FLAGS) -Isyncookie -I/usr/include/$(shell $(CC) -dumpmachine) -c $< -o $@
 	$(Q)llvm-strip -g $@ 2>/dev/null || true
 
 $(BUILD)/syncookie.skel.h: $(BUILD)/syncookie.bpf.o
@@ -100,20 +108,21 @@ $(BUILD)/syncookie.skel.h: $(BUILD)/syncookie.bpf.o
 
 $(BUILD)/lib/%.o: lib/%.c lib/*.h | $(BUILD)/lib
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) -Ilib -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(REPRO_FLAGS) $(WARN) -Ilib -c $< -o $@
 
+# VERSION is compiled in: a new one rebuilds what prints it
 $(BUILD)/loader/%.o: loader/%.c loader/*.h lib/*.h include/*.h syncookie/syncookie.h \
-		$(BUILD)/csum_guard.skel.h | $(BUILD)/loader
+		$(BUILD)/csum_guard.skel.h VERSION | $(BUILD)/loader
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) $(INCLUDES) -Isyncookie -DCG_VERSION='"$(VERSION)"' -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(REPRO_FLAGS) $(WARN) $(INCLUDES) -Isyncookie -DCG_VERSION='"$(VERSION)"' -c $< -o $@
 
 $(BUILD)/syncookie/%.o: syncookie/%.c syncookie/*.h lib/*.h $(BUILD)/syncookie.skel.h | $(BUILD)/syncookie
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) -Ilib -Isyncookie -I$(BUILD) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(REPRO_FLAGS) $(WARN) -Ilib -Isyncookie -I$(BUILD) -c $< -o $@
 
 $(BUILD)/csum-guard: $(LOADER_OBJS) $(SC_OBJS) $(LIB_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $^ $(LOADER_LIBS) -o $@
 
 $(BUILD)/tests/%: tests/tools/%.c tests/tools/csum.h tests/tools/capture.h tests/tools/synframe.h | $(BUILD)/tests
 	$(call msg,CC,$@)
@@ -253,8 +262,14 @@ $(DEB): $(DKMS_TAR) packaging/deb/control packaging/deb/postinst packaging/deb/p
 $(DIST)/%.sha256: $(DIST)/%
 	$(Q)cd $(DIST) && sha256sum $* > $*.sha256
 
+# Only this version's artifacts stay: those of other versions go.
 $(DIST)/SHA256SUMS: $(DIST_FILES)
 	$(call msg,SUM,$@)
+	$(Q)cd $(DIST) && for f in *; do \
+		case " $(notdir $(DIST_FILES) $(DIST_FILES:%=%.sha256)) " in \
+		*" $$f "*) ;; \
+		*) rm -rf -- "$$f" ;; \
+		esac; done
 	$(Q)cd $(DIST) && sha256sum $(notdir $(DIST_FILES)) > SHA256SUMS
 # --- end dist ------------------------------------------------------------
 
