@@ -70,16 +70,23 @@ dist_check_artifacts() {
 		why="SHA256SUMS does not cover every artifact with a .sha256"
 		return 1
 	fi
-	# A second build elsewhere: the same bytes.
-	make -s --no-print-directory -C "$TOP" DIST="$TMPD/dist2" \
-		"$TMPD/dist2/csum-guard-$ver.tar.gz" "$TMPD/dist2/csum-guard-dkms_${ver}_all.deb" \
-		>"$TMPD/dist-make2.log" 2>&1
-	for f in "csum-guard-$ver.tar.gz" "csum-guard-dkms_${ver}_all.deb"; do
-		if ! cmp -s "$dist/$f" "$TMPD/dist2/$f"; then
-			why="a second build of $f differs: not reproducible"
-			return 1
-		fi
-	done
+	# A second build, of a copy of the tree in another directory: every
+	# artifact the same bytes (the release date is the one make used here)
+	local sde
+	sde=$(git -C "$TOP" log -1 --format=%ct 2>/dev/null || stat -c %Y "$TOP/VERSION")
+	rm -rf "$TMPD/tree2" && mkdir -p "$TMPD/tree2"
+	(cd "$TOP" && tar --exclude=./build --exclude=./.git -cf - .) | tar -C "$TMPD/tree2" -xf -
+	if ! make -s --no-print-directory -C "$TMPD/tree2" SOURCE_DATE_EPOCH="$sde" dist \
+		>"$TMPD/dist-make2.log" 2>&1; then
+		why="make dist of a copy of the tree failed: $(tail -1 "$TMPD/dist-make2.log")"
+		return 1
+	fi
+	if ! cmp -s "$dist/SHA256SUMS" "$TMPD/tree2/build/dist/SHA256SUMS"; then
+		why="a second build in another directory differs: $(diff "$dist/SHA256SUMS" \
+			"$TMPD/tree2/build/dist/SHA256SUMS" | grep '^>' | head -2 | tr '\n' ' ')"
+		return 1
+	fi
+	rm -rf "$TMPD/tree2"
 	# The tarball's tree is the .deb's /usr/src/csum-guard-VERSION, and
 	# DKMS takes it from a source tree.
 	mkdir -p "$TMPD/dist-tar" "$TMPD/dist-deb" "$TMPD/dist-dkms"
@@ -242,7 +249,7 @@ case_dist_deb() {
 	if [ -n "$why" ]; then
 		fail "$t: $why"
 	else
-		pass "$t: digests verify, a second build is identical; $detail"
+		pass "$t: digests verify, a second build in another directory is identical; $detail"
 	fi
 }
 cg_host_case dist_deb
@@ -285,3 +292,73 @@ case_make_install() {
 	fi
 }
 cg_host_case make_install
+
+# The released loader on an older userland: a Debian 11 root (glibc 2.31,
+# no libbpf.so.1), made by debootstrap and kept under build/roots/. The
+# loader of make dist runs there as it is, sharing this kernel: version,
+# probe, and a tap in a namespace guarded from inside the root, a bad frame
+# dropped and counted, the guard detached.
+case_portable() {
+	local t="portable-loader" ROOT= r why= ns=$CG_PFX-port glibc
+
+	if ! eval "$("$TOP/tests/guest/root.sh" bullseye 2>"$TMPD/root.log")" || [ -z "$ROOT" ]; then
+		fail "$t: cannot make a Debian 11 root: $(tail -1 "$TMPD/root.log")"
+		return
+	fi
+	if [ ! -x "$TOP/build/dist/csum-guard" ]; then
+		fail "$t: no build/dist/csum-guard (make dist)"
+		return
+	fi
+	# the test's tap, before the root sees /run/netns
+	if ! { ip netns add "$ns" && ip -n "$ns" tuntap add dev tap0 mode tap vnet_hdr &&
+	       ip -n "$ns" link set tap0 up; }; then
+		fail "$t: cannot make the tap"
+		ip netns del "$ns" 2>/dev/null
+		return
+	fi
+	# the root stays as debootstrap left it: the test runs in an overlay of it
+	r=$TMPD/bullseye
+	mkdir -p "$r" "$TMPD/ovl-up" "$TMPD/ovl-work"
+	if ! mount -t overlay overlay \
+		-o "lowerdir=$ROOT,upperdir=$TMPD/ovl-up,workdir=$TMPD/ovl-work" "$r"; then
+		fail "$t: cannot mount an overlay of the root"
+		ip netns del "$ns"
+		return
+	fi
+	mkdir -p "$r/run/netns"
+	mount -t proc proc "$r/proc" && mount --rbind /sys "$r/sys" &&
+	mount --rbind /dev "$r/dev" && mount --rbind /run/netns "$r/run/netns" ||
+		why="$why; cannot mount /proc, /sys, /dev or /run/netns in the root"
+	install -m 0755 "$TOP/build/dist/csum-guard" "$r/usr/local/sbin/csum-guard"
+	glibc=$(chroot "$r" /usr/bin/ldd --version 2>/dev/null | head -1)
+	[ -e "$r/usr/lib/x86_64-linux-gnu/libbpf.so.1" ] && why="$why; the root has libbpf.so.1"
+	chroot "$r" csum-guard version >"$TMPD/port.out" 2>&1 &&
+		grep -q "^csum-guard $(cat "$TOP/VERSION") " "$TMPD/port.out" ||
+		why="$why; version: $(head -1 "$TMPD/port.out")"
+	chroot "$r" csum-guard probe --json >"$TMPD/port.probe" 2>"$TMPD/port.err" &&
+		[ "$(jq -r .backend "$TMPD/port.probe")" = "$(jq -r .backend <("$CG" probe --json))" ] ||
+		why="$why; probe: $(head -c 200 "$TMPD/port.probe" "$TMPD/port.err")"
+	if [ -z "$why" ]; then
+		if chroot "$r" csum-guard attach tap0 --netns "$ns" --quiet 2>"$TMPD/port.err"; then
+			ip netns exec "$ns" "$INJECT" --dev tap0 --csum-start 20 --csum-offset 6 --count 2 \
+				2>>"$TMPD/port.err" || why="$why; inject failed"
+			[ "$(chroot "$r" csum-guard status tap0 --netns "$ns" --json | jq -r .dropped)" = 2 ] ||
+				why="$why; status from the root: $(chroot "$r" csum-guard status tap0 --netns "$ns" --json)"
+			chroot "$r" csum-guard detach tap0 --netns "$ns" --quiet 2>>"$TMPD/port.err" ||
+				why="$why; detach: $(tail -1 "$TMPD/port.err")"
+			[ "$("$CG" status tap0 --netns "$ns" --json | jq -r .attached)" = false ] ||
+				why="$why; still guarded after detach from the root"
+		else
+			why="$why; attach from the root: $(cat "$TMPD/port.err")"
+		fi
+	fi
+	umount -R "$r/run/netns" "$r/dev" "$r/sys" "$r/proc" 2>/dev/null
+	umount "$r" || why="$why; the root stays mounted"
+	ip netns del "$ns" 2>/dev/null
+	if [ -z "$why" ]; then
+		pass "$t: the loader of make dist in a Debian 11 root ($glibc, no libbpf.so.1): version, probe, attach, a bad frame dropped and counted, detach"
+	else
+		fail "$t: ${why#; }"
+	fi
+}
+cg_host_case portable

@@ -53,33 +53,6 @@ if cg_kernel_ready; then
 fi
 [ $print_only = 0 ] || cg_die "$CG_KNAME is not fetched yet: run $0 $CG_KNAME"
 
-# The archive mirrors this machine is set up with: the one serving the
-# *-security suites and the one serving the rest (deb822 .sources files and
-# one-line .list files both count).  Debian's own servers otherwise.
-mirror()
-{
-	local want=$1 uri
-
-	uri=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
-	      awk -v want="$want" -v RS= '
-		{
-			uri = ""; sec = 0
-			for (i = 1; i <= NF; i++) {
-				if ($i == "URIs:") uri = $(i + 1)
-				if ($i ~ /-security$/) sec = 1
-			}
-			if (uri != "" && sec == want) { print uri; exit }
-		}')
-	[ -n "$uri" ] || uri=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-	      sed 's/\[[^]]*\]//' |
-	      awk -v want="$want" '$1 == "deb" { if (($3 ~ /-security$/) == want) { print $2; exit } }')
-	if [ -z "$uri" ]; then
-		[ "$want" = 1 ] && uri=http://deb.debian.org/debian-security ||
-			uri=http://deb.debian.org/debian
-	fi
-	echo "$uri"
-}
-
 # apt-get with the private configuration: its own sources.list naming every
 # suite of kernels.list, its own lists and cache.  The system's apt state is
 # only read (dpkg status), never written.
@@ -88,8 +61,8 @@ apt_setup()
 	local dir=$CG_KERNELS/apt suite main sec
 
 	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
-	main=$(mirror 0)
-	sec=$(mirror 1)
+	main=$(cg_mirror 0)
+	sec=$(cg_mirror 1)
 	for suite in $(awk '!/^[[:space:]]*(#|$)/ { print $2 }' "$CG_LIST" | sort -u); do
 		case $suite in
 		*-security) echo "deb $sec $suite main" ;;

@@ -62,6 +62,33 @@ cg_need_pkgs()
 		cg_die "cannot install ${missing[*]}"
 }
 
+# The archive mirrors this machine is set up with: the one serving the
+# *-security suites and the one serving the rest (deb822 .sources files and
+# one-line .list files both count).  Debian's own servers otherwise.
+cg_mirror()
+{
+	local want=$1 uri
+
+	uri=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
+	      awk -v want="$want" -v RS= '
+		{
+			uri = ""; sec = 0
+			for (i = 1; i <= NF; i++) {
+				if ($i == "URIs:") uri = $(i + 1)
+				if ($i ~ /-security$/) sec = 1
+			}
+			if (uri != "" && sec == want) { print uri; exit }
+		}')
+	[ -n "$uri" ] || uri=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+	      sed 's/\[[^]]*\]//' |
+	      awk -v want="$want" '$1 == "deb" { if (($3 ~ /-security$/) == want) { print $2; exit } }')
+	if [ -z "$uri" ]; then
+		[ "$want" = 1 ] && uri=http://deb.debian.org/debian-security ||
+			uri=http://deb.debian.org/debian
+	fi
+	echo "$uri"
+}
+
 cg_kernel_names()
 {
 	awk '!/^[[:space:]]*(#|$)/ { printf "%s%s", sep, $1; sep = " " }' "$CG_LIST"
