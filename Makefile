@@ -146,7 +146,7 @@ $(BUILD)/tests/cg-stream: tests/tools/cg-stream.c $(BENCH_UTIL) bench/util.h | $
 # The unit tests run the decision, the backend choice and the digest, no
 # kernel needed.
 # UNIT_LIB: the parts of lib/ the unit tests call, and what those need
-UNIT_LIB := lib/sha256.c lib/nl.c lib/cli.c lib/log.c lib/state.c lib/netns.c lib/bpffs.c
+UNIT_LIB := lib/sha256.c lib/nl.c lib/cli.c lib/log.c lib/state.c lib/netns.c lib/bpffs.c lib/json.c
 $(BUILD)/tests/unit: tests/unit.c include/csum_guard.h loader/select.c loader/select.h \
 		$(UNIT_LIB) lib/*.h | $(BUILD)/tests
 	$(call msg,CC,$@)

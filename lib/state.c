@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "bpffs.h"
+#include "json.h"
 #include "log.h"
 #include "netns.h"
 #include "state.h"
@@ -30,8 +31,11 @@ int cg_lock_host(struct cg_ack *ack)
 
 const char *cg_target_where(const struct cg_target *t, char *buf, size_t n)
 {
-	snprintf(buf, n, "%s%s%s", t->dev ?: "the namespace's devices",
-		 t->netns ? " in netns " : "", t->netns ?: "");
+	char dev[4 * IF_NAMESIZE + 1], ns[256];
+
+	snprintf(buf, n, "%s%s%s", t->dev ? cg_text_safe(t->dev, dev, sizeof(dev)) :
+		 "the namespace's devices", t->netns ? " in netns " : "",
+		 t->netns ? cg_text_safe(t->netns, ns, sizeof(ns)) : "");
 	return buf;
 }
 

@@ -7,20 +7,32 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "json.h"
 #include "macros.h"
 #include "report.h"
 
-/* A label value: backslash, double quote and newline are escaped. */
+/*
+ * A label value: backslash, double quote and newline are escaped; other
+ * control characters and bytes that are not UTF-8, which the format does not
+ * allow, become U+FFFD, so that no device name invalidates the file.
+ */
 static void cg_prom_str(const char *s)
 {
+	size_t n;
+
 	putchar('"');
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			printf("\\%c", *s);
-		else if (*s == '\n')
+	for (; *s; s += n ?: 1) {
+		unsigned char c = *s;
+
+		n = cg_utf8_seq(s);
+		if (c == '\\' || c == '"')
+			printf("\\%c", c);
+		else if (c == '\n')
 			fputs("\\n", stdout);
+		else if (!n || c < 0x20 || c == 0x7f)
+			fputs("\xef\xbf\xbd", stdout);
 		else
-			putchar(*s);
+			fwrite(s, 1, n, stdout);
 	}
 	putchar('"');
 }

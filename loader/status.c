@@ -4,6 +4,7 @@
  * backend table and queries every command shares (commands.h).
  */
 #include <errno.h>
+#include <limits.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,10 +56,12 @@ const char *cg_opts_text(const struct cg_status *st)
 static void cg_print_status(const struct cg_query *a, const struct cg_report_row *r)
 {
 	const struct cg_status *st = &r->st;
+	char dev[4 * IF_NAMESIZE + 1], ns[4 * PATH_MAX + 1];
 	bool first = true;
 
 	if (!a->json) {
-		printf("%s%s%s: ", r->dev, r->netns ? " netns " : "", r->netns ?: "");
+		printf("%s%s%s: ", cg_text_safe(r->dev, dev, sizeof(dev)), r->netns ? " netns " : "",
+		       r->netns ? cg_text_safe(r->netns, ns, sizeof(ns)) : "");
 		if (!st->attached)
 			printf("not guarded\n");
 		else

@@ -46,6 +46,7 @@
 #include <linux/rtnetlink.h>
 
 #include "cli.h"
+#include "json.h"
 #include "link.h"
 #include "log.h"
 #include "macros.h"
@@ -201,31 +202,33 @@ static bool cg_wguard(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d)
 	const char *want = cg_choice_name(w->backend);
 	const struct cg_backend *b;
 	struct cg_status st;
-	char why[1024];
+	char why[1024], dev[4 * IF_NAMESIZE + 1], nsl[4 * sizeof(ns->label)];
 	bool gone;
 
+	cg_text_safe(d->name, dev, sizeof(dev));
+	cg_text_safe(ns->label, nsl, sizeof(nsl));
 	b = cg_wstatus(ns, d, &st, &gone);
 	if (gone) {
 		cg_wdev_del(ns, d);
 		return false;
 	}
 	if (b && (!want || !strcmp(want, b->name)) && st.log_drops == w->log_drops) {
-		printf("already guarded %s netns %s (%s, %s%s)\n", d->name, ns->label,
-		       b->name, st.mode, st.log_drops ? ", log-drops" : "");
+		printf("already guarded %s netns %s (%s, %s%s)\n", dev, nsl,
+		       b->name, st.mode, cg_opts_text(&st));
 		d->state = CG_W_DONE;
 		return true;
 	}
 	if (!cg_wspawn(w, ns, d, why, sizeof(why))) {
 		b = cg_wstatus(ns, d, &st, &gone);
 		if (b) {
-			printf("guarded %s netns %s (%s, %s%s)\n", d->name, ns->label,
-			       b->name, st.mode, st.log_drops ? ", log-drops" : "");
+			printf("guarded %s netns %s (%s, %s%s)\n", dev, nsl,
+			       b->name, st.mode, cg_opts_text(&st));
 			d->state = CG_W_DONE;
 			return true;
 		}
 		snprintf(why, sizeof(why), "attach succeeded, yet the device reads unguarded");
 	}
-	printf("cannot guard %s netns %s: %s\n", d->name, ns->label, why);
+	printf("cannot guard %s netns %s: %s\n", dev, nsl, why);
 	d->state = CG_W_FAILED;
 	d->retry_at = cg_now_ms() + CG_RETRY_MS;
 	return true;

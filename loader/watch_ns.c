@@ -21,6 +21,7 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
+#include "json.h"
 #include "link.h"
 #include "log.h"
 #include "netns.h"
@@ -94,6 +95,7 @@ void cg_wns_free(struct cg_wns *ns)
 static struct cg_wns *cg_wns_add(struct cg_watch *w, __u64 ino, const char *path,
 				 const char *label, bool named)
 {
+	char safe[4 * CG_LABEL_MAX];
 	struct cg_wns *ns, **a;
 	struct stat st;
 	int err;
@@ -125,12 +127,13 @@ static struct cg_wns *cg_wns_add(struct cg_watch *w, __u64 ino, const char *path
 		err = ns->nsfd < 0 ? ns->nsfd : ns->sock;
 		/* a process that just exited is no news; the next scan tries again */
 		if (err != -ENOENT && err != -ESRCH && err != -ESTALE)
-			printf("cannot watch netns %s: %s\n", label, strerror(-err));
+			printf("cannot watch netns %s: %s\n", cg_text_safe(label, safe, sizeof(safe)),
+			       strerror(-err));
 		w->nns--;
 		cg_wns_free(ns);
 		return NULL;
 	}
-	printf("watching netns %s\n", label);
+	printf("watching netns %s\n", cg_text_safe(label, safe, sizeof(safe)));
 	cg_wdump(ns);
 	return ns;
 }
@@ -172,6 +175,7 @@ static void cg_wscan_one(const struct cg_netns_ref *r, void *arg)
  */
 bool cg_wscan(struct cg_watch *w)
 {
+	char safe[4 * CG_LABEL_MAX];
 	struct cg_wns *ns;
 	bool pending;
 	int i;
@@ -189,7 +193,8 @@ bool cg_wscan(struct cg_watch *w)
 	for (i = 0; i < w->nns; i++) {
 		ns = w->ns[i];
 		if (!ns->seen) {
-			printf("forgot netns %s: no name or process left\n", ns->label);
+			printf("forgot netns %s: no name or process left\n",
+			       cg_text_safe(ns->label, safe, sizeof(safe)));
 			cg_wns_free(ns);
 			w->ns[i--] = w->ns[--w->nns];
 			continue;

@@ -14,6 +14,7 @@
 #include "csum_guard.h"
 #include "csum_guard_abi.h"
 #include "cli.h"
+#include "json.h"
 #include "log.h"
 #include "nl.h"
 #include "select.h"
@@ -545,6 +546,24 @@ static void test_lib_ack(void)
 				    !strcmp(cg_ack_why(NULL, -ENOENT), strerror(ENOENT)));
 }
 
+/* What output may carry of a device's or a namespace's name: UTF-8 only */
+static void test_lib_text(void)
+{
+	char buf[64];
+
+	EXPECT("lib-utf8-ascii", cg_utf8_seq("a") == 1);
+	EXPECT("lib-utf8-valid", cg_utf8_seq("\xc3\xa9") == 2 && cg_utf8_seq("\xe2\x82\xac") == 3 &&
+				 cg_utf8_seq("\xf0\x9f\x98\x80") == 4);
+	EXPECT("lib-utf8-invalid", !cg_utf8_seq("\xff") && !cg_utf8_seq("\xfe\xff") &&
+				   !cg_utf8_seq("\xc0\xaf") &&	/* overlong '/' */
+				   !cg_utf8_seq("\xe0\x80\xaf") && !cg_utf8_seq("\xed\xa0\x80") &&
+				   !cg_utf8_seq("\xf4\x90\x80\x80") && !cg_utf8_seq("\xc3") &&
+				   !cg_utf8_seq("\xe2\x82"));
+	EXPECT("lib-text-safe", !strcmp(cg_text_safe("t\x1b[31m\xff\xfe\\\xc3\xa9", buf, sizeof(buf)),
+					"t\\x1b[31m\\xff\\xfe\\\\\xc3\xa9"));
+	EXPECT("lib-text-safe-short", strlen(cg_text_safe("\xff\xff\xff\xff", buf, 10)) <= 9);
+}
+
 int main(void)
 {
 	test_vectors();
@@ -560,6 +579,7 @@ int main(void)
 	test_lib_nl();
 	test_lib_state_cli();
 	test_lib_ack();
+	test_lib_text();
 	printf("unit: %d passed, %d failed\n", passes, failures);
 	return failures ? 1 : 0;
 }
