@@ -29,7 +29,7 @@ fleet_cleanup() {
 # counters; --prometheus says the same in a form node_exporter reads.
 case_fleet() {
 	local t="fleet [$BACKEND]" n1=$CG_PFX-fleet1 n2=$CG_PFX-fleet2 p=f$(($$ % 100000))
-	local u ino1 ino2 ino3 inos json prom want got d bad="" rc mode
+	local u ino1 ino2 ino3 inos json prom want got d e bad="" rc mode
 	local dev1=${p}a dev2="${p}\"q\\" dev3=${p}u
 
 	fleet_devs=() fleet_pid=
@@ -86,8 +86,11 @@ case_fleet() {
 	bad=""
 	"$CG" status >"$TMPD/fleet.txt"
 	mode=$(jq -r --argjson i "$ino1" '.[] | select(.netns_ino == $i) | .mode' <<<"$json")
+	# (text escapes a backslash as \\, as it writes other odd bytes as \xHH)
 	for d in "$dev1 netns $n1|0" "$dev2 netns $n2|3" "$dev3 netns $u|0"; do
-		[ "$(grep -cxF "${d%|*}: guarded by $BACKEND ($mode), dropped ${d#*|}, dropped_unreadable 0" \
+		e=${d%|*}
+		e=${e//\\/\\\\}
+		[ "$(grep -cxF "$e: guarded by $BACKEND ($mode), dropped ${d#*|}, dropped_unreadable 0" \
 			"$TMPD/fleet.txt")" = 1 ] || bad="$bad text:${d%% *}"
 	done
 	got=$("$CG" status --netns "$n1" --json |
@@ -139,3 +142,44 @@ case_fleet() {
 	fleet_cleanup
 }
 cg_case fleet
+
+# Names no output may pass on raw: a tap named with bytes that are not
+# UTF-8 (\xff\xfe) and one with an escape sequence, in a namespace whose
+# name is not UTF-8 either. JSON and Prometheus stay valid UTF-8 that
+# strict readers take (the bytes become U+FFFD, ESC \u001b in JSON), text
+# output, messages and watch's log show them as \xHH, never raw.
+case_odd_names() {
+	local t="odd-names [$BACKEND]" ns=$'cgodd\xff'"$CG_PFX" a=$'\xff\xfe' b=$'t\e[31m' bad= out d
+
+	ip netns add "$ns" && ip -n "$ns" tuntap add dev "$a" mode tap vnet_hdr &&
+		ip -n "$ns" tuntap add dev "$b" mode tap vnet_hdr ||
+		{ fail "$t: set-up"; ip netns del "$ns" 2>/dev/null; return; }
+	for d in "$a" "$b"; do
+		out=$("$CG" attach "$d" --netns "$ns" --backend "$BACKEND" 2>&1) || bad="$bad attach"
+		[[ $out == *$'\e'* || $out == *$'\xff'* ]] && bad="$bad raw-in-attach"
+	done
+	"$CG" status --netns "$ns" --json >"$TMPD/odd.json" || bad="$bad json-rc"
+	iconv -f UTF-8 -t UTF-8 <"$TMPD/odd.json" >/dev/null 2>&1 || bad="$bad json-not-utf8"
+	[ "$(jq -r '[.[].device] | sort | join(",")' "$TMPD/odd.json")" = $'t\e[31m,\ufffd\ufffd' ] ||
+		bad="$bad json-devices:$(jq -c '[.[].device]' "$TMPD/odd.json")"
+	"$CG" status --netns "$ns" --prometheus >"$TMPD/odd.prom" || bad="$bad prom-rc"
+	iconv -f UTF-8 -t UTF-8 <"$TMPD/odd.prom" >/dev/null 2>&1 || bad="$bad prom-not-utf8"
+	prom_parse "$FLEET_METRICS" <"$TMPD/odd.prom" >/dev/null 2>"$TMPD/odd.perr" ||
+		bad="$bad prom-parse:$(cat "$TMPD/odd.perr")"
+	grep -q $'\e' "$TMPD/odd.prom" && bad="$bad raw-esc-in-prom"
+	"$CG" status --netns "$ns" >"$TMPD/odd.txt" 2>&1
+	grep -q $'\e\|\xff' "$TMPD/odd.txt" && bad="$bad raw-in-text"
+	grep -qF 't\x1b[31m netns cgodd\xff' "$TMPD/odd.txt" || bad="$bad text:$(cat -v "$TMPD/odd.txt")"
+	out=$("$CG" attach $'x\e]0;pwn\a' --netns "$ns" 2>&1) && bad="$bad attach-of-nothing"
+	[[ $out == *$'\e'* || $out == *$'\a'* ]] && bad="$bad raw-in-error"
+	for d in "$a" "$b"; do
+		"$CG" detach "$d" --netns "$ns" --quiet || bad="$bad detach"
+	done
+	ip netns del "$ns"
+	if [ -z "$bad" ]; then
+		pass "$t: device names \\xff\\xfe and ESC[31m in netns cgodd\\xff: JSON and Prometheus valid UTF-8 that strict readers take, text and messages escaped"
+	else
+		fail "$t:$bad"
+	fi
+}
+cg_case odd_names
