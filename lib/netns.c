@@ -43,7 +43,8 @@ int cg_netns_open(const char *ns)
 	else if (snprintf(path, sizeof(path), "/run/netns/%s", ns) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO under that path must not hang us; nsfs ignores it */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	type = ioctl(fd, NS_GET_NSTYPE);

@@ -87,7 +87,8 @@ static int cg_object_read(const char *path, const char *sha256, void **data, siz
 	void *buf;
 	int fd, err;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO is refused below instead of waited on */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0 || fstat(fd, &st)) {
 		cg_err("cannot attach: object %s: %s", path, strerror(errno));
 		goto fail;

@@ -272,12 +272,14 @@ case_bad_input() {
 	local t="bad-input [$BACKEND]" before after rc lines line want args bad=0 n=0
 
 	topo_up --mtu 1500 || { fail "$t: set-up"; return; }
+	# a FIFO where a file or a namespace is named: refused, never waited on
+	rm -f "$TMPD/fifo" && mkfifo "$TMPD/fifo"
 	before=$(state_snapshot)
 	while IFS='|' read -r want args; do
 		[ -n "$want" ] || continue
 		n=$((n + 1))
 		eval "set -- $args"
-		"$CG" "$@" >"$TMPD/out" 2>"$TMPD/err"
+		timeout 20 "$CG" "$@" >"$TMPD/out" 2>"$TMPD/err"
 		rc=$?
 		lines=$(wc -l <"$TMPD/err")
 		line=$(head -1 "$TMPD/err")
@@ -316,6 +318,9 @@ case_bad_input() {
 	1|attach tap0 --netns $CG_PFX-nosuchns
 	1|attach tap0 --netns /etc/passwd
 	1|attach tap0 --netns /nonexistent/ns
+	1|attach tap0 --netns $TMPD/fifo
+	1|status --netns $TMPD/fifo
+	1|attach tap0 --object $TMPD/fifo --sha256 $(printf '%064d' 0) --netns $VM
 	EOT
 	# under `ip netns exec` (a private mount namespace) pins would die
 	# with the loader, and the guard with them: refused, nothing attached
