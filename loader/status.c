@@ -154,7 +154,7 @@ int cg_cmd_status(const struct cg_query *a)
 	struct cg_ack ack = {};
 	struct cg_target t;
 	enum cg_choice c;
-	char where[128];
+	char where[128], nsl[4 * PATH_MAX + 1];
 	int i, err;
 
 	if (cg_cli_need_root("read status"))
@@ -218,7 +218,7 @@ int cg_cmd_status(const struct cg_query *a)
 			cg_print_status(a, &rs.row[i]);
 		if (!rs.n)
 			printf("no guarded devices%s%s\n", a->netns ? " in netns " : "",
-			       a->netns ?: "");
+			       a->netns ? cg_text_safe(a->netns, nsl, sizeof(nsl)) : "");
 	}
 	free(rs.row);
 	return 0;
