@@ -54,7 +54,9 @@ static const char usage_text[] =
 	"       csum-guard syncookie detach DEV [--netns NS]\n"
 	"       csum-guard syncookie status [DEV] [--netns NS] [--json]\n"
 	"       csum-guard syncookie probe [--json]\n"
-	"       csum-guard version\n"
+	"       csum-guard version | -V | --version\n"
+	"       csum-guard help | -h | --help\n"
+	"--help and --version go anywhere on the line; --quiet before the command too.\n"
 	"NS is a name from `ip netns` or a path such as /proc/PID/ns/net.\n"
 	"check: does this kernel write a guest's checksum over the IPv4 header when IP\n"
 	"  fragmentation (frag) or the transmit path of a device without checksum\n"
@@ -211,16 +213,34 @@ int main(int argc, char **argv)
 {
 	struct cg_query q;
 	struct cg_args a = {};
-	int ret;
+	int ret, i;
 
+	/* --help and --version anywhere, as ip and bpftool take them */
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(usage_text, stdout);
+			return 0;
+		}
+		if (!strcmp(argv[i], "--version") || !strcmp(argv[i], "-V")) {
+			printf("csum-guard %s (abi %d)\n", CG_VERSION, CG_ABI_VERSION);
+			return 0;
+		}
+	}
+	/* --quiet before the command as well as after it */
+	while (argc > 1 && (!strcmp(argv[1], "--quiet") || !strcmp(argv[1], "-q"))) {
+		cg_quiet = true;
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	}
 	if (argc < 2)
 		return cg_usage_err("no command");
 	a.cmd = argv[1];
-	if (!strcmp(a.cmd, "help") || !strcmp(a.cmd, "--help") || !strcmp(a.cmd, "-h")) {
+	if (!strcmp(a.cmd, "help")) {
 		fputs(usage_text, stdout);
 		return 0;
 	}
-	if (!strcmp(a.cmd, "version") || !strcmp(a.cmd, "--version")) {
+	if (!strcmp(a.cmd, "version")) {
 		printf("csum-guard %s (abi %d)\n", CG_VERSION, CG_ABI_VERSION);
 		return 0;
 	}

@@ -384,3 +384,37 @@ case_bad_input() {
 	topo_down
 }
 cg_case bad_input
+
+# The habits of ip and bpftool: --help and --version anywhere on the line
+# print and change nothing, --quiet goes before the command too.
+case_cli_habits() {
+	local t="cli-habits [$BACKEND]" bad= a v
+
+	topo_up --mtu 1500 || { fail "$t: set-up"; return; }
+	v="csum-guard $(cat "$TOP/VERSION") "
+	for a in "attach tap0 --netns $VM --help" "detach -h" "status --help" "watch --help" \
+		 "completion -h" "syncookie attach tap0 --ports 80 --netns $VM --help" "check --help"; do
+		"$CG" $a >"$TMPD/out" 2>"$TMPD/err"
+		[ $? = 0 ] && head -1 "$TMPD/out" | grep -q '^Usage: csum-guard ' && [ ! -s "$TMPD/err" ] ||
+			bad="$bad [$a]"
+	done
+	for a in "-V" "--version" "status --version" "attach tap0 --netns $VM -V"; do
+		[ "$("$CG" $a 2>&1)" != "${v}(abi $(abi_of_loader))" ] && bad="$bad [$a]"
+	done
+	[ "$("$CG" status tap0 --netns "$VM" --json | jq -r .attached)" = false ] ||
+		bad="$bad --help-or-version-attached"
+	a=$("$CG" --quiet attach tap0 --netns "$VM" --backend "$BACKEND" 2>&1) && [ -z "$a" ] &&
+		[ "$("$CG" status tap0 --netns "$VM" --json | jq -r .attached)" = true ] ||
+		bad="$bad [--quiet attach: $a]"
+	a=$("$CG" -q detach tap0 --netns "$VM" 2>&1) && [ -z "$a" ] || bad="$bad [-q detach: $a]"
+	topo_down
+	if [ -z "$bad" ]; then
+		pass "$t: --help and -h on every command print the usage (exit 0), -V and --version anywhere the version, neither changes anything; --quiet and -q before the command"
+	else
+		fail "$t:$bad"
+	fi
+}
+cg_case cli_habits
+
+# The ABI number the loader prints
+abi_of_loader() { "$CG" version | sed -n 's/.*(abi \([0-9]*\))$/\1/p'; }
