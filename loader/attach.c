@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +15,10 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "json.h"
 #include "link.h"
 #include "log.h"
+#include "netns.h"
 #include "sha256.h"
 #include "state.h"
 #include "commands.h"
@@ -282,4 +285,82 @@ int cg_cmd_detach(const char *dev, const char *netns)
 	if (!any && !err)
 		cg_info("%s is not guarded", where);
 	return 0;
+}
+
+struct cg_detach_all {
+	int detached;
+	int failed;
+};
+
+/* Every guard of the namespace entered (ino, label: NULL for ours). */
+static int cg_detach_here(const char *label, __u64 ino, void *arg)
+{
+	static int ifindexes[CG_MAX_LIST];
+	struct cg_target t = { .netns = label, .netns_ino = ino };
+	char name[IF_NAMESIZE], where[512];
+	struct cg_detach_all *d = arg;
+	struct cg_ack ack;
+	enum cg_choice c;
+	int i, n, err;
+
+	cg_netns_cookie(&t.netns_cookie);
+	for (c = CG_CHOICE_BPF; c <= CG_CHOICE_KMOD; c++) {
+		n = cg_backends[c]->list(ifindexes, CG_MAX_LIST);
+		if (n < 0) {
+			cg_err("cannot list the %s guards of netns %s: %s", cg_choice_name(c),
+			       label ?: "(ours)", strerror(-n));
+			d->failed++;
+			continue;
+		}
+		for (i = 0; i < n; i++) {
+			memset(&ack, 0, sizeof(ack));
+			t.ifindex = ifindexes[i];
+			t.dev = if_indextoname(t.ifindex, name) ? name : "?";
+			cg_target_where(&t, where, sizeof(where));
+			err = cg_backends[c]->detach(&t, &ack);
+			if (!err) {
+				d->detached++;
+				cg_info("detached from %s (%s)", where, cg_choice_name(c));
+			} else if (err != -ENOENT) {
+				cg_err("cannot detach from %s (%s): %s", where, cg_choice_name(c),
+				       cg_ack_why(&ack, err));
+				d->failed++;
+			}
+		}
+	}
+	return 0;
+}
+
+int cg_cmd_detach_all(const char *netns)
+{
+	struct cg_detach_all d = {};
+	struct cg_ack ack = {};
+	struct cg_target t;
+	char where[512];
+	int err;
+
+	cg_target_where(&(struct cg_target){ .netns = netns }, where, sizeof(where));
+	if (cg_cli_need_root("detach --all"))
+		return 1;
+	err = cg_lock_host(&ack);
+	if (!err)
+		err = cg_target_resolve(&t, NULL, netns, &ack);
+	if (err) {
+		cg_err("cannot detach from %s: %s", where, cg_ack_why(&ack, err));
+		return 1;
+	}
+	cg_detach_here(netns, t.netns_ino, &d);
+	if (!netns) {
+		err = cg_state_each_netns(NULL, cg_detach_here, &d, &ack);
+		if (err) {
+			cg_err("cannot detach from every namespace: %s", cg_ack_why(&ack, err));
+			return 1;
+		}
+	}
+	if (!d.detached && !d.failed)
+		cg_info("nothing guarded in %s%s", netns ? "netns " : "any namespace",
+			netns ? cg_text_safe(netns, where, sizeof(where)) : "");
+	else if (!d.failed)
+		cg_info("detached %d guard%s", d.detached, d.detached == 1 ? "" : "s");
+	return d.failed ? 1 : 0;
 }

@@ -48,6 +48,11 @@ int cg_attach(const struct cg_attach_req *r, struct cg_attach_result *res, struc
 /* The commands: exit status 0 or 1, with one line said on failure. */
 int cg_cmd_attach(struct cg_attach_req *r, const char *sha256);
 int cg_cmd_detach(const char *dev, const char *netns);
+/* detach --all: every guard of netns, or of every namespace (NULL) */
+int cg_cmd_detach_all(const char *netns);
+
+/* The most devices a backend lists in one namespace */
+#define CG_MAX_LIST	4096
 
 /* What status and probe were asked */
 struct cg_query {

@@ -43,6 +43,7 @@ static const char usage_text[] =
 	"Usage: csum-guard attach DEV [--netns NS] [--egress] [--log-drops] [--backend auto|bpf|kmod] [--mode tcx|clsact]\n"
 	"                         [--object PATH --sha256 HEX]\n"
 	"       csum-guard detach DEV [--netns NS]\n"
+	"       csum-guard detach --all [--netns NS]\n"
 	"       csum-guard status [DEV] [--netns NS] [--json|--prometheus]\n"
 	"       csum-guard probe [--json]\n"
 	"       csum-guard watch [--match GLOB[,GLOB...]]... [--backend auto|bpf|kmod] [--log-drops]\n"
@@ -93,6 +94,7 @@ struct cg_args {
 	enum cg_choice backend;
 	bool log_drops;
 	bool egress;
+	bool all;		/* detach --all */
 	bool json;
 	bool prometheus;	/* status --prometheus */
 };
@@ -111,6 +113,7 @@ static int cg_parse(int argc, char **argv, struct cg_args *a)
 		{ "object", required_argument, NULL, 'o' },
 		{ "sha256", required_argument, NULL, 's' },
 		{ "prometheus", no_argument, NULL, 'P' },
+		{ "all", no_argument, NULL, 'A' },
 		CG_OPT_END,
 	};
 	bool attach = !strcmp(a->cmd, "attach");
@@ -160,6 +163,11 @@ static int cg_parse(int argc, char **argv, struct cg_args *a)
 				return cg_usage_err("--json goes with status, probe and check");
 			a->json = true;
 			break;
+		case 'A':
+			if (strcmp(a->cmd, "detach"))
+				return cg_usage_err("--all goes with detach");
+			a->all = true;
+			break;
 		case 'P':
 			if (strcmp(a->cmd, "status"))
 				return cg_usage_err("--prometheus goes with status");
@@ -194,10 +202,12 @@ static int cg_parse(int argc, char **argv, struct cg_args *a)
 			return cg_cli_bad_option(c, argv);
 		}
 	}
-	ret = cg_cli_device(argc, argv, a->cmd, with_dev, with_dev && strcmp(a->cmd, "status"),
-			    &a->dev);
+	ret = cg_cli_device(argc, argv, a->cmd, with_dev,
+			    with_dev && strcmp(a->cmd, "status") && !a->all, &a->dev);
 	if (ret)
 		return ret;
+	if (a->all && a->dev)
+		return cg_usage_err("detach takes DEV or --all, not both");
 	if (a->json && a->prometheus)
 		return cg_usage_err("--json and --prometheus exclude each other");
 	if (a->mode && a->backend == CG_CHOICE_KMOD)
@@ -275,7 +285,7 @@ int main(int argc, char **argv)
 		return cg_cmd_attach(&r, a.sha256);
 	}
 	if (!strcmp(a.cmd, "detach"))
-		return cg_cmd_detach(a.dev, a.netns);
+		return a.all ? cg_cmd_detach_all(a.netns) : cg_cmd_detach(a.dev, a.netns);
 	if (!strcmp(a.cmd, "status"))
 		return cg_cmd_status(&q);
 	if (!strcmp(a.cmd, "check"))

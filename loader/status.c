@@ -18,7 +18,6 @@
 #include "commands.h"
 #include "report.h"
 
-#define CG_MAX_LIST	4096
 
 const struct cg_backend *const cg_backends[CG_CHOICE_KMOD + 1] = {
 	[CG_CHOICE_BPF] = &cg_backend_bpf,

@@ -416,5 +416,45 @@ case_cli_habits() {
 }
 cg_case cli_habits
 
+# detach --all --netns NS takes every guard of that namespace and no other;
+# detach --all takes every guard of the host, in named and unnamed
+# namespaces alike (this host runs nothing else guarded meanwhile).
+case_detach_all() {
+	local t="detach-all [$BACKEND]" a=$CG_PFX-da b=$CG_PFX-db u upid bad= n d out
+
+	for n in $a $b; do
+		ip netns add $n && ip -n $n tuntap add dev tap0 mode tap vnet_hdr &&
+			ip -n $n tuntap add dev tap1 mode tap vnet_hdr || bad="$bad set-up"
+	done
+	unshare -n sleep 300 &
+	upid=$!
+	while [ "$(readlink /proc/$upid/ns/net)" = "$(readlink /proc/self/ns/net)" ]; do sleep 0.05; done
+	u=/proc/$upid/ns/net
+	nsenter --net=$u ip tuntap add dev tapu mode tap vnet_hdr || bad="$bad set-up"
+	for d in tap0:$a tap1:$a tap0:$b tap1:$b tapu:$u; do
+		"$CG" attach ${d%%:*} --netns ${d#*:} --backend "$BACKEND" --quiet || bad="$bad attach:$d"
+	done
+	out=$("$CG" detach --all --netns $a 2>&1) || bad="$bad rc"
+	[ "$(grep -c '^csum-guard: detached from tap[01] in netns' <<<"$out")" = 2 ] || bad="$bad out:[$out]"
+	for d in tap0:$a:false tap1:$a:false tap0:$b:true tap1:$b:true tapu:$u:true; do
+		IFS=: read -r n d0 want <<<"$d"
+		[ "$("$CG" status $n --netns $d0 --json | jq -r .attached)" = "$want" ] || bad="$bad --netns:$d"
+	done
+	out=$("$CG" detach --all --netns $a 2>&1) && grep -q 'nothing guarded in netns' <<<"$out" ||
+		bad="$bad again:[$out]"
+	"$CG" detach --all --quiet || bad="$bad all-rc"
+	[ "$("$CG" status --json | jq length)" = 0 ] || bad="$bad left:$("$CG" status --json)"
+	kill $upid
+	wait $upid 2>/dev/null
+	ip netns del $a
+	ip netns del $b
+	if [ -z "$bad" ]; then
+		pass "$t: --netns NS took its 2 guards and no other; --all took the other 3, an unnamed namespace's included; again: nothing guarded"
+	else
+		fail "$t:$bad"
+	fi
+}
+cg_case detach_all
+
 # The ABI number the loader prints
 abi_of_loader() { "$CG" version | sed -n 's/.*(abi \([0-9]*\))$/\1/p'; }
