@@ -22,11 +22,19 @@ int cg_lock_host(struct cg_ack *ack)
 {
 	int fd = open(CG_LOCK_PATH, O_RDWR | O_CREAT | O_CLOEXEC, 0600), err;
 
-	if (fd < 0 || flock(fd, LOCK_EX)) {
-		err = -errno;
-		return cg_ack_err(ack, err, "cannot take %s: %s", CG_LOCK_PATH, strerror(-err));
-	}
-	return 0;	/* held until exit */
+	if (fd < 0)
+		goto fail;
+	if (!flock(fd, LOCK_EX | LOCK_NB))
+		return 0;	/* held until exit */
+	if (errno != EWOULDBLOCK)
+		goto fail;
+	/* another command changes state now: say why we wait */
+	cg_err("waiting for %s: another csum-guard command holds it", CG_LOCK_PATH);
+	if (!flock(fd, LOCK_EX))
+		return 0;
+fail:
+	err = -errno;
+	return cg_ack_err(ack, err, "cannot take %s: %s", CG_LOCK_PATH, strerror(-err));
 }
 
 const char *cg_target_where(const struct cg_target *t, char *buf, size_t n)

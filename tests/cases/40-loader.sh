@@ -407,9 +407,18 @@ case_cli_habits() {
 		[ "$("$CG" status tap0 --netns "$VM" --json | jq -r .attached)" = true ] ||
 		bad="$bad [--quiet attach: $a]"
 	a=$("$CG" -q detach tap0 --netns "$VM" 2>&1) && [ -z "$a" ] || bad="$bad [-q detach: $a]"
+	# the host lock held by another command: attach says why it waits, then works
+	flock /run/csum-guard.lock sleep 1 &
+	sleep 0.3
+	a=$("$CG" attach tap0 --netns "$VM" --backend "$BACKEND" --quiet 2>&1) &&
+		[ "$a" = "csum-guard: waiting for /run/csum-guard.lock: another csum-guard command holds it" ] &&
+		[ "$("$CG" status tap0 --netns "$VM" --json | jq -r .attached)" = true ] ||
+		bad="$bad [attach under a held lock: $a]"
+	wait
+	"$CG" detach tap0 --netns "$VM" --quiet
 	topo_down
 	if [ -z "$bad" ]; then
-		pass "$t: --help and -h on every command print the usage (exit 0), -V and --version anywhere the version, neither changes anything; --quiet and -q before the command"
+		pass "$t: --help and -h on every command print the usage (exit 0), -V and --version anywhere the version, neither changes anything; --quiet and -q before the command; a held host lock is waited for with one line"
 	else
 		fail "$t:$bad"
 	fi
