@@ -48,7 +48,9 @@ guest_boot() {
 	[ "$e" != "$k" ] && b=${e#*:}
 	moddir=$(cat "$TMPD/moddir-$k")
 	srcv=$(modinfo -F srcversion "$moddir"/csum_guard.ko*)
-	"$TOP/tests/guest/run.sh" --kernel "$k" --timeout 1800 --modules-dir "$moddir" -- \
+	# the full depth of make test-matrix takes longer than make test's quick one
+	"$TOP/tests/guest/run.sh" --kernel "$k" --timeout $([ "$CG_DEPTH" = full ] && echo 3600 || echo 1800) \
+		--modules-dir "$moddir" -- \
 		env CG_MODULE_SRCVERSION="$srcv" CG_PFX=cgg CG_DEPTH="$CG_DEPTH" "$TOP/tests/run.sh" --here \
 		${only_case:+--case "$only_case"} ${b:+--backend "$b"} \
 		${only_backend:+--backend "$only_backend"} >"$TMPD/guest-$e.log" 2>&1
