@@ -28,8 +28,8 @@ int cg_lock_host(struct cg_ack *ack)
 		return 0;	/* held until exit */
 	if (errno != EWOULDBLOCK)
 		goto fail;
-	/* another command changes state now: say why we wait */
-	cg_err("waiting for %s: another csum-guard command holds it", CG_LOCK_PATH);
+	/* another command changes state now: say why we wait (not with --quiet) */
+	cg_info("waiting for %s: another csum-guard command holds it", CG_LOCK_PATH);
 	if (!flock(fd, LOCK_EX))
 		return 0;
 fail:

@@ -410,8 +410,9 @@ case_cli_habits() {
 	# the host lock held by another command: attach says why it waits, then works
 	flock /run/csum-guard.lock sleep 1 &
 	sleep 0.3
-	a=$("$CG" attach tap0 --netns "$VM" --backend "$BACKEND" --quiet 2>&1) &&
-		[ "$a" = "csum-guard: waiting for /run/csum-guard.lock: another csum-guard command holds it" ] &&
+	a=$("$CG" attach tap0 --netns "$VM" --backend "$BACKEND" 2>&1) &&
+		[ "$(head -1 <<<"$a")" = "csum-guard: waiting for /run/csum-guard.lock: another csum-guard command holds it" ] &&
+		[ "$(grep -c '^csum-guard: guarding tap0' <<<"$a")" = 1 ] &&
 		[ "$("$CG" status tap0 --netns "$VM" --json | jq -r .attached)" = true ] ||
 		bad="$bad [attach under a held lock: $a]"
 	wait
