@@ -160,7 +160,9 @@ case_odd_names() {
 	done
 	"$CG" status --netns "$ns" --json >"$TMPD/odd.json" || bad="$bad json-rc"
 	iconv -f UTF-8 -t UTF-8 <"$TMPD/odd.json" >/dev/null 2>&1 || bad="$bad json-not-utf8"
-	[ "$(jq -r '[.[].device] | sort | join(",")' "$TMPD/odd.json")" = $'t\e[31m,\ufffd\ufffd' ] ||
+	# U+FFFD twice, as bytes: $'\u...' needs a UTF-8 locale, which a guest lacks
+	[ "$(jq -r '[.[].device] | sort | join(",")' "$TMPD/odd.json")" = \
+	  $'t\e[31m,\xef\xbf\xbd\xef\xbf\xbd' ] ||
 		bad="$bad json-devices:$(jq -c '[.[].device]' "$TMPD/odd.json")"
 	"$CG" status --netns "$ns" --prometheus >"$TMPD/odd.prom" || bad="$bad prom-rc"
 	iconv -f UTF-8 -t UTF-8 <"$TMPD/odd.prom" >/dev/null 2>&1 || bad="$bad prom-not-utf8"
