@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +17,6 @@
 #include "json.h"
 #include "link.h"
 #include "log.h"
-#include "netns.h"
 #include "sha256.h"
 #include "state.h"
 #include "commands.h"
@@ -288,47 +286,44 @@ int cg_cmd_detach(const char *dev, const char *netns)
 }
 
 struct cg_detach_all {
+	const char *label;	/* the namespace being walked, NULL: ours */
 	int detached;
 	int failed;
 };
 
+/* cg_each_guard_here(): detach one guard, or count a backend that cannot list */
+static int cg_detach_one(enum cg_choice c, const struct cg_target *t, int err, void *arg)
+{
+	struct cg_detach_all *d = arg;
+	struct cg_ack ack = {};
+	char where[512];
+
+	if (!t) {
+		cg_err("cannot list the %s guards of netns %s: %s", cg_choice_name(c),
+		       d->label ?: "(ours)", strerror(-err));
+		d->failed++;
+		return 0;
+	}
+	cg_target_where(t, where, sizeof(where));
+	err = cg_backends[c]->detach(t, &ack);
+	if (!err) {
+		d->detached++;
+		cg_info("detached from %s (%s)", where, cg_choice_name(c));
+	} else if (err != -ENOENT) {
+		cg_err("cannot detach from %s (%s): %s", where, cg_choice_name(c),
+		       cg_ack_why(&ack, err));
+		d->failed++;
+	}
+	return 0;
+}
+
 /* Every guard of the namespace entered (ino, label: NULL for ours). */
 static int cg_detach_here(const char *label, __u64 ino, void *arg)
 {
-	static int ifindexes[CG_MAX_LIST];
-	struct cg_target t = { .netns = label, .netns_ino = ino };
-	char name[IF_NAMESIZE], where[512];
 	struct cg_detach_all *d = arg;
-	struct cg_ack ack;
-	enum cg_choice c;
-	int i, n, err;
 
-	cg_netns_cookie(&t.netns_cookie);
-	for (c = CG_CHOICE_BPF; c <= CG_CHOICE_KMOD; c++) {
-		n = cg_backends[c]->list(ifindexes, CG_MAX_LIST);
-		if (n < 0) {
-			cg_err("cannot list the %s guards of netns %s: %s", cg_choice_name(c),
-			       label ?: "(ours)", strerror(-n));
-			d->failed++;
-			continue;
-		}
-		for (i = 0; i < n; i++) {
-			memset(&ack, 0, sizeof(ack));
-			t.ifindex = ifindexes[i];
-			t.dev = if_indextoname(t.ifindex, name) ? name : "?";
-			cg_target_where(&t, where, sizeof(where));
-			err = cg_backends[c]->detach(&t, &ack);
-			if (!err) {
-				d->detached++;
-				cg_info("detached from %s (%s)", where, cg_choice_name(c));
-			} else if (err != -ENOENT) {
-				cg_err("cannot detach from %s (%s): %s", where, cg_choice_name(c),
-				       cg_ack_why(&ack, err));
-				d->failed++;
-			}
-		}
-	}
-	return 0;
+	d->label = label;
+	return cg_each_guard_here(label, ino, cg_detach_one, d);
 }
 
 int cg_cmd_detach_all(const char *netns)

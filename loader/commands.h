@@ -54,6 +54,16 @@ int cg_cmd_detach_all(const char *netns);
 /* The most devices a backend lists in one namespace */
 #define CG_MAX_LIST	4096
 
+/*
+ * fn(c, t, 0, arg) for each device backend c guards in the namespace
+ * entered (ino; label as the user names it, NULL for ours), t naming it
+ * ("?" when it has no name); fn(c, NULL, -errno, arg) for a backend that
+ * cannot list its guards there. fn's first nonzero return ends the walk
+ * and is returned.
+ */
+typedef int (*cg_guard_fn)(enum cg_choice c, const struct cg_target *t, int err, void *arg);
+int cg_each_guard_here(const char *label, __u64 ino, cg_guard_fn fn, void *arg);
+
 /* What status and probe were asked */
 struct cg_query {
 	const char *dev;	/* NULL: every guarded device */

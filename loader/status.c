@@ -106,38 +106,60 @@ static struct cg_report_row *cg_row_add(struct cg_rows *rs)
 	return p;
 }
 
-/* Every device a backend guards in the current namespace, ino, as netns. */
-static int cg_status_here(struct cg_rows *rs, const char *netns, __u64 ino)
+int cg_each_guard_here(const char *label, __u64 ino, cg_guard_fn fn, void *arg)
 {
 	static int ifindexes[CG_MAX_LIST];
-	struct cg_report_row *r;
-	struct cg_target t = { .netns = netns, .netns_ino = ino };
+	struct cg_target t = { .netns = label, .netns_ino = ino };
+	char name[IF_NAMESIZE];
 	enum cg_choice c;
-	int i, n;
+	int i, n, err;
 
 	for (c = CG_CHOICE_BPF; c <= CG_CHOICE_KMOD; c++) {
 		n = cg_backends[c]->list(ifindexes, CG_MAX_LIST);
-		if (n < 0)	/* not "none guarded": cannot tell */
-			return n;
+		if (n < 0) {
+			err = fn(c, NULL, n, arg);
+			if (err)
+				return err;
+			continue;
+		}
 		for (i = 0; i < n; i++) {
-			r = cg_row_add(rs);
-			if (!r)
-				return -ENOMEM;
 			t.ifindex = ifindexes[i];
-			if (!if_indextoname(t.ifindex, r->dev))
-				snprintf(r->dev, sizeof(r->dev), "?");
-			t.dev = r->dev;
-			if (cg_backends[c]->status(&t, &r->st) || !r->st.attached) {
-				rs->n--;
-				continue;
-			}
-			r->netns = netns;
-			r->netns_ino = ino;
-			r->ifindex = t.ifindex;
-			r->backend = cg_choice_name(c);
+			t.dev = if_indextoname(t.ifindex, name) ? name : "?";
+			err = fn(c, &t, 0, arg);
+			if (err)
+				return err;
 		}
 	}
 	return 0;
+}
+
+/* One row per guard; a backend that cannot list is not "none guarded". */
+static int cg_status_row(enum cg_choice c, const struct cg_target *t, int err, void *arg)
+{
+	struct cg_rows *rs = arg;
+	struct cg_report_row *r;
+
+	if (!t)
+		return err;
+	r = cg_row_add(rs);
+	if (!r)
+		return -ENOMEM;
+	snprintf(r->dev, sizeof(r->dev), "%s", t->dev);
+	if (cg_backends[c]->status(t, &r->st) || !r->st.attached) {
+		rs->n--;
+		return 0;
+	}
+	r->netns = t->netns;
+	r->netns_ino = t->netns_ino;
+	r->ifindex = t->ifindex;
+	r->backend = cg_choice_name(c);
+	return 0;
+}
+
+/* Every device a backend guards in the current namespace, ino, as netns. */
+static int cg_status_here(struct cg_rows *rs, const char *netns, __u64 ino)
+{
+	return cg_each_guard_here(netns, ino, cg_status_row, rs);
 }
 
 /* cg_state_each_netns(): each other namespace, as its label */
