@@ -24,26 +24,26 @@ PACKETS=${KMOD_PACKETS:-50000}
 CONFIGS=(none kmod comp)
 TX_CONFIGS=(none-tx comp-tx)
 
-if [ -n "${CG_GUEST:-}" ]; then
-	trap tap_cleanup EXIT
-	tap_topo_up || die "cannot build the tap topology"
+# rounds CONFIG...: RUNS rounds of the configurations, rotated, a raw line each
+rounds() {
+	local r c res
+
 	for ((r = 1; r <= RUNS; r++)); do
-		for c in $(rotate "$r" "${CONFIGS[@]}"); do
-			hook_on "$c" || die "cannot attach $c"
-			res=$(tapwrite partial "$PACKETS") || die "tapwrite failed ($c)"
-			hook_off "$c" || die "cannot detach $c"
-			echo "raw $r $c $res"
-		done
-	done
-	tap_tx_up || die "cannot route out of a veth without TX checksum offload"
-	for ((r = 1; r <= RUNS; r++)); do
-		for c in $(rotate "$r" "${TX_CONFIGS[@]}"); do
+		for c in $(rotate "$r" "$@"); do
 			hook_on "$c" || die "cannot switch on $c"
 			res=$(tapwrite partial "$PACKETS") || die "tapwrite failed ($c)"
 			hook_off "$c" || die "cannot switch off $c"
 			echo "raw $r $c $res"
 		done
 	done
+}
+
+if [ -n "${CG_GUEST:-}" ]; then
+	trap tap_cleanup EXIT
+	tap_topo_up || die "cannot build the tap topology"
+	rounds "${CONFIGS[@]}"
+	tap_tx_up || die "cannot route out of a veth without TX checksum offload"
+	rounds "${TX_CONFIGS[@]}"
 	exit 0
 fi
 
