@@ -15,7 +15,9 @@
  * attach runs alone under the lock, in the device's namespace, and no
  * failure stops the watch. One line per action goes to stdout.
  * SIGINT/SIGTERM end the watch with 0 and leave every guard in place: the
- * guards outlive the watcher by design.
+ * guards outlive the watcher by design. Once every device there at the
+ * start is guarded or has failed, it says ready, to systemd too (READY=1,
+ * lib/notify.h): the unit is Type=notify, ordered before the VM managers.
  *
  * Our socket keeps its namespace alive, so a namespace is dropped as soon as
  * a scan no longer finds it under a name or a process: at once when its
@@ -51,6 +53,7 @@
 #include "log.h"
 #include "macros.h"
 #include "netns.h"
+#include "notify.h"
 #include "nl.h"
 #include "backend.h"
 #include "commands.h"
@@ -262,6 +265,42 @@ static void cg_wwork(struct cg_watch *w)
 }
 
 /*
+ * Ready once every namespace's first link dump has ended and each device it
+ * listed has been guarded or has failed (and said so): a unit of
+ * Type=notify then counts as started, and the VM managers ordered after it
+ * start no guest before that.
+ */
+static void cg_wready(struct cg_watch *w)
+{
+	int i, j, guarded = 0, failed = 0, err;
+
+	if (w->ready)
+		return;
+	for (i = 0; i < w->nns; i++) {
+		if (!w->ns[i]->listed)
+			return;
+		for (j = 0; j < w->ns[i]->ndevs; j++) {
+			switch (w->ns[i]->devs[j].state) {
+			case CG_W_TODO:
+				return;
+			case CG_W_DONE:
+				guarded++;
+				break;
+			case CG_W_FAILED:
+				failed++;
+				break;
+			}
+		}
+	}
+	w->ready = true;
+	printf("ready: %d guarded, %d failed, in %d network namespaces\n",
+	       guarded, failed, w->nns);
+	err = cg_notify("READY=1\nSTATUS=guarding every guest-facing device");
+	if (err < 0)
+		printf("cannot tell the service manager we are ready: %s\n", strerror(-err));
+}
+
+/*
  * The module's completion guard covers what no device's guard sees (a
  * frame a tunnel decapsulated, one a macvtap transmitted, one a tc redirect
  * took first): on wherever the module can load, unless --no-completion or
@@ -376,6 +415,7 @@ int cg_watch(int argc, char **argv)
 			next_scan = now + (pending && now < quick_until ? CG_QUICK_MS : CG_SCAN_MS);
 		}
 		cg_wwork(&w);
+		cg_wready(&w);
 
 		np = realloc(pfd, (2 + 2 * w.nns) * sizeof(*pfd));
 		nw = realloc(who, (2 + 2 * w.nns) * sizeof(*who));

@@ -34,6 +34,7 @@ struct cg_wns {
 	char label[CG_LABEL_MAX];	/* for the log: name, else /proc/PID/ns/net */
 	char arg[CG_LABEL_MAX];		/* attach --netns; "" for our own namespace */
 	bool own, named, seen, named_now, dump;
+	bool listed;			/* its first link dump has ended */
 	int pid, pid_now, dead_pid;	/* lowest process in it; 0: none */
 	int nsfd, sock, pidfd;
 	struct cg_wdev *devs;
@@ -48,6 +49,7 @@ struct cg_watch {
 	bool no_completion;	/* --no-completion */
 	__u64 own_ino;
 	int sfd, ifd, wd;
+	bool ready;		/* READY=1 sent to the service manager */
 	struct cg_wns **ns;
 	int nns;
 };

@@ -318,10 +318,13 @@ void cg_wread(struct cg_watch *w, struct cg_wns *ns)
 				continue;
 			}
 			if (errno != EAGAIN) {
+				char safe[4 * CG_LABEL_MAX];
+
 				printf("cannot read link events of netns %s: %s\n",
-				       ns->label, strerror(errno));
+				       cg_text_safe(ns->label, safe, sizeof(safe)), strerror(errno));
 				close(ns->sock);
 				ns->sock = -1;
+				ns->listed = true;	/* nothing more comes from it */
 			}
 			return;
 		}
@@ -330,6 +333,8 @@ void cg_wread(struct cg_watch *w, struct cg_wns *ns)
 		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
 			if (h->nlmsg_type == RTM_NEWLINK || h->nlmsg_type == RTM_DELLINK)
 				cg_wlink(w, ns, h);
+			else if (h->nlmsg_type == NLMSG_DONE)
+				ns->listed = true;
 			else if (h->nlmsg_type == NLMSG_ERROR &&
 				 ((struct nlmsgerr *)NLMSG_DATA(h))->error)
 				ns->dump = true;	/* the dump did not start: again later */

@@ -243,3 +243,61 @@ case_watch_kinds() {
 	topo_down
 }
 cg_case watch_kinds
+
+# The watcher as a Type=notify service: it tells the service manager
+# READY=1 (sd_notify, to $NOTIFY_SOCKET) only after every device there at
+# its start is guarded, so that the VM managers ordered after it start no
+# guest before. Three taps exist first; their "guarded" lines come before
+# "ready:" in the log, READY=1 reaches the socket, and the taps read
+# guarded. Without NOTIFY_SOCKET it says ready all the same.
+case_watch_ready() {
+	local t="watch/ready [$BACKEND]" p=cr$(($$ % 100000)) ns=$CG_PFX-wr out=$TMPD/wr.out
+	local lim=$([ -n "${CG_GUEST:-}" ] && echo 120 || echo 20) sock=$TMPD/notify.sock
+	local rpid wpid bad= i got line
+
+	if ! { ip netns add $ns && for i in 0 1 2; do
+		ip -n $ns tuntap add dev ${p}t$i mode tap vnet_hdr || exit 1; done; }; then
+		fail "$t: set-up"
+		ip netns del $ns 2>/dev/null
+		return
+	fi
+	"$SDRECV" "$sock" $lim >"$TMPD/wr.sd" 2>&1 &
+	rpid=$!
+	while [ ! -S "$sock" ] && kill -0 $rpid 2>/dev/null; do sleep 0.05; done
+	NOTIFY_SOCKET=$sock "$CG" watch --backend "$BACKEND" --match "$p*" --no-completion \
+		>"$out" 2>"$TMPD/wr.err" &
+	wpid=$!
+	wait $rpid || bad="$bad no READY=1 within ${lim}s ($(tr '\n' '|' <"$TMPD/wr.sd"))"
+	# in the log: each tap guarded, then ready, which counts them
+	line=$(grep -n '^ready: ' "$out" | head -1)
+	[[ ${line#*:} =~ ^ready:\ 3\ guarded,\ 0\ failed,\ in\ [0-9]+\ network\ namespaces$ ]] ||
+		bad="$bad ready line: ${line:-none}"
+	for i in 0 1 2; do
+		got=$(grep -n "^guarded ${p}t$i netns $ns " "$out" | cut -d: -f1)
+		[ -n "$got" ] && [ "$got" -lt "${line%%:*}" ] || bad="$bad ${p}t$i(not guarded before ready)"
+		[ "$(watch_status ${p}t$i $ns attached)" = true ] || bad="$bad ${p}t$i(status)"
+	done
+	kill -TERM $wpid 2>/dev/null
+	wait $wpid
+	grep -q 'cannot tell the service manager' "$out" && bad="$bad $(grep -m1 'cannot tell' "$out")"
+
+	# no service manager: ready all the same, and nothing said about it
+	env -u NOTIFY_SOCKET "$CG" watch --backend "$BACKEND" --match "$p*" --no-completion \
+		>"$out" 2>>"$TMPD/wr.err" &
+	wpid=$!
+	watch_line "$out" '^ready: 3 guarded, 0 failed' $lim || bad="$bad no ready line without NOTIFY_SOCKET"
+	grep -q '^already guarded '"${p}t0 " "$out" || bad="$bad second watcher did not find the guards"
+	kill -TERM $wpid 2>/dev/null
+	wait $wpid
+	grep -q 'cannot tell' "$out" && bad="$bad $(grep -m1 'cannot tell' "$out")"
+	for i in 0 1 2; do
+		"$CG" detach ${p}t$i --netns $ns --quiet
+	done
+	ip netns del $ns
+	if [ -z "$bad" ]; then
+		pass "$t: READY=1 at $(cut -d' ' -f1 "$TMPD/wr.sd" | tail -1)s, after the 3 taps there at start were guarded (log order, status); without NOTIFY_SOCKET ready all the same"
+	else
+		fail "$t:$bad; log: $(tr '\n' '|' <"$out")"
+	fi
+}
+cg_case watch_ready

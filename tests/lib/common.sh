@@ -25,6 +25,7 @@ STREAM=$TOP/build/tests/cg-stream
 HOOKS=$TOP/build/tests/cg-hooks
 SYN=$TOP/build/tests/sc-syn
 KDUMP=$TOP/build/tests/cg-kdump
+SDRECV=$TOP/build/tests/cg-sdrecv
 GUEST_IP=10.0.0.2
 FAR_IP=10.1.0.2
 GUEST_IP6=fd00::2
