@@ -8,10 +8,12 @@
 # make test-mutants  every mutant of tests/mutants.list must fail a case
 # make bench      the benchmarks (never part of make test)
 # make dist       build/dist: the BPF object, the loader, the DKMS source
-#                 tarball and its .deb, each with a .sha256, and SHA256SUMS
+#                 tarball, the two .debs (csum-guard, csum-guard-dkms),
+#                 each with a .sha256, and SHA256SUMS
 # make build-deps only what building (make, make dist) needs
-# make install    the loader, the object and the man page csum-guard(8)
-#                 (the module installs through the .deb of make dist)
+# make install    the loader, the object, the man page csum-guard(8) and
+#                 csum-guard-watch.service (the module installs through
+#                 the csum-guard-dkms .deb of make dist)
 # make clean
 #
 # V=1 shows the commands.
@@ -61,7 +63,7 @@ BENCH_UTIL := bench/util.c lib/netns.c lib/log.c
 
 # Debian packages each target needs on a fresh Debian 12 machine.
 BUILD_DEPS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
-TEST_DEPS := iproute2 kmod jq ethtool dkms util-linux nftables iptables curl strace debootstrap
+TEST_DEPS := iproute2 kmod jq ethtool dkms util-linux nftables iptables curl strace debootstrap lintian
 
 ifeq ($(V),1)
 Q :=
@@ -219,14 +221,18 @@ demo: deps
 
 DKMS_DIR := csum-guard-$(VERSION)
 DKMS_TAR := $(DIST)/$(DKMS_DIR).tar.gz
+DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
 DEB := $(DIST)/csum-guard-dkms_$(VERSION)_all.deb
-DIST_FILES := $(DIST)/csum_guard.bpf.o $(DIST)/csum-guard $(DKMS_TAR) $(DEB)
+LOADER_DEB := $(DIST)/csum-guard_$(VERSION)_$(DEB_ARCH).deb
+DIST_FILES := $(DIST)/csum_guard.bpf.o $(DIST)/csum-guard $(DKMS_TAR) $(DEB) $(LOADER_DEB)
 # What DKMS needs (see dkms.conf), never kbuild's products in kmod/.
 DKMS_FILES = VERSION dkms.conf $(wildcard include/*.h) kmod/Kbuild kmod/Makefile \
 	$(filter-out %.mod.c,$(wildcard kmod/*.c)) $(wildcard kmod/*.h)
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || stat -c %Y VERSION)
 TAR_REPRO = --sort=name --format=gnu --mtime=@$(SOURCE_DATE_EPOCH) \
 	--owner=0 --group=0 --numeric-owner --mode=u=rwX,go=rX
+MKDEB = VERSION=$(VERSION) SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) packaging/mkdeb.sh
+DEB_COMMON := packaging/mkdeb.sh packaging/copyright packaging/changelog
 
 dist: $(DIST_FILES:%=%.sha256) $(DIST)/SHA256SUMS
 
@@ -243,20 +249,33 @@ $(DKMS_TAR): $(DKMS_FILES) | $(DIST)
 	$(Q)tar -C $(DIST_STAGE) $(TAR_REPRO) -I 'gzip -9n' -cf $@ $(DKMS_DIR)
 	$(Q)rm -rf $(DIST_STAGE)
 
-# The tarball's very tree under /usr/src, plain dpkg-deb (packaging/deb/).
-$(DEB): $(DKMS_TAR) packaging/deb/control packaging/deb/postinst packaging/deb/prerm
+# csum-guard-dkms: the tarball's very tree under /usr/src (packaging/dkms/).
+$(DEB): $(DKMS_TAR) $(wildcard packaging/dkms/*) $(DEB_COMMON)
 	$(call msg,DEB,$@)
-	$(Q)rm -rf $(DIST_STAGE) && mkdir -p $(DIST_STAGE)/DEBIAN $(DIST_STAGE)/usr/src
+	$(Q)rm -rf $(DIST_STAGE) && mkdir -p $(DIST_STAGE)/usr/src
 	$(Q)tar -C $(DIST_STAGE)/usr/src -xzf $(DKMS_TAR)
-	$(Q)for f in postinst prerm; do \
-		sed 's/@VERSION@/$(VERSION)/g' packaging/deb/$$f > $(DIST_STAGE)/DEBIAN/$$f || exit; done
-	$(Q)size=$$(find $(DIST_STAGE)/usr -type f -printf '%s\n' | \
-		awk '{ k += int(($$1 + 1023) / 1024) } END { print k }'); \
-	sed -e 's/@VERSION@/$(VERSION)/g' -e "s/@INSTALLED_SIZE@/$$size/" \
-		packaging/deb/control > $(DIST_STAGE)/DEBIAN/control
-	$(Q)chmod -R u=rwX,go=rX $(DIST_STAGE) && chmod 0755 $(DIST_STAGE)/DEBIAN/postinst $(DIST_STAGE)/DEBIAN/prerm
-	$(Q)SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) dpkg-deb --root-owner-group -Zxz \
-		--build $(DIST_STAGE) $@ >/dev/null
+	$(Q)$(MKDEB) $(DIST_STAGE) packaging/dkms $@
+	$(Q)rm -rf $(DIST_STAGE)
+
+# csum-guard: the loader (stripped, as Debian ships binaries), the object for
+# --object, the man page, the watch unit and the libvirt hook example
+# (packaging/loader/).
+$(LOADER_DEB): $(BUILD)/csum-guard $(BUILD)/csum_guard.bpf.o doc/csum-guard.8 \
+		packaging/csum-guard-watch.service packaging/libvirt-qemu-hook \
+		$(wildcard packaging/loader/*) $(DEB_COMMON) | $(DIST)
+	$(call msg,DEB,$@)
+	$(Q)rm -rf $(DIST_STAGE) && mkdir -p $(DIST_STAGE)/usr/sbin \
+		$(DIST_STAGE)/usr/share/man/man8 $(DIST_STAGE)/lib/systemd/system
+	$(Q)strip --strip-unneeded --remove-section=.comment --remove-section=.note \
+		-o $(DIST_STAGE)/usr/sbin/csum-guard $(BUILD)/csum-guard
+	$(Q)install -D -m 0644 $(BUILD)/csum_guard.bpf.o $(DIST_STAGE)/usr/lib/csum-guard/csum_guard.bpf.o
+	$(Q)sed 's/@VERSION@/$(VERSION)/' doc/csum-guard.8 | gzip -9n \
+		> $(DIST_STAGE)/usr/share/man/man8/csum-guard.8.gz
+	$(Q)sed 's|@SBINDIR@|/usr/sbin|' packaging/csum-guard-watch.service \
+		> $(DIST_STAGE)/lib/systemd/system/csum-guard-watch.service
+	$(Q)install -D -m 0755 packaging/libvirt-qemu-hook \
+		$(DIST_STAGE)/usr/share/doc/csum-guard/examples/libvirt-qemu-hook
+	$(Q)ARCH=$(DEB_ARCH) $(MKDEB) $(DIST_STAGE) packaging/loader $@
 	$(Q)rm -rf $(DIST_STAGE)
 
 $(DIST)/%.sha256: $(DIST)/%
@@ -278,6 +297,9 @@ install: all
 	install -D -m 0644 $(BUILD)/csum_guard.bpf.o $(DESTDIR)$(PREFIX)/lib/csum-guard/csum_guard.bpf.o
 	install -d $(DESTDIR)$(PREFIX)/share/man/man8
 	sed 's/@VERSION@/$(VERSION)/' doc/csum-guard.8 > $(DESTDIR)$(PREFIX)/share/man/man8/csum-guard.8
+	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
+	sed 's|@SBINDIR@|$(PREFIX)/sbin|' packaging/csum-guard-watch.service \
+		> $(DESTDIR)$(PREFIX)/lib/systemd/system/csum-guard-watch.service
 
 clean:
 	$(call msg,CLEAN,$(BUILD))

@@ -301,3 +301,89 @@ case_watch_ready() {
 	fi
 }
 cg_case watch_ready
+
+# packaging/libvirt-qemu-hook invoked as libvirt invokes it: `HOOK GUEST OP
+# SUBOP -` with the domain XML on stdin. Only "start begin" acts: it guards
+# the host device of each interface of a type that has one (network,
+# bridge, ethernet, direct), a name with an XML entity included, and
+# nothing else the XML names (a disk's target, a user interface's); a
+# device it cannot guard makes it exit non-zero with one line, so that
+# libvirt does not start the guest.
+case_libvirt_hook() {
+	local t="libvirt-hook [$BACKEND]" p=lh$(($$ % 100000)) hook=$TOP/packaging/libvirt-qemu-hook
+	local bin=$TMPD/hookbin xml=$TMPD/dom.xml d bad= rc guarded unguarded
+
+	mkdir -p "$bin" && ln -sf "$CG" "$bin/csum-guard"
+	for d in ${p}n0 ${p}b0 ${p}e0 ${p}d0 "${p}&1" ${p}vd ${p}us; do
+		ip tuntap add dev "$d" mode tap vnet_hdr && ip link set "$d" up || bad="$bad set-up:$d"
+	done
+	cat >"$xml" <<EOD
+<domain type='kvm' id='7'>
+  <name>cg-hook-test</name>
+  <devices>
+    <disk type='file' device='disk'>
+      <source file='/var/lib/libvirt/images/x.qcow2'/>
+      <target dev='${p}vd' bus='virtio'/>
+    </disk>
+    <interface type='network'>
+      <mac address='52:54:00:00:00:01'/>
+      <source network='default' portid='7a1f' bridge='virbr0'/>
+      <target dev='${p}n0'/>
+      <model type='virtio'/>
+    </interface>
+    <interface type="bridge">
+      <source bridge='br0'/>
+      <target dev="${p}b0"/>
+    </interface>
+    <interface type='ethernet'>
+      <target dev='${p}e0' managed='no'/>
+    </interface>
+    <interface type='direct'>
+      <source dev='eth0' mode='bridge'/>
+      <target dev='${p}d0'/>
+    </interface>
+    <interface type='ethernet'>
+      <target dev='${p}&amp;1'/>
+    </interface>
+    <interface type='user'>
+      <target dev='${p}us'/>
+    </interface>
+  </devices>
+</domain>
+EOD
+	guarded="${p}n0 ${p}b0 ${p}e0 ${p}d0 ${p}&1" unguarded="${p}vd ${p}us"
+	# the other operations do nothing
+	for op in "prepare begin" "started begin" "stopped end" "release end"; do
+		PATH=$bin:$PATH "$hook" cg-hook-test $op - <"$xml" >"$TMPD/hook.out" 2>&1 ||
+			bad="$bad $op:rc"
+	done
+	for d in $guarded; do
+		[ "$("$CG" status "$d" --json | jq -r .attached)" = false ] || bad="$bad $d(guarded before start)"
+	done
+	PATH=$bin:$PATH "$hook" cg-hook-test start begin - <"$xml" >"$TMPD/hook.out" 2>&1 ||
+		bad="$bad start:rc=$?:$(tr '\n' '|' <"$TMPD/hook.out")"
+	for d in $guarded; do
+		[ "$("$CG" status "$d" --json | jq -r .attached)" = true ] || bad="$bad $d(not guarded)"
+	done
+	for d in $unguarded; do
+		[ "$("$CG" status "$d" --json | jq -r .attached)" = false ] || bad="$bad $d(guarded)"
+	done
+	"$INJECT" --dev ${p}n0 --csum-start 20 --csum-offset 6 --count 2 --payload 100 2>/dev/null
+	[ "$("$CG" status ${p}n0 --json | jq -r .dropped)" = 2 ] || bad="$bad ${p}n0(2 bad frames not dropped)"
+	# a device that is not there: refuse the start, in one line
+	sed "s/'${p}e0'/'${p}gone'/" "$xml" >"$TMPD/dom2.xml"
+	PATH=$bin:$PATH "$hook" cg-hook-test start begin - <"$TMPD/dom2.xml" >"$TMPD/hook.out" 2>&1
+	rc=$?
+	[ $rc != 0 ] && [ "$(grep -c "cannot guard ${p}gone of guest cg-hook-test: not starting it" "$TMPD/hook.out")" = 1 ] ||
+		bad="$bad missing-device:rc=$rc:$(tr '\n' '|' <"$TMPD/hook.out")"
+	for d in $guarded $unguarded; do
+		"$CG" detach "$d" --quiet 2>/dev/null
+		ip link del "$d" 2>/dev/null
+	done
+	if [ -z "$bad" ]; then
+		pass "$t: start begin guarded the 5 interfaces' devices (network, bridge, ethernet, direct, a name written &amp;) and not a disk's or a user interface's target; 2 bad frames dropped; other operations did nothing; a missing device refused the start in one line"
+	else
+		fail "$t:$bad"
+	fi
+}
+cg_case libvirt_hook

@@ -255,8 +255,9 @@ case_dist_deb() {
 cg_host_case dist_deb
 
 # make install into a scratch DESTDIR: the loader that runs, the very object
-# that was built, and the man page with the version filled in and every
-# command and option of the loader's own usage text documented.
+# that was built, the unit running the PREFIX's loader, and the man page
+# with the version filled in and every command and option of the loader's
+# own usage text documented.
 case_make_install() {
 	local t="make-install" d=$TMPD/install man why= w
 
@@ -270,6 +271,10 @@ case_make_install() {
 		why="$why; the installed loader does not say version $(cat "$TOP/VERSION")"
 	cmp -s "$d/usr/local/lib/csum-guard/csum_guard.bpf.o" "$TOP/build/csum_guard.bpf.o" ||
 		why="$why; the installed object is not the one built"
+	# where systemd looks for the admin's units, running the loader installed
+	grep -qx 'ExecStart=/usr/local/sbin/csum-guard watch' \
+		"$d/usr/local/lib/systemd/system/csum-guard-watch.service" 2>/dev/null ||
+		why="$why; no unit in lib/systemd/system running /usr/local/sbin/csum-guard watch"
 	if [ ! -s "$man" ]; then
 		why="$why; no man page at share/man/man8/csum-guard.8"
 	else
@@ -286,7 +291,7 @@ case_make_install() {
 	fi
 	rm -rf "$d"
 	if [ -z "$why" ]; then
-		pass "$t: loader, object and csum-guard(8) installed; the man page names every command and option"
+		pass "$t: loader, object, csum-guard(8) and csum-guard-watch.service installed; the man page names every command and option"
 	else
 		fail "$t: ${why#; }"
 	fi
@@ -295,18 +300,23 @@ cg_host_case make_install
 
 # The released loader on an older userland: a Debian 11 root (glibc 2.31,
 # no libbpf.so.1), made by debootstrap and kept under build/roots/. The
-# loader of make dist runs there as it is, sharing this kernel: version,
-# probe, and a tap in a namespace guarded from inside the root, a bad frame
-# dropped and counted, the guard detached.
+# csum-guard package of make dist installs there with dpkg (enabling
+# csum-guard-watch.service, which needs no systemd running to be enabled)
+# and its command runs as it is, sharing this kernel: version, probe, and a
+# tap in a namespace guarded from inside the root, a bad frame dropped and
+# counted. Then dpkg --purge: the guard detached, the unit no longer
+# enabled, no file of the package or of its enablement left in the root.
 case_portable() {
-	local t="portable-loader" ROOT= r why= ns=$CG_PFX-port glibc
+	local t="portable-loader" ROOT= r why= ns=$CG_PFX-port glibc ver deb wants left
 
+	ver=$(cat "$TOP/VERSION")
+	deb=$(ls "$TOP/build/dist/csum-guard_${ver}_"*.deb 2>/dev/null | head -1)
 	if ! eval "$("$TOP/tests/guest/root.sh" bullseye 2>"$TMPD/root.log")" || [ -z "$ROOT" ]; then
 		fail "$t: cannot make a Debian 11 root: $(tail -1 "$TMPD/root.log")"
 		return
 	fi
-	if [ ! -x "$TOP/build/dist/csum-guard" ]; then
-		fail "$t: no build/dist/csum-guard (make dist)"
+	if [ -z "$deb" ]; then
+		fail "$t: no build/dist/csum-guard_${ver}_*.deb (make dist)"
 		return
 	fi
 	# the test's tap, before the root sees /run/netns
@@ -329,11 +339,18 @@ case_portable() {
 	mount -t proc proc "$r/proc" && mount --rbind /sys "$r/sys" &&
 	mount --rbind /dev "$r/dev" && mount --rbind /run/netns "$r/run/netns" ||
 		why="$why; cannot mount /proc, /sys, /dev or /run/netns in the root"
-	install -m 0755 "$TOP/build/dist/csum-guard" "$r/usr/local/sbin/csum-guard"
+	cp "$deb" "$r/tmp/" && chroot "$r" dpkg -i "/tmp/${deb##*/}" >"$TMPD/port.dpkg" 2>&1 ||
+		why="$why; dpkg -i in the root: $(grep -m1 -iE 'error|depend' "$TMPD/port.dpkg")"
+	rm -f "$r/tmp/${deb##*/}"
+	wants=$r/etc/systemd/system/multi-user.target.wants/csum-guard-watch.service
+	[ "$(readlink "$wants")" = /lib/systemd/system/csum-guard-watch.service ] ||
+		why="$why; the unit is not enabled: $(ls -l "$wants" 2>&1)"
+	grep -qx 'ExecStart=/usr/sbin/csum-guard watch' "$r/lib/systemd/system/csum-guard-watch.service" ||
+		why="$why; the unit does not run /usr/sbin/csum-guard watch"
 	glibc=$(chroot "$r" /usr/bin/ldd --version 2>/dev/null | head -1)
 	[ -e "$r/usr/lib/x86_64-linux-gnu/libbpf.so.1" ] && why="$why; the root has libbpf.so.1"
 	chroot "$r" csum-guard version >"$TMPD/port.out" 2>&1 &&
-		grep -q "^csum-guard $(cat "$TOP/VERSION") " "$TMPD/port.out" ||
+		grep -q "^csum-guard $ver " "$TMPD/port.out" ||
 		why="$why; version: $(head -1 "$TMPD/port.out")"
 	chroot "$r" csum-guard probe --json >"$TMPD/port.probe" 2>"$TMPD/port.err" &&
 		[ "$(jq -r .backend "$TMPD/port.probe")" = "$(jq -r .backend <("$CG" probe --json))" ] ||
@@ -344,21 +361,74 @@ case_portable() {
 				2>>"$TMPD/port.err" || why="$why; inject failed"
 			[ "$(chroot "$r" csum-guard status tap0 --netns "$ns" --json | jq -r .dropped)" = 2 ] ||
 				why="$why; status from the root: $(chroot "$r" csum-guard status tap0 --netns "$ns" --json)"
-			chroot "$r" csum-guard detach tap0 --netns "$ns" --quiet 2>>"$TMPD/port.err" ||
-				why="$why; detach: $(tail -1 "$TMPD/port.err")"
-			[ "$("$CG" status tap0 --netns "$ns" --json | jq -r .attached)" = false ] ||
-				why="$why; still guarded after detach from the root"
 		else
 			why="$why; attach from the root: $(cat "$TMPD/port.err")"
 		fi
 	fi
+	# purge: the guard goes with the package, and every file
+	chroot "$r" dpkg --purge csum-guard >"$TMPD/port.dpkg" 2>&1 ||
+		why="$why; dpkg --purge in the root: $(grep -m1 -iE 'error|fail' "$TMPD/port.dpkg")"
+	[ "$("$CG" status tap0 --netns "$ns" --json | jq -r .attached)" = false ] ||
+		why="$why; still guarded after dpkg --purge"
+	left=$(cd "$TMPD/ovl-up" && find . \( -iname '*csum*guard*' -o -lname '*csum*guard*' \) -print | head -3)
+	[ -z "$left" ] || why="$why; dpkg --purge left $(echo $left)"
 	umount -R "$r/run/netns" "$r/dev" "$r/sys" "$r/proc" 2>/dev/null
 	umount "$r" || why="$why; the root stays mounted"
 	ip netns del "$ns" 2>/dev/null
 	if [ -z "$why" ]; then
-		pass "$t: the loader of make dist in a Debian 11 root ($glibc, no libbpf.so.1): version, probe, attach, a bad frame dropped and counted, detach"
+		pass "$t: ${deb##*/} in a Debian 11 root ($glibc, no libbpf.so.1): dpkg -i enabled csum-guard-watch.service; version, probe, attach, a bad frame dropped and counted; dpkg --purge detached the guard and left no file"
 	else
 		fail "$t: ${why#; }"
 	fi
 }
 cg_host_case portable
+
+# The two packages as Debian's own checker reads them: lintian with no
+# error and no warning (the overrides the csum-guard package carries say
+# why each is there: packaging/loader/lintian-overrides). And what the
+# loader package ships is what the tree has: the unit with /usr/sbin filled
+# in (Type=notify, before libvirt, wanted by multi-user.target), the libvirt
+# hook byte for byte, the man page of this version.
+case_lintian() {
+	local t="lintian" dist=$TOP/build/dist ver debs out why= x=$TMPD/loader-deb n
+
+	ver=$(cat "$TOP/VERSION")
+	debs=$(ls "$dist/csum-guard_${ver}_"*.deb "$dist/csum-guard-dkms_${ver}_all.deb" 2>/dev/null)
+	if [ "$(wc -w <<<"$debs")" != 2 ]; then
+		fail "$t: build/dist lacks a package of $ver (make dist): $(echo $debs)"
+		return
+	fi
+	if ! command -v lintian >/dev/null; then
+		fail "$t: lintian is missing (make deps installs it)"
+		return
+	fi
+	# shellcheck disable=SC2086
+	lintian --fail-on error,warning --tag-display-limit 0 -I $debs \
+		>"$TMPD/lintian.out" 2>"$TMPD/lintian.err" ||
+		why="$why; lintian failed: $(grep -E '^[EW]:' "$TMPD/lintian.out" | head -3 | tr '\n' ' ')$(grep -v 'root privileges' "$TMPD/lintian.err" | head -1)"
+	grep -qE '^[EW]:' "$TMPD/lintian.out" && why="$why; $(grep -E '^[EW]:' "$TMPD/lintian.out" | head -3 | tr '\n' ' ')"
+	# shellcheck disable=SC2086
+	lintian --fail-on none --show-overrides $debs 2>/dev/null | grep '^O:' >"$TMPD/lintian.o"
+
+	rm -rf "$x" && mkdir -p "$x" && dpkg-deb -x "$dist/csum-guard_${ver}_"*.deb "$x"
+	cmp -s "$x/usr/share/doc/csum-guard/examples/libvirt-qemu-hook" "$TOP/packaging/libvirt-qemu-hook" ||
+		why="$why; the hook shipped is not packaging/libvirt-qemu-hook"
+	[ -x "$x/usr/share/doc/csum-guard/examples/libvirt-qemu-hook" ] || why="$why; the hook is not executable"
+	out=$x/lib/systemd/system/csum-guard-watch.service
+	for n in 'Type=notify' 'ExecStart=/usr/sbin/csum-guard watch' 'WantedBy=multi-user.target'; do
+		grep -qx "$n" "$out" 2>/dev/null || why="$why; the unit lacks $n"
+	done
+	for n in libvirtd.service virtqemud.service pve-guests.service; do
+		grep '^Before=' "$out" 2>/dev/null | grep -qw "$n" || why="$why; the unit is not ordered before $n"
+	done
+	zcat "$x/usr/share/man/man8/csum-guard.8.gz" 2>/dev/null | grep -q "csum-guard $ver" ||
+		why="$why; the man page is not of $ver"
+	"$x/usr/sbin/csum-guard" version | grep -q "^csum-guard $ver " || why="$why; the packaged loader is not $ver"
+	rm -rf "$x"
+	if [ -z "$why" ]; then
+		pass "$t: $(echo $debs | xargs -n1 basename | paste -sd' ') lintian-clean ($(grep -c '^I:' "$TMPD/lintian.out") informational tags, $(grep -c . "$TMPD/lintian.o") overridden with reasons); unit, hook, man page and loader as the tree has them"
+	else
+		fail "$t: ${why#; }"
+	fi
+}
+cg_host_case lintian
