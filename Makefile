@@ -57,7 +57,7 @@ TOOLS := $(BUILD)/tests/cg-inject $(BUILD)/tests/cg-sniff $(BUILD)/tests/cg-nfq 
 	$(BUILD)/tests/cg-stream $(BUILD)/tests/unit $(BUILD)/tests/guard-alt.bpf.o \
 	$(BUILD)/tests/guard-abi-next.bpf.o $(BUILD)/tests/guard-helper.bpf.o \
 	$(BUILD)/tests/sc-syn $(BUILD)/tests/xdp-pass.bpf.o $(BUILD)/tests/cg-hooks \
-	$(BUILD)/tests/cg-kdump $(BUILD)/tests/cg-sdrecv
+	$(BUILD)/tests/cg-kdump $(BUILD)/tests/cg-sdrecv $(BUILD)/tests/csum-guard-next
 # What the benchmark tools and cg-stream share: netns, numbers, sockets.
 BENCH_UTIL := bench/util.c lib/netns.c lib/log.c
 
@@ -80,7 +80,7 @@ all: $(BUILD)/csum_guard.bpf.o $(BUILD)/syncookie.bpf.o $(BUILD)/csum-guard tool
 
 tools: $(TOOLS)
 
-$(BUILD) $(BUILD)/lib $(BUILD)/loader $(BUILD)/syncookie $(BUILD)/tests $(DIST):
+$(BUILD) $(BUILD)/lib $(BUILD)/loader $(BUILD)/syncookie $(BUILD)/tests $(BUILD)/next $(DIST):
 	$(Q)mkdir -p $@
 
 # vmlinux.h is generated from the build host's BTF, never committed.
@@ -169,6 +169,24 @@ $(BUILD)/tests/guard-%.bpf.o: bpf/csum_guard.bpf.c include/csum_guard.h include/
 		$(BUILD)/vmlinux.h | $(BUILD)/tests
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(GUARD_BPF_FLAGS) $(INCLUDES) $(VARIANT) -c $< -o $@
+
+# A second loader that differs from this one as the next release would:
+# another version (VERSION+next) and another program (guard-alt's
+# instructions), for the upgrade tests (tests/cases/40-loader.sh).
+NEXT_OBJS := $(LOADER_SRCS:loader/%.c=$(BUILD)/next/%.o)
+$(BUILD)/next/csum_guard.skel.h: $(BUILD)/tests/guard-alt.bpf.o | $(BUILD)/next
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name csum_guard_bpf > $@
+
+$(BUILD)/next/%.o: loader/%.c loader/*.h lib/*.h include/*.h syncookie/syncookie.h \
+		$(BUILD)/next/csum_guard.skel.h VERSION | $(BUILD)/next
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -I$(BUILD)/next $(INCLUDES) -Isyncookie \
+		-DCG_VERSION='"$(VERSION)+next"' -c $< -o $@
+
+$(BUILD)/tests/csum-guard-next: $(NEXT_OBJS) $(SC_OBJS) $(LIB_OBJS) | $(BUILD)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LOADER_LIBS) -o $@
 
 # An XDP program that passes everything: on a veth peer it turns NAPI on,
 # which native XDP_TX toward that peer needs (tests/cases/80-syncookie.sh).

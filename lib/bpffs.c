@@ -67,6 +67,25 @@ int cg_pin_array_get(const char *path, __u32 key, void *val)
 	return err;
 }
 
+int cg_pin_array_get_sized(const char *path, __u32 key, void *val, __u32 size)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	int fd, err = 0;
+
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		err = -errno;
+	else if (info.value_size != size)
+		err = -EPROTO;
+	else if (bpf_map_lookup_elem(fd, &key, val))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
 int cg_pin_array_put(const char *path, const char *name, const void *val, __u32 size)
 {
 	__u32 key = 0;

@@ -163,11 +163,30 @@ static bool cg_tracing_off(void)
 	return c == '0';
 }
 
+/* Did the program, or the loader it is recorded as from, change? */
+static bool cg_code_moved(const struct cg_status *was, const struct cg_status *now)
+{
+	return was->prog_id != now->prog_id || strcmp(was->loader, now->loader);
+}
+
+/* ": csum-guard 0.1.0's program replaced by 0.1.1's" and the like */
+static void cg_code_text(const struct cg_status *was, const struct cg_status *now,
+			 char *buf, size_t n)
+{
+	snprintf(buf, n, ": %s%s%s program %s by csum-guard %s's%s",
+		 *was->loader ? "csum-guard " : "an unknown loader's", was->loader,
+		 *was->loader ? "'s" : "",
+		 was->prog_id != now->prog_id ? "replaced" : "kept, now recorded as",
+		 now->loader,
+		 was->prog_id != now->prog_id && !strcmp(was->prog_tag, now->prog_tag) ?
+		 " (same instructions)" : "");
+}
+
 int cg_cmd_attach(struct cg_attach_req *r, const char *sha256)
 {
 	struct cg_attach_result res;
 	struct cg_ack ack = {};
-	char where[128], what[64] = "";
+	char where[128], what[192] = "";
 	bool changed;
 	void *data;
 
@@ -192,6 +211,9 @@ int cg_cmd_attach(struct cg_attach_req *r, const char *sha256)
 		   res.was.prog_id != res.now.prog_id) {
 		changed = true;
 		snprintf(what, sizeof(what), ": program replaced from %s", r->object_path);
+	} else if (res.was_by != CG_CHOICE_NONE && cg_code_moved(&res.was, &res.now)) {
+		changed = true;
+		cg_code_text(&res.was, &res.now, what, sizeof(what));
 	}
 	cg_info("%s %s (%s, %s%s)%s%s%s",
 		res.was_by == CG_CHOICE_NONE ? "guarding" :
@@ -285,25 +307,70 @@ int cg_cmd_detach(const char *dev, const char *netns)
 	return 0;
 }
 
-struct cg_detach_all {
+/*
+ * A walk over every guard of one namespace or of the host: one(c, t, arg)
+ * for each; a backend that cannot list its guards somewhere is said here
+ * and counted as failed.
+ */
+struct cg_walk {
+	void (*one)(enum cg_choice c, const struct cg_target *t, void *arg);
+	void *arg;
 	const char *label;	/* the namespace being walked, NULL: ours */
+	int failed;
+};
+
+static int cg_walk_one(enum cg_choice c, const struct cg_target *t, int err, void *arg)
+{
+	struct cg_walk *w = arg;
+
+	if (!t) {
+		cg_err("cannot list the %s guards of netns %s: %s", cg_choice_name(c),
+		       w->label ?: "(ours)", strerror(-err));
+		w->failed++;
+		return 0;
+	}
+	w->one(c, t, w->arg);
+	return 0;
+}
+
+static int cg_walk_here(const char *label, __u64 ino, void *arg)
+{
+	struct cg_walk *w = arg;
+
+	w->label = label;
+	return cg_each_guard_here(label, ino, cg_walk_one, w);
+}
+
+/*
+ * Under the host lock, the walk w in the namespace netns names, or (netns
+ * NULL) in ours and then in every other one of the host.
+ */
+static int cg_walk_locked(const char *netns, struct cg_walk *w, struct cg_ack *ack)
+{
+	struct cg_target t;
+	int err;
+
+	err = cg_lock_host(ack);
+	if (!err)
+		err = cg_target_resolve(&t, NULL, netns, ack);
+	if (err)
+		return err;
+	cg_walk_here(netns, t.netns_ino, w);
+	return netns ? 0 : cg_state_each_netns(NULL, cg_walk_here, w, ack);
+}
+
+struct cg_detach_all {
 	int detached;
 	int failed;
 };
 
-/* cg_each_guard_here(): detach one guard, or count a backend that cannot list */
-static int cg_detach_one(enum cg_choice c, const struct cg_target *t, int err, void *arg)
+static void cg_detach_one(enum cg_choice c, const struct cg_target *t, void *arg)
 {
 	struct cg_detach_all *d = arg;
 	struct cg_ack ack = {};
 	char where[512];
+	int err;
 
-	if (!t) {
-		cg_err("cannot list the %s guards of netns %s: %s", cg_choice_name(c),
-		       d->label ?: "(ours)", strerror(-err));
-		d->failed++;
-		return 0;
-	}
 	cg_target_where(t, where, sizeof(where));
 	err = cg_backends[c]->detach(t, &ack);
 	if (!err) {
@@ -314,43 +381,25 @@ static int cg_detach_one(enum cg_choice c, const struct cg_target *t, int err, v
 		       cg_ack_why(&ack, err));
 		d->failed++;
 	}
-	return 0;
-}
-
-/* Every guard of the namespace entered (ino, label: NULL for ours). */
-static int cg_detach_here(const char *label, __u64 ino, void *arg)
-{
-	struct cg_detach_all *d = arg;
-
-	d->label = label;
-	return cg_each_guard_here(label, ino, cg_detach_one, d);
 }
 
 int cg_cmd_detach_all(const char *netns)
 {
 	struct cg_detach_all d = {};
+	struct cg_walk w = { .one = cg_detach_one, .arg = &d };
 	struct cg_ack ack = {};
-	struct cg_target t;
 	char where[512];
 	int err;
 
 	cg_target_where(&(struct cg_target){ .netns = netns }, where, sizeof(where));
 	if (cg_cli_need_root("detach --all"))
 		return 1;
-	err = cg_lock_host(&ack);
-	if (!err)
-		err = cg_target_resolve(&t, NULL, netns, &ack);
+	err = cg_walk_locked(netns, &w, &ack);
+	d.failed += w.failed;
 	if (err) {
-		cg_err("cannot detach from %s: %s", where, cg_ack_why(&ack, err));
+		cg_err("cannot detach from %s: %s", netns ? where : "every namespace",
+		       cg_ack_why(&ack, err));
 		return 1;
-	}
-	cg_detach_here(netns, t.netns_ino, &d);
-	if (!netns) {
-		err = cg_state_each_netns(NULL, cg_detach_here, &d, &ack);
-		if (err) {
-			cg_err("cannot detach from every namespace: %s", cg_ack_why(&ack, err));
-			return 1;
-		}
 	}
 	if (!d.detached && !d.failed)
 		cg_info("nothing guarded in %s%s", netns ? "netns " : "any namespace",
@@ -358,4 +407,77 @@ int cg_cmd_detach_all(const char *netns)
 	else if (!d.failed)
 		cg_info("detached %d guard%s", d.detached, d.detached == 1 ? "" : "s");
 	return d.failed ? 1 : 0;
+}
+
+struct cg_upgrade {
+	int moved, current, kept, failed;
+};
+
+/*
+ * cg_each_guard_here(): move one guard to this loader's program with the
+ * options it has (cg_bpf_attach converges it, counters kept), or say why
+ * it stays: a module's hooks are the loaded module's code, and a program
+ * from --object is the provisioner's choice.
+ */
+static void cg_upgrade_one(enum cg_choice c, const struct cg_target *t, void *arg)
+{
+	struct cg_upgrade *u = arg;
+	struct cg_attach_opts o = {};
+	struct cg_status was, now;
+	struct cg_ack ack = {};
+	char where[512], what[192];
+	int err;
+
+	cg_target_where(t, where, sizeof(where));
+	if (cg_backends[c]->status(t, &was) || !was.attached)
+		return;
+	if (c == CG_CHOICE_KMOD) {
+		cg_info("kept %s: the loaded module (csum_guard %s) guards it",
+			where, *was.module_version ? was.module_version : "?");
+		u->kept++;
+		return;
+	}
+	if (was.from_object) {
+		cg_info("kept %s: its program came from --object (attach --object moves it)", where);
+		u->kept++;
+		return;
+	}
+	o.log_drops = was.log_drops;
+	o.egress = was.egress;
+	err = cg_backends[c]->attach(t, &o, &ack);
+	if (!err)
+		err = cg_backends[c]->status(t, &now);
+	if (err) {
+		cg_err("cannot upgrade %s: %s", where, cg_ack_why(&ack, err));
+		u->failed++;
+		return;
+	}
+	if (cg_code_moved(&was, &now)) {
+		cg_code_text(&was, &now, what, sizeof(what));
+		cg_info("upgraded %s%s", where, what);
+		u->moved++;
+	} else {
+		u->current++;
+	}
+}
+
+int cg_cmd_upgrade(void)
+{
+	struct cg_upgrade u = {};
+	struct cg_walk w = { .one = cg_upgrade_one, .arg = &u };
+	struct cg_ack ack = {};
+	int err;
+
+	if (cg_cli_need_root("upgrade"))
+		return 1;
+	err = cg_walk_locked(NULL, &w, &ack);
+	u.failed += w.failed;
+	if (err) {
+		cg_err("cannot upgrade every namespace: %s", cg_ack_why(&ack, err));
+		return 1;
+	}
+	cg_info("upgraded %d guard%s to csum-guard %s; %d ran it already, %d kept%s",
+		u.moved, u.moved == 1 ? "" : "s", CG_VERSION, u.current, u.kept,
+		u.failed ? "; some failed" : "");
+	return u.failed ? 1 : 0;
 }

@@ -43,6 +43,12 @@ struct cg_status {
 	char mode[16];		/* "tcx", "clsact", "netfilter" */
 	__u64 dropped;
 	__u64 dropped_unreadable;
+	/* which code guards it, for upgrades: */
+	char prog_tag[17];	/* bpf: the running program's tag, hex; "" unknown */
+	char loader[32];	/* bpf: the loader that attached it; "" unknown */
+	char object_sha256[65];	/* bpf: its object's SHA-256, hex; "" unknown */
+	bool from_object;	/* bpf: the object came from --object */
+	char module_version[32]; /* kmod: the loaded module's version */
 };
 
 /* What probe found; each backend fills its own part. */

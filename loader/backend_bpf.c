@@ -38,6 +38,7 @@
 #include "log.h"
 #include "macros.h"
 #include "netns.h"
+#include "sha256.h"
 #include "state.h"
 #include "tc.h"
 #include "bpf_guard.h"
@@ -166,6 +167,12 @@ static int cg_attach_fresh(const struct cg_target *t, const char *dir,
 	err = cg_meta_write(dir, &m);
 	if (!err)
 		err = cg_state_names_put(dir, t);
+	if (!err) {
+		struct cg_origin g;
+
+		cg_origin_of(o, &g);
+		err = cg_origin_write(dir, &g);
+	}
 	if (err)
 		goto undo;
 	cg_state_pin(path, sizeof(path), dir, CG_PIN_COUNTERS);
@@ -200,11 +207,13 @@ out:
  * has them.
  */
 static int cg_attach_update(const struct cg_target *t, const char *dir, struct cg_meta *m,
-			    const struct cg_attach_opts *o, bool force, struct cg_ack *ack)
+			    const struct cg_attach_opts *o, bool force, bool upgrade,
+			    struct cg_ack *ack)
 {
 	bool egress_on = cg_hook_prog(dir, t->ifindex, m, CG_HOOK_EGRESS);
 	bool relog = o->log_drops != !!(m->flags & CG_F_LOG_DROPS);
-	bool reload = relog || o->object || force;
+	bool reload = relog || o->object || force || upgrade;
+	struct cg_origin g;
 	bool clsact = m->mode == CG_MODE_CLSACT;
 	__u8 old_tag[BPF_TAG_SIZE], new_tag[BPF_TAG_SIZE];
 	int counters_fd, old_fd, prog_fd, err = 0;
@@ -215,7 +224,7 @@ static int cg_attach_update(const struct cg_target *t, const char *dir, struct c
 	if (old_fd < 0 && !force)
 		return -errno;
 	prog_fd = old_fd;
-	if (force && !relog && !o->object && old_fd >= 0) {
+	if (force && !relog && !o->object && !upgrade && old_fd >= 0) {
 		/* meta's program, with the options asked for, is still there */
 	} else if (reload) {
 		/* another program: from which object? */
@@ -238,7 +247,7 @@ static int cg_attach_update(const struct cg_target *t, const char *dir, struct c
 			goto out;
 		}
 		prog_fd = bpf_program__fd(obj.prog);
-		/* the same object again: nothing to swap unless the log changes */
+		/* the same instructions again: nothing to swap unless the log changes */
 		if (!relog && !force && !cg_prog_tag(old_fd, old_tag) &&
 		    !cg_prog_tag(prog_fd, new_tag) && !memcmp(old_tag, new_tag, BPF_TAG_SIZE)) {
 			reload = false;
@@ -276,6 +285,10 @@ static int cg_attach_update(const struct cg_target *t, const char *dir, struct c
 	m->flags |= (o->log_drops ? CG_F_LOG_DROPS : 0) | (o->egress ? CG_F_EGRESS : 0) |
 		    (o->object ? CG_META_OBJECT : 0);
 	err = cg_meta_write(dir, m);
+	if (!err) {
+		cg_origin_of(o, &g);
+		err = cg_origin_write(dir, &g);
+	}
 	goto out;
 unpin:
 	if (clsact && reload && old_fd >= 0)
@@ -285,6 +298,18 @@ out:
 		close(old_fd);
 	cg_obj_close(&obj);
 	return err;
+}
+
+/* Did this loader, with o's object, attach the guard of dir? */
+static bool cg_origin_mine(const char *dir, const struct cg_attach_opts *o)
+{
+	struct cg_origin have, want;
+
+	if (cg_origin_read(dir, &have))
+		return false;
+	cg_origin_of(o, &want);
+	return !strcmp(have.loader, want.loader) &&
+	       !memcmp(have.object_sha256, want.object_sha256, sizeof(want.object_sha256));
 }
 
 static int cg_bpf_attach(const struct cg_target *t, const struct cg_attach_opts *o,
@@ -306,7 +331,7 @@ static int cg_bpf_attach(const struct cg_target *t, const struct cg_attach_opts 
 
 	err = cg_meta_read(dir, &m);
 	if (!err && cg_state_ours(dir, t, &m, cookie)) {
-		bool settled;
+		bool settled, upgrade;
 
 		if (o->mode && o->mode != m.mode)
 			return cg_ack_err(ack, -EBUSY,
@@ -321,10 +346,16 @@ static int cg_bpf_attach(const struct cg_target *t, const struct cg_attach_opts 
 		settled = cg_state_live(dir, t, &m, cookie) && cg_state_settled(dir, t, &m);
 		/* the names detach looks for when the device is gone */
 		cg_state_names_refresh(dir, t);
+		/*
+		 * Another loader's program (an older csum-guard, or one
+		 * killed before it wrote the origin) converges to ours; one
+		 * from --object stays, the provisioner's choice.
+		 */
+		upgrade = !o->object && !(m.flags & CG_META_OBJECT) && !cg_origin_mine(dir, o);
 		if (!!(m.flags & CG_F_LOG_DROPS) == o->log_drops &&
-		    !!(m.flags & CG_F_EGRESS) == o->egress && !o->object && settled)
+		    !!(m.flags & CG_F_EGRESS) == o->egress && !o->object && settled && !upgrade)
 			return 0;
-		return cg_attach_update(t, dir, &m, o, !settled, ack);
+		return cg_attach_update(t, dir, &m, o, !settled, upgrade, ack);
 	}
 	/* stale (device or namespace reused) or half-made: start over */
 	cg_state_remove(dir, t->ifindex, err ? NULL : &m);
@@ -412,6 +443,28 @@ out:
 	return err;
 }
 
+/* The running program's tag, and the origin where there is one */
+static void cg_bpf_origin_status(const char *dir, const struct cg_meta *m, struct cg_status *st)
+{
+	__u8 tag[BPF_TAG_SIZE];
+	struct cg_origin g;
+	char hex[CG_SHA256_HEX + 1];
+	int fd, i;
+
+	fd = bpf_prog_get_fd_by_id(m->prog_id);
+	if (fd >= 0) {
+		if (!cg_prog_tag(fd, tag))
+			for (i = 0; i < BPF_TAG_SIZE; i++)
+				snprintf(st->prog_tag + 2 * i, 3, "%02x", tag[i]);
+		close(fd);
+	}
+	if (cg_origin_read(dir, &g))
+		return;
+	snprintf(st->loader, sizeof(st->loader), "%s", g.loader);
+	cg_sha256_hex(g.object_sha256, hex);
+	snprintf(st->object_sha256, sizeof(st->object_sha256), "%s", hex);
+}
+
 static int cg_bpf_status(const struct cg_target *t, struct cg_status *st)
 {
 	char dir[PATH_MAX];
@@ -435,6 +488,8 @@ static int cg_bpf_status(const struct cg_target *t, struct cg_status *st)
 		return 0;
 	st->attached = true;
 	st->prog_id = m.prog_id;
+	st->from_object = m.flags & CG_META_OBJECT;
+	cg_bpf_origin_status(dir, &m, st);
 	st->log_drops = m.flags & CG_F_LOG_DROPS;
 	st->egress = cg_hook_prog(dir, t->ifindex, &m, CG_HOOK_EGRESS);
 	snprintf(st->mode, sizeof(st->mode), "%s", cg_mode_name(m.mode));

@@ -400,6 +400,19 @@ static int cg_kmod_status_cb(const struct nlattr *const *tb, void *arg)
 	return 0;
 }
 
+/* The loaded module's MODULE_VERSION, "" when it cannot be read. */
+static void cg_kmod_version(char *buf, size_t len)
+{
+	FILE *f = fopen("/sys/module/csum_guard/version", "re");
+
+	buf[0] = 0;
+	if (!f)
+		return;
+	if (fgets(buf, len, f))
+		buf[strcspn(buf, "\n")] = 0;
+	fclose(f);
+}
+
 static int cg_kmod_status(const struct cg_target *t, struct cg_status *st)
 {
 	struct cg_genl nl;
@@ -416,6 +429,8 @@ static int cg_kmod_status(const struct cg_target *t, struct cg_status *st)
 		st->attached = false;
 		return 0;
 	}
+	if (!ret)
+		cg_kmod_version(st->module_version, sizeof(st->module_version));
 	return ret;
 }
 

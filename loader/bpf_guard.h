@@ -27,6 +27,7 @@
 #define CG_PIN_PROG		"prog"		/* program (clsact attach) */
 #define CG_PIN_COUNTERS		"counters"
 #define CG_PIN_META		"meta"
+#define CG_PIN_ORIGIN		"origin"	/* struct cg_origin */
 
 #define CG_TC_HANDLE		0xc5
 #define CG_TC_PRIO		1
@@ -44,6 +45,19 @@ enum cg_mode {
 struct cg_meta {
 	CG_META_HEAD;
 	__u32 pad;
+};
+
+/*
+ * Where a guard's program came from: the loader that attached it last and
+ * the SHA-256 of the object (the built-in one or --object's). A guard whose
+ * origin is not this loader's built-in object is converged by attach, and
+ * by upgrade; one from --object keeps its program. Pinned apart from meta,
+ * so that meta's layout stays; a guard without it (a run killed before it
+ * was written) reads as of an unknown loader.
+ */
+struct cg_origin {
+	char loader[32];		/* its version, NUL-terminated */
+	__u8 object_sha256[32];
 };
 
 /* The two hooks of a device, and how each mode names them. */
@@ -96,5 +110,9 @@ void cg_obj_close(struct cg_obj *o);
 int cg_load(struct cg_obj *o, const struct cg_attach_opts *opts, __u32 mode,
 	    int counters_fd, char *why, size_t why_len);
 int cg_prog_tag(int fd, __u8 tag[BPF_TAG_SIZE]);
+/* The origin an attach with o gives: this loader, o's object or the built-in one */
+void cg_origin_of(const struct cg_attach_opts *o, struct cg_origin *g);
+int cg_origin_read(const char *dir, struct cg_origin *g);
+int cg_origin_write(const char *dir, const struct cg_origin *g);
 
 #endif /* CG_BPF_GUARD_H */

@@ -24,6 +24,7 @@
 #include "log.h"
 #include "macros.h"
 #include "netns.h"
+#include "sha256.h"
 #include "state.h"
 #include "tc.h"
 #include "bpf_guard.h"
@@ -188,4 +189,45 @@ int cg_prog_tag(int fd, __u8 tag[BPF_TAG_SIZE])
 		return -errno;
 	memcpy(tag, info.tag, BPF_TAG_SIZE);
 	return 0;
+}
+
+void cg_origin_of(const struct cg_attach_opts *o, struct cg_origin *g)
+{
+	static __u8 builtin[32];
+	static bool have;
+	const void *data;
+	size_t size;
+
+	memset(g, 0, sizeof(*g));
+	snprintf(g->loader, sizeof(g->loader), "%s", CG_VERSION);
+	if (o->object) {
+		cg_sha256(o->object, o->object_size, g->object_sha256);
+		return;
+	}
+	if (!have) {
+		data = csum_guard_bpf__elf_bytes(&size);
+		cg_sha256(data, size, builtin);
+		have = true;
+	}
+	memcpy(g->object_sha256, builtin, sizeof(builtin));
+}
+
+int cg_origin_read(const char *dir, struct cg_origin *g)
+{
+	char path[PATH_MAX];
+	int err;
+
+	cg_state_pin(path, sizeof(path), dir, CG_PIN_ORIGIN);
+	err = cg_pin_array_get_sized(path, 0, g, sizeof(*g));
+	if (!err)
+		g->loader[sizeof(g->loader) - 1] = 0;
+	return err;
+}
+
+int cg_origin_write(const char *dir, const struct cg_origin *g)
+{
+	char path[PATH_MAX];
+
+	cg_state_pin(path, sizeof(path), dir, CG_PIN_ORIGIN);
+	return cg_pin_array_put(path, "cg_origin", g, sizeof(*g));
 }

@@ -233,7 +233,7 @@ void cg_unpin_all(const char *dir)
 {
 	static const char *const names[] = {
 		CG_PIN_LINK, CG_PIN_LINK_EGRESS, CG_PIN_PROG, CG_PIN_COUNTERS,
-		CG_PIN_NAMES, CG_PIN_META,
+		CG_PIN_NAMES, CG_PIN_ORIGIN, CG_PIN_META,
 	};
 
 	cg_state_unpin(CG_PIN_ROOT, dir, names, ARRAY_SIZE(names));

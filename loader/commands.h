@@ -50,6 +50,8 @@ int cg_cmd_attach(struct cg_attach_req *r, const char *sha256);
 int cg_cmd_detach(const char *dev, const char *netns);
 /* detach --all: every guard of netns, or of every namespace (NULL) */
 int cg_cmd_detach_all(const char *netns);
+/* upgrade: every guard of the host to this loader's program, options kept */
+int cg_cmd_upgrade(void);
 
 /* The most devices a backend lists in one namespace */
 #define CG_MAX_LIST	4096

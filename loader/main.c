@@ -44,6 +44,7 @@ static const char usage_text[] =
 	"                         [--object PATH --sha256 HEX]\n"
 	"       csum-guard detach DEV [--netns NS]\n"
 	"       csum-guard detach --all [--netns NS]\n"
+	"       csum-guard upgrade\n"
 	"       csum-guard status [DEV] [--netns NS] [--json|--prometheus]\n"
 	"       csum-guard probe [--json]\n"
 	"       csum-guard watch [--match GLOB[,GLOB...]]... [--backend auto|bpf|kmod] [--log-drops]\n"
@@ -71,6 +72,10 @@ static const char usage_text[] =
 	"--object loads the BPF object at PATH instead of the built-in one, only if its\n"
 	"  SHA-256 is HEX and its ABI is this loader's; a guarded device gets the new\n"
 	"  program in place, counters kept (roll forward or back by repinning).\n"
+	"  A device guarded by another csum-guard's program gets this one's the same way.\n"
+	"upgrade: every bpf guard of the host, in every namespace, to this csum-guard's\n"
+	"  program, options and counters kept; guards from --object and the module's\n"
+	"  stay. The csum-guard package runs it when it is upgraded.\n"
 	"completion: the kernel module's completion guard, host-wide: it refuses at\n"
 	"  skb_checksum_help() to complete a checksum that starts inside the IP headers,\n"
 	"  whatever devices, tunnels or redirects the packet crossed (kmod backend).\n"
@@ -264,7 +269,7 @@ int main(int argc, char **argv)
 		cg_log_libbpf();
 		return cg_watch(argc, argv);
 	}
-	if (strcmp(a.cmd, "attach") && strcmp(a.cmd, "detach") &&
+	if (strcmp(a.cmd, "attach") && strcmp(a.cmd, "detach") && strcmp(a.cmd, "upgrade") &&
 	    strcmp(a.cmd, "status") && strcmp(a.cmd, "probe") && strcmp(a.cmd, "check"))
 		return cg_usage_err("unknown command '%s'", a.cmd);
 	ret = cg_parse(argc, argv, &a);
@@ -286,6 +291,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(a.cmd, "detach"))
 		return a.all ? cg_cmd_detach_all(a.netns) : cg_cmd_detach(a.dev, a.netns);
+	if (!strcmp(a.cmd, "upgrade"))
+		return cg_cmd_upgrade();
 	if (!strcmp(a.cmd, "status"))
 		return cg_cmd_status(&q);
 	if (!strcmp(a.cmd, "check"))

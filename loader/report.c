@@ -37,22 +37,33 @@ static void cg_prom_str(const char *s)
 	putchar('"');
 }
 
-static void cg_prom_labels(const struct cg_report_row *r, bool egress)
+static void cg_prom_label(const char *name, const char *val)
+{
+	printf(",%s=", name);
+	cg_prom_str(val);
+}
+
+enum { CG_M_GUARDED, CG_M_DROPPED, CG_M_UNREADABLE, CG_M_INFO };
+
+static void cg_prom_labels(const struct cg_report_row *r, int m)
 {
 	fputs("{device=", stdout);
 	cg_prom_str(r->dev);
-	fputs(",netns=", stdout);
-	cg_prom_str(r->netns ?: "");
-	fputs(",backend=", stdout);
-	cg_prom_str(r->backend);
-	fputs(",mode=", stdout);
-	cg_prom_str(r->st.mode);
-	if (egress)
+	cg_prom_label("netns", r->netns ?: "");
+	cg_prom_label("backend", r->backend);
+	if (m == CG_M_INFO) {
+		/* which code guards it: what an upgrade changes */
+		cg_prom_label("program_tag", r->st.prog_tag);
+		cg_prom_label("loader_version", r->st.loader);
+		cg_prom_label("object_sha256", r->st.object_sha256);
+		cg_prom_label("module_version", r->st.module_version);
+	} else {
+		cg_prom_label("mode", r->st.mode);
+	}
+	if (m == CG_M_GUARDED)
 		printf(",egress=\"%s\"", r->st.egress ? "true" : "false");
 	putchar('}');
 }
-
-enum { CG_M_GUARDED, CG_M_DROPPED, CG_M_UNREADABLE };
 
 static const struct {
 	const char *name;
@@ -65,6 +76,8 @@ static const struct {
 		"CHECKSUM_PARTIAL frames dropped: csum_start inside the IP header." },
 	[CG_M_UNREADABLE] = { "csum_guard_dropped_unreadable_total", "counter",
 		"CHECKSUM_PARTIAL frames dropped: IP header unreadable or IHL below 5." },
+	[CG_M_INFO] = { "csum_guard_guard_info", "gauge",
+		"1 for each guard: the program, loader and module that guard the device." },
 };
 
 void cg_report_prometheus(const struct cg_report_row *rows, int n)
@@ -73,16 +86,19 @@ void cg_report_prometheus(const struct cg_report_row *rows, int n)
 	__u64 v;
 	int i;
 
+	fputs("# HELP csum_guard_build_info 1, labelled with the version of the csum-guard that wrote this.\n"
+	      "# TYPE csum_guard_build_info gauge\n", stdout);
+	printf("csum_guard_build_info{version=\"%s\"} 1\n", CG_VERSION);
 	for (m = 0; m < ARRAY_SIZE(cg_metrics); m++) {
 		printf("# HELP %s %s\n# TYPE %s %s\n", cg_metrics[m].name, cg_metrics[m].help,
 		       cg_metrics[m].name, cg_metrics[m].type);
 		for (i = 0; i < n; i++) {
 			if (!rows[i].st.attached)
 				continue;
-			v = m == CG_M_GUARDED ? 1 : m == CG_M_DROPPED ? rows[i].st.dropped :
-			    rows[i].st.dropped_unreadable;
+			v = m == CG_M_DROPPED ? rows[i].st.dropped :
+			    m == CG_M_UNREADABLE ? rows[i].st.dropped_unreadable : 1;
 			fputs(cg_metrics[m].name, stdout);
-			cg_prom_labels(&rows[i], m == CG_M_GUARDED);
+			cg_prom_labels(&rows[i], m);
 			printf(" %llu\n", (unsigned long long)v);
 		}
 	}

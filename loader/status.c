@@ -64,10 +64,13 @@ static void cg_print_status(const struct cg_query *a, const struct cg_report_row
 		if (!st->attached)
 			printf("not guarded\n");
 		else
-			printf("guarded by %s (%s%s), dropped %llu, dropped_unreadable %llu\n",
+			printf("guarded by %s (%s%s), dropped %llu, dropped_unreadable %llu%s%s%s%s%s%s\n",
 			       r->backend, st->mode, cg_opts_text(st),
 			       (unsigned long long)st->dropped,
-			       (unsigned long long)st->dropped_unreadable);
+			       (unsigned long long)st->dropped_unreadable,
+			       *st->prog_tag ? "; program " : "", st->prog_tag,
+			       *st->loader ? ", attached by csum-guard " : "", st->loader,
+			       *st->module_version ? "; module " : "", st->module_version);
 		return;
 	}
 	putchar('{');
@@ -82,6 +85,13 @@ static void cg_print_status(const struct cg_query *a, const struct cg_report_row
 	cg_json_kv_bool(&first, "log_drops", st->log_drops);
 	cg_json_kv_u64(&first, "dropped", st->dropped);
 	cg_json_kv_u64(&first, "dropped_unreadable", st->dropped_unreadable);
+	/* which code guards it: null where the backend has no such thing */
+	cg_json_kv_u64(&first, "program_id", st->prog_id);
+	cg_json_kv_str(&first, "program_tag", *st->prog_tag ? st->prog_tag : NULL);
+	cg_json_kv_str(&first, "loader_version", *st->loader ? st->loader : NULL);
+	cg_json_kv_str(&first, "object_sha256", *st->object_sha256 ? st->object_sha256 : NULL);
+	cg_json_kv_bool(&first, "from_object", st->from_object);
+	cg_json_kv_str(&first, "module_version", *st->module_version ? st->module_version : NULL);
 	putchar('}');
 }
 

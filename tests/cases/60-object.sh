@@ -167,3 +167,94 @@ obj_provisioner() {
 	fi
 	guard_off
 }
+
+# Upgrades reach running guards. build/tests/csum-guard-next is this loader
+# built as the next release would be: another version (VERSION+next) and
+# another program (guard-alt's instructions). status says, for each guard,
+# which code runs it (program id and tag, the loader that attached it and
+# its object's SHA-256; for kmod the module's version). A plain attach by
+# the next loader converges a guard to its program, atomically, counters
+# and options kept; `upgrade` moves every guard of the host, those of
+# other namespaces included, and keeps a guard from --object; the first
+# loader's upgrade rolls back. kmod: the module's guards are kept, said so.
+case_upgrade() {
+	local t="upgrade [$BACKEND]" next=$TOP/build/tests/csum-guard-next ns=$CG_PFX-up ns2=$CG_PFX-up2
+	local ver bad= out j tag0 tag1 d
+
+	ver=$(cat "$TOP/VERSION")
+	[ -x "$next" ] || { fail "$t: $next missing: run make"; return; }
+	if ! { ip netns add $ns && ip netns add $ns2 &&
+	       ip -n $ns tuntap add dev tap0 mode tap vnet_hdr && ip -n $ns link set tap0 up &&
+	       ip -n $ns tuntap add dev tap1 mode tap vnet_hdr && ip -n $ns link set tap1 up &&
+	       ip -n $ns2 tuntap add dev tap2 mode tap vnet_hdr; }; then
+		fail "$t: set-up"
+		ip netns del $ns 2>/dev/null; ip netns del $ns2 2>/dev/null
+		return
+	fi
+	"$CG" attach tap0 --netns $ns --backend "$BACKEND" --quiet &&
+		"$CG" attach tap1 --netns $ns --backend "$BACKEND" --egress --log-drops --quiet &&
+		"$CG" attach tap2 --netns $ns2 --backend "$BACKEND" --quiet || bad="$bad attach"
+	ip netns exec $ns "$INJECT" --dev tap0 --csum-start 20 --csum-offset 6 --count 2 2>/dev/null
+	j=$("$CG" status tap0 --netns $ns --json)
+	if [ "$BACKEND" = kmod ]; then
+		[ "$(jq -r .module_version <<<"$j")" = "$(cat /sys/module/csum_guard/version)" ] &&
+			[ "$(jq -r '.program_tag, .loader_version' <<<"$j" | sort -u)" = null ] ||
+			bad="$bad status:$j"
+		out=$("$next" upgrade 2>&1) || bad="$bad upgrade-rc"
+		[ "$(grep -c "^csum-guard: kept tap[0-2] in netns .*: the loaded module (csum_guard $ver) guards it" <<<"$out")" = 3 ] &&
+			grep -q "upgraded 0 guards to csum-guard $ver+next; 0 ran it already, 3 kept$" <<<"$out" ||
+			bad="$bad upgrade:[$(tr '\n' '|' <<<"$out")]"
+		[ "$("$CG" status tap0 --netns $ns --json | jq -r .dropped)" = 2 ] || bad="$bad counters"
+	else
+		tag0=$(jq -r .program_tag <<<"$j")
+		# the object's digest is that of build/csum_guard.bpf.o, which it embeds
+		[[ $tag0 =~ ^[0-9a-f]{16}$ ]] && [ "$(jq -r .loader_version <<<"$j")" = "$ver" ] &&
+			[ "$(jq -r .object_sha256 <<<"$j")" = "$(obj_sha "$TOP/build/csum_guard.bpf.o")" ] &&
+			[ "$(jq -r .module_version <<<"$j")" = null ] || bad="$bad status:$j"
+		# a plain attach by the next loader: its program, counters kept
+		out=$("$next" attach tap0 --netns $ns 2>&1) || bad="$bad next-attach-rc"
+		grep -q "updated the guard of tap0 in netns $ns (bpf, [a-z]*): csum-guard $ver's program replaced by csum-guard $ver+next's" <<<"$out" ||
+			bad="$bad next-attach:[$out]"
+		j=$("$CG" status tap0 --netns $ns --json)
+		tag1=$(jq -r .program_tag <<<"$j")
+		[ "$(jq -r '"\(.loader_version) \(.dropped)"' <<<"$j")" = "$ver+next 2" ] && [ "$tag1" != "$tag0" ] ||
+			bad="$bad after-attach:$j"
+		# an --object guard in the other namespace stays
+		"$CG" attach tap2 --netns $ns2 --object "$OBJ_ALT" --sha256 "$(obj_sha "$OBJ_ALT")" --quiet ||
+			bad="$bad object-attach"
+		out=$("$next" upgrade 2>&1) || bad="$bad upgrade-rc"
+		grep -q "^csum-guard: upgraded tap1 in netns $ns: csum-guard $ver's program replaced by csum-guard $ver+next's" <<<"$out" &&
+			grep -q "^csum-guard: kept tap2 in netns $ns2: its program came from --object" <<<"$out" &&
+			grep -q "upgraded 1 guard to csum-guard $ver+next; 1 ran it already, 1 kept$" <<<"$out" ||
+			bad="$bad upgrade:[$(tr '\n' '|' <<<"$out")]"
+		j=$("$CG" status tap1 --netns $ns --json)
+		[ "$(jq -r '"\(.loader_version) \(.program_tag) \(.egress) \(.log_drops)"' <<<"$j")" = "$ver+next $tag1 true true" ] ||
+			bad="$bad tap1:$j"
+		# still guarding, with the next program
+		ip netns exec $ns "$INJECT" --dev tap0 --csum-start 20 --csum-offset 6 --count 1 2>/dev/null
+		[ "$("$CG" status tap0 --netns $ns --json | jq -r .dropped)" = 3 ] || bad="$bad not-dropping"
+		# Prometheus says which code guards each
+		"$CG" status --prometheus | grep -q "^csum_guard_guard_info{device=\"tap1\",netns=\"$ns\",backend=\"bpf\",program_tag=\"$tag1\",loader_version=\"$ver+next\"," ||
+			bad="$bad prometheus"
+		# and back: the first loader rolls every guard back to its program
+		out=$("$CG" upgrade 2>&1) || bad="$bad rollback-rc"
+		for d in tap0 tap1; do
+			[ "$("$CG" status $d --netns $ns --json | jq -r '"\(.loader_version) \(.program_tag)"')" = "$ver $tag0" ] ||
+				bad="$bad rollback:$d"
+		done
+	fi
+	"$CG" detach --all --netns $ns --quiet
+	"$CG" detach --all --netns $ns2 --quiet
+	ip netns del $ns
+	ip netns del $ns2
+	if [ -z "$bad" ]; then
+		if [ "$BACKEND" = kmod ]; then
+			pass "$t: status names the module ($ver); upgrade by $ver+next keeps the module's 3 guards and says so, counters kept"
+		else
+			pass "$t: status names program, loader and object; $ver+next's attach converged tap0 (tag $tag0 -> $tag1, counters kept), its upgrade moved tap1 (egress, log-drops kept) and kept an --object guard in another namespace; guards drop; $ver's upgrade rolled back"
+		fi
+	else
+		fail "$t:$bad"
+	fi
+}
+cg_case upgrade

@@ -9,7 +9,8 @@ prom_expect() {
 		[.device, .netns // "", .backend, .mode] as $l |
 		(["csum_guard_guarded"] + $l + [(.egress | tostring), "1"]),
 		(["csum_guard_dropped_total"] + $l + ["-", (.dropped | tostring)]),
-		(["csum_guard_dropped_unreadable_total"] + $l + ["-", (.dropped_unreadable | tostring)]) |
+		(["csum_guard_dropped_unreadable_total"] + $l + ["-", (.dropped_unreadable | tostring)]),
+		(["csum_guard_guard_info", .device, .netns // "", .backend, "", "-", "1"]) |
 		join("\t")'
 }
 
@@ -29,7 +30,7 @@ fleet_cleanup() {
 # counters; --prometheus says the same in a form node_exporter reads.
 case_fleet() {
 	local t="fleet [$BACKEND]" n1=$CG_PFX-fleet1 n2=$CG_PFX-fleet2 p=f$(($$ % 100000))
-	local u ino1 ino2 ino3 inos json prom want got d e bad="" rc mode
+	local u ino1 ino2 ino3 inos json prom want got d e bad="" rc mode code
 	local dev1=${p}a dev2="${p}\"q\\" dev3=${p}u
 
 	fleet_devs=() fleet_pid=
@@ -87,10 +88,18 @@ case_fleet() {
 	"$CG" status >"$TMPD/fleet.txt"
 	mode=$(jq -r --argjson i "$ino1" '.[] | select(.netns_ino == $i) | .mode' <<<"$json")
 	# (text escapes a backslash as \\, as it writes other odd bytes as \xHH)
+	# the code that guards it, as JSON says: program and loader (bpf), module (kmod)
+	code=$(jq -r '.[0] | (if .program_tag then "; program \(.program_tag)" else "" end) +
+		(if .loader_version then ", attached by csum-guard \(.loader_version)" else "" end) +
+		(if .module_version then "; module \(.module_version)" else "" end)' <<<"$json")
+	case $BACKEND in
+	bpf) [[ $code == "; program "????????????????", attached by csum-guard $(cat "$TOP/VERSION")" ]] ;;
+	kmod) [ "$code" = "; module $(cat /sys/module/csum_guard/version)" ] ;;
+	esac || bad="$bad code:[$code]"
 	for d in "$dev1 netns $n1|0" "$dev2 netns $n2|3" "$dev3 netns $u|0"; do
 		e=${d%|*}
 		e=${e//\\/\\\\}
-		[ "$(grep -cxF "$e: guarded by $BACKEND ($mode), dropped ${d#*|}, dropped_unreadable 0" \
+		[ "$(grep -cxF "$e: guarded by $BACKEND ($mode), dropped ${d#*|}, dropped_unreadable 0$code" \
 			"$TMPD/fleet.txt")" = 1 ] || bad="$bad text:${d%% *}"
 	done
 	got=$("$CG" status --netns "$n1" --json |
@@ -114,12 +123,18 @@ case_fleet() {
 	want=$(prom_expect "$inos" <<<"$json" | sort)
 	got=$(awk -F '\t' -v a="$n1" -v b="$n2" -v c="$u" '$3 == a || $3 == b || $3 == c' \
 		"$TMPD/fleet.samples" | sort)
-	[ "$(wc -l <<<"$want")" = 9 ] && [ "$got" = "$want" ] || bad="$bad samples"
+	[ "$(wc -l <<<"$want")" = 12 ] && [ "$got" = "$want" ] || bad="$bad samples"
+	# which code guards each, and which csum-guard wrote the file
+	[ "$(grep -c '^csum_guard_guard_info{.*,program_tag="[0-9a-f]*",loader_version="[^"]*",object_sha256="[0-9a-f]*",module_version="[^"]*"} 1$' \
+		"$TMPD/fleet.prom")" -ge 3 ] || bad="$bad guard_info"
+	grep -qx "csum_guard_build_info{version=\"$(cat "$TOP/VERSION")\"} 1" "$TMPD/fleet.prom" ||
+		bad="$bad build_info"
 	grep -qF "csum_guard_dropped_total{device=\"${p}\\\"q\\\\\",netns=\"$n2\",backend=\"$BACKEND\"" \
 		"$TMPD/fleet.prom" || bad="$bad escaping"
 	if [ -z "$bad" ]; then
 		pass "$t: --prometheus parses strictly (\\\" and \\\\ escaped in a device name," \
-			"a /proc path as netns) and matches the JSON counters"
+			"a /proc path as netns), matches the JSON counters, says which code guards each" \
+			"(guard_info) and which csum-guard wrote it (build_info)"
 	else
 		fail "$t: --prometheus:$bad; want $(tr '\n\t' '| ' <<<"$want"); got $(tr '\n\t' '| ' <<<"$got")"
 	fi
@@ -129,7 +144,8 @@ case_fleet() {
 	"$CG" detach "$dev1" --netns "$n1" --quiet
 	"$CG" status --netns "$n1" --prometheus >"$TMPD/fleet.prom" || bad="$bad rc"
 	got=$(prom_parse "$FLEET_METRICS" <"$TMPD/fleet.prom" 2>&1) || bad="$bad parse:$got"
-	[ -z "$got" ] && [ "$(grep -c '^# ' "$TMPD/fleet.prom")" = 6 ] || bad="$bad empty:[$got]"
+	[ "$got" = "$(printf 'csum_guard_build_info\t\t\t\t\t-\t1')" ] &&
+		[ "$(grep -c '^# ' "$TMPD/fleet.prom")" = 10 ] || bad="$bad empty:[$got]"
 	"$CG" status --json --prometheus >/dev/null 2>&1
 	rc=$?
 	[ $rc = 2 ] || bad="$bad exclusive:rc=$rc"
