@@ -304,8 +304,10 @@ cg_host_case make_install
 # csum-guard-watch.service, which needs no systemd running to be enabled)
 # and its command runs as it is, sharing this kernel: version, probe, and a
 # tap in a namespace guarded from inside the root, a bad frame dropped and
-# counted. Then dpkg --purge: the guard detached, the unit no longer
-# enabled, no file of the package or of its enablement left in the root.
+# counted. The next release's package (csum-guard-next inside) upgrades it
+# and moves the guard to its program. Then dpkg --purge: the guard
+# detached, the unit no longer enabled, no file of the package or of its
+# enablement left in the root.
 case_portable() {
 	local t="portable-loader" ROOT= r why= ns=$CG_PFX-port glibc ver deb wants left
 
@@ -365,6 +367,24 @@ case_portable() {
 			why="$why; attach from the root: $(cat "$TMPD/port.err")"
 		fi
 	fi
+	# an upgrade to the next release (this package with csum-guard-next in
+	# it, VERSION+next): the postinst moves the guard to the new program
+	if [ -z "$why" ]; then
+		rm -rf "$TMPD/nextdeb" && dpkg-deb -R "$deb" "$TMPD/nextdeb" &&
+		cp "$TOP/build/tests/csum-guard-next" "$TMPD/nextdeb/usr/sbin/csum-guard" &&
+		sed -i "s/^Version: .*/Version: $ver+next/" "$TMPD/nextdeb/DEBIAN/control" &&
+		(cd "$TMPD/nextdeb" && find usr lib -type f | LC_ALL=C sort | xargs md5sum) \
+			>"$TMPD/nextdeb/DEBIAN/md5sums" &&
+		dpkg-deb --root-owner-group -b "$TMPD/nextdeb" "$r/tmp/next.deb" >/dev/null ||
+			why="$why; cannot make the next release's package"
+		chroot "$r" dpkg -i /tmp/next.deb >"$TMPD/port.dpkg" 2>&1 ||
+			why="$why; dpkg -i of the next release: $(grep -m1 -iE 'error|fail' "$TMPD/port.dpkg")"
+		grep -q "upgraded tap0 in netns $ns: csum-guard $ver's program replaced by csum-guard $ver+next's" \
+			"$TMPD/port.dpkg" || why="$why; the upgrade said: $(tr '\n' '|' <"$TMPD/port.dpkg")"
+		[ "$(chroot "$r" csum-guard status tap0 --netns "$ns" --json | jq -r '"\(.loader_version) \(.dropped)"')" = "$ver+next 2" ] ||
+			why="$why; after the upgrade: $(chroot "$r" csum-guard status tap0 --netns "$ns" --json)"
+		rm -rf "$TMPD/nextdeb" "$r/tmp/next.deb"
+	fi
 	# purge: the guard goes with the package, and every file
 	chroot "$r" dpkg --purge csum-guard >"$TMPD/port.dpkg" 2>&1 ||
 		why="$why; dpkg --purge in the root: $(grep -m1 -iE 'error|fail' "$TMPD/port.dpkg")"
@@ -376,7 +396,7 @@ case_portable() {
 	umount "$r" || why="$why; the root stays mounted"
 	ip netns del "$ns" 2>/dev/null
 	if [ -z "$why" ]; then
-		pass "$t: ${deb##*/} in a Debian 11 root ($glibc, no libbpf.so.1): dpkg -i enabled csum-guard-watch.service; version, probe, attach, a bad frame dropped and counted; dpkg --purge detached the guard and left no file"
+		pass "$t: ${deb##*/} in a Debian 11 root ($glibc, no libbpf.so.1): dpkg -i enabled csum-guard-watch.service; version, probe, attach, a bad frame dropped and counted; dpkg -i of the next release moved the guard to its program, counters kept; dpkg --purge detached the guard and left no file"
 	else
 		fail "$t: ${why#; }"
 	fi
