@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* cli.c - the command-line checks every command shares (see cli.h). */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <net/if.h>
@@ -16,9 +17,17 @@ int cg_cli_bad_option(int c, char **argv)
 	return cg_usage_err("unknown option '%s'", argv[optind - 1]);
 }
 
+/* What the kernel takes as a device name (dev_valid_name()) */
 bool cg_cli_dev_valid(const char *dev)
 {
-	return *dev && strlen(dev) < IFNAMSIZ && !strchr(dev, '/');
+	const char *c;
+
+	if (!*dev || strlen(dev) >= IFNAMSIZ || !strcmp(dev, ".") || !strcmp(dev, ".."))
+		return false;
+	for (c = dev; *c; c++)
+		if (*c == '/' || *c == ':' || isspace((unsigned char)*c))
+			return false;
+	return true;
 }
 
 int cg_cli_device(int argc, char **argv, const char *what, bool takes_dev, bool needs_dev,

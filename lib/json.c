@@ -6,32 +6,6 @@
 
 #include "json.h"
 
-size_t cg_utf8_seq(const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	unsigned char c = s[0];
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (c >= 0xe0 && c <= 0xef) {
-		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 ||
-		    (c == 0xe0 && s[1] < 0xa0) ||	/* overlong */
-		    (c == 0xed && s[1] >= 0xa0))	/* a surrogate */
-			return 0;
-		return 3;
-	}
-	if (c >= 0xf0 && c <= 0xf4) {
-		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80 ||
-		    (c == 0xf0 && s[1] < 0x90) ||	/* overlong */
-		    (c == 0xf4 && s[1] >= 0x90))	/* past U+10FFFF */
-			return 0;
-		return 4;
-	}
-	return 0;
-}
-
 void cg_json_str(const char *s)
 {
 	size_t n;
@@ -51,29 +25,6 @@ void cg_json_str(const char *s)
 			fwrite(s, 1, n, stdout);
 	}
 	putchar('"');
-}
-
-const char *cg_text_safe(const char *s, char *buf, size_t size)
-{
-	size_t off = 0, n;
-
-	for (; *s && off + 5 < size; s += n ?: 1) {
-		unsigned char c = *s;
-
-		n = cg_utf8_seq(s);
-		if (c == '\\') {
-			memcpy(buf + off, "\\\\", 2);
-			off += 2;
-		} else if (!n || c < 0x20 || c == 0x7f) {
-			off += snprintf(buf + off, size - off, "\\x%02x", c);
-			n = 1;
-		} else {
-			memcpy(buf + off, s, n);
-			off += n;
-		}
-	}
-	buf[off] = '\0';
-	return buf;
 }
 
 static void cg_json_key(bool *first, const char *k)

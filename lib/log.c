@@ -41,11 +41,14 @@ void cg_info(const char *fmt, ...)
 
 int cg_usage_err(const char *fmt, ...)
 {
+	char msg[512], safe[4 * sizeof(msg)];
 	va_list ap;
 
 	va_start(ap, fmt);
-	cg_vline(" (see csum-guard help)\n", fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	fprintf(stderr, "csum-guard: %s (see csum-guard help)\n",
+		cg_text_safe(msg, safe, sizeof(safe)));
 	return CG_EXIT_USAGE;
 }
 
@@ -76,4 +79,53 @@ static int cg_silent_libbpf(enum libbpf_print_level level, const char *fmt, va_l
 void cg_log_libbpf(void)
 {
 	libbpf_set_print(cg_silent_libbpf);
+}
+
+size_t cg_utf8_seq(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	unsigned char c = s[0];
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (c >= 0xe0 && c <= 0xef) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 ||
+		    (c == 0xe0 && s[1] < 0xa0) ||	/* overlong */
+		    (c == 0xed && s[1] >= 0xa0))	/* a surrogate */
+			return 0;
+		return 3;
+	}
+	if (c >= 0xf0 && c <= 0xf4) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80 ||
+		    (c == 0xf0 && s[1] < 0x90) ||	/* overlong */
+		    (c == 0xf4 && s[1] >= 0x90))	/* past U+10FFFF */
+			return 0;
+		return 4;
+	}
+	return 0;
+}
+
+const char *cg_text_safe(const char *s, char *buf, size_t size)
+{
+	size_t off = 0, n;
+
+	for (; *s && off + 5 < size; s += n ?: 1) {
+		unsigned char c = *s;
+
+		n = cg_utf8_seq(s);
+		if (c == '\\') {
+			memcpy(buf + off, "\\\\", 2);
+			off += 2;
+		} else if (!n || c < 0x20 || c == 0x7f) {
+			off += snprintf(buf + off, size - off, "\\x%02x", c);
+			n = 1;
+		} else {
+			memcpy(buf + off, s, n);
+			off += n;
+		}
+	}
+	buf[off] = '\0';
+	return buf;
 }

@@ -7,6 +7,7 @@
 #define CG_LOG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #define CG_EXIT_USAGE	2
 
@@ -17,6 +18,14 @@ int cg_usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Progress for humans, on stderr, unless --quiet. */
 void cg_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern bool cg_quiet;
+
+/* The length of the well-formed UTF-8 sequence at s (RFC 3629: no overlong
+ * form, no surrogate, nothing past U+10FFFF), 0 if there is none. */
+size_t cg_utf8_seq(const char *s);
+/* s for a terminal or a log: control characters, backslashes and bytes that
+ * are not UTF-8 as \xHH (\\), in buf of size bytes (at least 6). Usage
+ * errors pass through it whole: they echo what the user typed. */
+const char *cg_text_safe(const char *s, char *buf, size_t size);
 
 /*
  * Why an operation failed, in words, for its caller to say in one line of

@@ -530,6 +530,11 @@ static void test_lib_state_cli(void)
 	EXPECT("lib-cli-dev", cg_cli_dev_valid("tap0") && cg_cli_dev_valid("012345678901234"));
 	EXPECT("lib-cli-dev-bad", !cg_cli_dev_valid("") && !cg_cli_dev_valid("0123456789012345") &&
 				  !cg_cli_dev_valid("a/b"));
+	/* as the kernel's dev_valid_name(): a device can have none of these */
+	EXPECT("lib-cli-dev-as-kernel", !cg_cli_dev_valid(".") && !cg_cli_dev_valid("..") &&
+					!cg_cli_dev_valid("a:1") && !cg_cli_dev_valid("a b") &&
+					!cg_cli_dev_valid("a\nb") && cg_cli_dev_valid("a.b") &&
+					cg_cli_dev_valid("\xff\xfe") && cg_cli_dev_valid("a&1"));
 }
 
 /* lib/log: the reason an operation records for its caller to say */

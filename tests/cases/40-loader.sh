@@ -301,6 +301,10 @@ case_bad_input() {
 	2|attach tap0 tap1 --netns $VM
 	2|attach this-name-is-too-long --netns $VM
 	2|attach a/b --netns $VM
+	2|attach $'a\nb' --netns $VM
+	2|status tap0 --bogus$'\e[31m\n'
+	2|upgrade tap0
+	2|upgrade --netns $VM
 	2|status tap0 --log-drops --netns $VM
 	2|detach tap0 --egress --netns $VM
 	2|probe tap0
