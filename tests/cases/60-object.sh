@@ -179,10 +179,12 @@ obj_provisioner() {
 # loader's upgrade rolls back. kmod: the module's guards are kept, said so.
 case_upgrade() {
 	local t="upgrade [$BACKEND]" next=$TOP/build/tests/csum-guard-next ns=$CG_PFX-up ns2=$CG_PFX-up2
-	local ver bad= out j tag0 tag1 d
+	local ver bad= out j tag0 tag1 d egress=
 
 	ver=$(cat "$TOP/VERSION")
 	[ -x "$next" ] || { fail "$t: $next missing: run make"; return; }
+	# (the module guards egress only where netfilter has an egress hook)
+	[ "$BACKEND" = bpf ] && egress=--egress
 	if ! { ip netns add $ns && ip netns add $ns2 &&
 	       ip -n $ns tuntap add dev tap0 mode tap vnet_hdr && ip -n $ns link set tap0 up &&
 	       ip -n $ns tuntap add dev tap1 mode tap vnet_hdr && ip -n $ns link set tap1 up &&
@@ -192,7 +194,7 @@ case_upgrade() {
 		return
 	fi
 	"$CG" attach tap0 --netns $ns --backend "$BACKEND" --quiet &&
-		"$CG" attach tap1 --netns $ns --backend "$BACKEND" --egress --log-drops --quiet &&
+		"$CG" attach tap1 --netns $ns --backend "$BACKEND" $egress --log-drops --quiet &&
 		"$CG" attach tap2 --netns $ns2 --backend "$BACKEND" --quiet || bad="$bad attach"
 	ip netns exec $ns "$INJECT" --dev tap0 --csum-start 20 --csum-offset 6 --count 2 2>/dev/null
 	j=$("$CG" status tap0 --netns $ns --json)
