@@ -56,15 +56,7 @@ int cg_bpffs_ready(struct cg_ack *ack)
 /* Element key of the array map pinned at path. */
 int cg_pin_array_get(const char *path, __u32 key, void *val)
 {
-	int fd, err = 0;
-
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return -errno;
-	if (bpf_map_lookup_elem(fd, &key, val))
-		err = -errno;
-	close(fd);
-	return err;
+	return cg_pin_array_get_sized(path, key, val, 0);
 }
 
 int cg_pin_array_get_sized(const char *path, __u32 key, void *val, __u32 size)
@@ -76,9 +68,9 @@ int cg_pin_array_get_sized(const char *path, __u32 key, void *val, __u32 size)
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return -errno;
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+	if (size && bpf_obj_get_info_by_fd(fd, &info, &len))
 		err = -errno;
-	else if (info.value_size != size)
+	else if (size && info.value_size != size)
 		err = -EPROTO;
 	else if (bpf_map_lookup_elem(fd, &key, val))
 		err = -errno;

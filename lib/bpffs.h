@@ -13,8 +13,9 @@ int cg_bpffs_ready(struct cg_ack *ack);
 int cg_pin_array_put(const char *path, const char *name, const void *val, __u32 size);
 /* Element key of the array map pinned at path. */
 int cg_pin_array_get(const char *path, __u32 key, void *val);
-/* The same, only from a map whose values are size bytes: -EPROTO for
- * another size (a layout of another loader), so nothing overruns val. */
+/* The same, only from a map whose values are size bytes (0: unchecked):
+ * -EPROTO for another size (a layout of another loader), so nothing
+ * overruns val. */
 int cg_pin_array_get_sized(const char *path, __u32 key, void *val, __u32 size);
 
 #endif /* CG_BPFFS_H */
