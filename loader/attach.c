@@ -80,9 +80,9 @@ int cg_attach(const struct cg_attach_req *r, struct cg_attach_result *res, struc
  * those very bytes only if their digest is the one given and they are a
  * guard of our ABI. Nothing is touched before that.
  */
-static int cg_object_read(const char *path, const char *sha256, void **data, size_t *size)
+static int cg_object_read(const char *path, const char *sha256, void **data, size_t *size,
+			  unsigned char digest[CG_SHA256_LEN])
 {
-	unsigned char digest[CG_SHA256_LEN];
 	char hex[CG_SHA256_HEX + 1], why[128];
 	struct stat st;
 	void *buf;
@@ -195,7 +195,8 @@ int cg_cmd_attach(struct cg_attach_req *r, const char *sha256)
 	if (cg_cli_need_root("attach"))
 		return 1;
 	if (r->object_path) {
-		if (cg_object_read(r->object_path, sha256, &data, &r->opts.object_size))
+		if (cg_object_read(r->object_path, sha256, &data, &r->opts.object_size,
+				   r->opts.object_sha256))
 			return 1;
 		r->opts.object = data;	/* freed at exit */
 	}

@@ -16,6 +16,7 @@
 #include <linux/types.h>
 
 #include "log.h"
+#include "sha256.h"
 #include "state.h"
 
 /* bpf: how the program is attached; AUTO takes tcx where the kernel has it */
@@ -33,6 +34,7 @@ struct cg_attach_opts {
 	 * verified by digest (attach --object --sha256); NULL: built in */
 	const void *object;
 	size_t object_size;
+	unsigned char object_sha256[CG_SHA256_LEN];	/* object's, as verified */
 };
 
 struct cg_status {
