@@ -112,11 +112,17 @@ $(BUILD)/lib/%.o: lib/%.c lib/*.h | $(BUILD)/lib
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(REPRO_FLAGS) $(WARN) -Ilib -c $< -o $@
 
-# VERSION is compiled in: a new one rebuilds what prints it
+# VERSION is compiled in: a new one rebuilds what prints it. LOADER_VERSION,
+# and SKEL_INC (a csum_guard.skel.h found before $(BUILD)'s), change for
+# csum-guard-next only.
+LOADER_VERSION = $(VERSION)
+SKEL_INC =
+LOADER_CC = $(CC) $(CFLAGS) $(REPRO_FLAGS) $(WARN) $(SKEL_INC) $(INCLUDES) -Isyncookie \
+	-DCG_VERSION='"$(LOADER_VERSION)"'
 $(BUILD)/loader/%.o: loader/%.c loader/*.h lib/*.h include/*.h syncookie/syncookie.h \
 		$(BUILD)/csum_guard.skel.h VERSION | $(BUILD)/loader
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(REPRO_FLAGS) $(WARN) $(INCLUDES) -Isyncookie -DCG_VERSION='"$(VERSION)"' -c $< -o $@
+	$(Q)$(LOADER_CC) -c $< -o $@
 
 $(BUILD)/syncookie/%.o: syncookie/%.c syncookie/*.h lib/*.h $(BUILD)/syncookie.skel.h | $(BUILD)/syncookie
 	$(call msg,CC,$@)
@@ -172,17 +178,19 @@ $(BUILD)/tests/guard-%.bpf.o: bpf/csum_guard.bpf.c include/csum_guard.h include/
 
 # A second loader that differs from this one as the next release would:
 # another version (VERSION+next) and another program (guard-alt's
-# instructions), for the upgrade tests (tests/cases/40-loader.sh).
+# instructions), for the upgrade tests (the upgrade case of
+# tests/cases/60-object.sh, portable in tests/cases/90-dist.sh).
 NEXT_OBJS := $(LOADER_SRCS:loader/%.c=$(BUILD)/next/%.o)
 $(BUILD)/next/csum_guard.skel.h: $(BUILD)/tests/guard-alt.bpf.o | $(BUILD)/next
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name csum_guard_bpf > $@
 
+$(BUILD)/next/%.o: LOADER_VERSION = $(VERSION)+next
+$(BUILD)/next/%.o: SKEL_INC = -I$(BUILD)/next
 $(BUILD)/next/%.o: loader/%.c loader/*.h lib/*.h include/*.h syncookie/syncookie.h \
 		$(BUILD)/next/csum_guard.skel.h VERSION | $(BUILD)/next
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) -I$(BUILD)/next $(INCLUDES) -Isyncookie \
-		-DCG_VERSION='"$(VERSION)+next"' -c $< -o $@
+	$(Q)$(LOADER_CC) -c $< -o $@
 
 $(BUILD)/tests/csum-guard-next: $(NEXT_OBJS) $(SC_OBJS) $(LIB_OBJS) | $(BUILD)/tests
 	$(call msg,LINK,$@)
