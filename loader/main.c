@@ -54,6 +54,7 @@ static const char usage_text[] =
 	"       csum-guard syncookie attach DEV --ports P[,P...] [--netns NS]\n"
 	"                         [--mode auto|xdp|xdp-generic|tc|nft] [--set-sysctl]\n"
 	"       csum-guard syncookie detach DEV [--netns NS]\n"
+	"       csum-guard syncookie detach --all [--netns NS]\n"
 	"       csum-guard syncookie status [DEV] [--netns NS] [--json]\n"
 	"       csum-guard syncookie probe [--json]\n"
 	"       csum-guard version | -V | --version\n"

@@ -439,3 +439,108 @@ int sc_detach(const struct sc_args *a)
 		cg_info("%s is not answering SYNs", a->dev);
 	return 0;
 }
+
+/* syncookie detach --all: every responder of a namespace, or of the host */
+struct sc_all {
+	const char *label;	/* the namespace being walked, NULL: ours */
+	__u64 cookie;
+	__u64 *seen;		/* the inodes of the namespaces walked */
+	int nseen, n;
+};
+
+static int sc_detach_one(const char *dir, __u64 ino, int ifindex, void *arg)
+{
+	struct sc_all *d = arg;
+	struct sc_target t = { .ino = ino, .cookie = d->cookie, .ifindex = ifindex };
+	char name[IF_NAMESIZE] = "?", dev[4 * IF_NAMESIZE + 1], ns[4 * PATH_MAX + 1];
+	struct sc_meta m;
+	bool live = false;
+
+	snprintf(t.dir, sizeof(t.dir), "%s", dir);
+	if_indextoname(ifindex, name);
+	if (!sc_map_get(&t, SC_PIN_META, &m, 0)) {
+		live = sc_live(&t, &m);
+		sc_remove(&t, &m, m.netns_cookie == t.cookie);
+	} else {
+		sc_remove(&t, NULL, false);
+	}
+	if (live) {
+		d->n++;
+		cg_info("detached the SYN responder from %s%s%s", cg_text_safe(name, dev, sizeof(dev)),
+			d->label ? " in netns " : "",
+			d->label ? cg_text_safe(d->label, ns, sizeof(ns)) : "");
+	}
+	return 0;
+}
+
+/* A namespace's directory once its responders are gone (if empty) */
+static void sc_rmdir_ns(__u64 ino)
+{
+	char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s/%llu", SC_PIN_ROOT, (unsigned long long)ino);
+	rmdir(dir);
+}
+
+/* In the namespace entered (ino; label NULL: ours) */
+static int sc_detach_here(const char *label, __u64 ino, void *arg)
+{
+	struct sc_all *d = arg;
+	__u64 *s = realloc(d->seen, (d->nseen + 1) * sizeof(*s));
+
+	if (s) {
+		d->seen = s;
+		d->seen[d->nseen++] = ino;
+	}
+	d->label = label;
+	if (cg_netns_cookie(&d->cookie))
+		d->cookie = 0;
+	cg_state_each_dev(SC_PIN_ROOT, ino, sc_detach_one, d);
+	sc_rmdir_ns(ino);
+	return 0;
+}
+
+/* The state of namespaces no longer on the host: only pins are left */
+static int sc_detach_dead(__u64 ino, void *arg)
+{
+	struct sc_all *d = arg;
+	int i;
+
+	for (i = 0; i < d->nseen; i++)
+		if (d->seen[i] == ino)
+			return 0;
+	cg_state_each_dev(SC_PIN_ROOT, ino, sc_forget_dead, NULL);
+	sc_rmdir_ns(ino);
+	return 0;
+}
+
+int sc_detach_all(const struct sc_args *a)
+{
+	struct sc_all d = {};
+	struct sc_target t;
+	struct cg_ack ack = {};
+	char ns[4 * PATH_MAX + 1];
+	int err;
+
+	if (cg_cli_need_root("detach"))
+		return 1;
+	if (sc_resolve(a, &t, "detach from", SC_LOCK))
+		return 1;
+	sc_detach_here(a->netns, t.ino, &d);
+	if (!a->netns) {
+		err = cg_state_each_netns(SC_PIN_ROOT, sc_detach_here, &d, &ack);
+		if (err) {
+			cg_err("cannot detach from every namespace: %s", cg_ack_why(&ack, err));
+			free(d.seen);
+			return 1;
+		}
+		cg_state_each_ns(SC_PIN_ROOT, sc_detach_dead, &d);
+	}
+	free(d.seen);
+	if (!d.n)
+		cg_info("no device answering SYNs%s%s", a->netns ? " in netns " : "",
+			a->netns ? cg_text_safe(a->netns, ns, sizeof(ns)) : "");
+	else
+		cg_info("detached %d SYN responder%s", d.n, d.n == 1 ? "" : "s");
+	return 0;
+}

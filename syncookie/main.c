@@ -296,6 +296,7 @@ int cg_syncookie(int argc, char **argv)
 		{ "ports", required_argument, NULL, 'p' },
 		{ "mode", required_argument, NULL, 'm' },
 		{ "set-sysctl", no_argument, NULL, 's' },
+		{ "all", no_argument, NULL, 'A' },
 		CG_OPT_JSON,
 		CG_OPT_QUIET,
 		CG_OPT_END,
@@ -354,6 +355,11 @@ int cg_syncookie(int argc, char **argv)
 				return cg_usage_err("--json goes with syncookie status and probe");
 			a.json = true;
 			break;
+		case 'A':
+			if (strcmp(a.cmd, "detach"))
+				return cg_usage_err("--all goes with syncookie detach");
+			a.all = true;
+			break;
 		case 'q':
 			cg_quiet = true;
 			break;
@@ -362,16 +368,19 @@ int cg_syncookie(int argc, char **argv)
 		}
 	}
 	snprintf(what, sizeof(what), "syncookie %s", a.cmd);
-	ret = cg_cli_device(argc, argv, what, with_dev, with_dev && strcmp(a.cmd, "status"), &a.dev);
+	ret = cg_cli_device(argc, argv, what, with_dev,
+			    with_dev && strcmp(a.cmd, "status") && !a.all, &a.dev);
 	if (ret)
 		return ret;
+	if (a.all && a.dev)
+		return cg_usage_err("syncookie detach takes DEV or --all, not both");
 	if (attach && !have_ports)
 		return cg_usage_err("syncookie attach needs --ports");
 
 	if (attach)
 		return sc_attach(&a);
 	if (!strcmp(a.cmd, "detach"))
-		return sc_detach(&a);
+		return a.all ? sc_detach_all(&a) : sc_detach(&a);
 	if (!strcmp(a.cmd, "status"))
 		return sc_status(&a);
 	return sc_probe(&a);

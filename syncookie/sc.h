@@ -53,6 +53,7 @@ struct sc_args {
 	enum sc_mode mode;
 	bool set_sysctl;
 	bool json;
+	bool all;		/* detach --all */
 };
 
 struct sc_target {
@@ -101,5 +102,6 @@ int sc_load(struct sc_obj *o, bool xdp, bool tcx, const struct sc_target *reuse,
 	    char *why, size_t why_len);
 int sc_attach(const struct sc_args *a);
 int sc_detach(const struct sc_args *a);
+int sc_detach_all(const struct sc_args *a);
 
 #endif /* CG_SC_H */

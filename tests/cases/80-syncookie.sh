@@ -375,6 +375,62 @@ case_syn_sysctl() {
 }
 cg_kernel_case syn_sysctl
 
+# syncookie detach --all: --netns NS takes that namespace's responders (an
+# XDP one that set the sysctl, and an nft or tc one) and no other; without
+# --netns every responder of the host goes, the client namespace's and the
+# pins of a namespace deleted under its responder included; again, nothing
+# to detach. Afterwards: no pin, program, nft table, and the sysctl as found.
+case_syn_detach_all() {
+	local t="syn-detach-all" why= p0 out m2 dead ino sys0
+	local sys=(ip netns exec "$SC_S" sysctl -n net.ipv4.tcp_syncookies)
+
+	sc_up || { fail "$t: set-up"; return; }
+	ip -n "$SC_S" link add vx0 type veth peer name vx1 && ip -n "$SC_S" link set vx0 up ||
+		{ fail "$t: set-up"; sc_down; return; }
+	dead=$CG_PFX-scdead
+	ip netns add $dead && ip -n $dead link add d0 type veth peer name d1 && ip -n $dead link set d0 up ||
+		{ fail "$t: set-up"; sc_down; ip netns del $dead 2>/dev/null; return; }
+	ino=$(stat -L -c %i /run/netns/$dead)
+	p0=$(sc_progs)
+	sys0=$("${sys[@]}")
+	m2=$(command -v nft >/dev/null && echo nft || echo tc)
+	sc_on --ports $SC_PORT --set-sysctl || why="$why; attach veth1"
+	"$CG" syncookie attach vx0 --netns "$SC_S" --ports $SC_PORT --mode $m2 --set-sysctl --quiet ||
+		why="$why; attach vx0 ($m2)"
+	"$CG" syncookie attach veth0 --netns "$SC_C" --ports $SC_PORT --mode tc --set-sysctl --quiet ||
+		why="$why; attach veth0"
+	"$CG" syncookie attach d0 --netns $dead --ports $SC_PORT --mode tc --set-sysctl --quiet ||
+		why="$why; attach d0"
+	ip netns del $dead
+
+	out=$("$CG" syncookie detach --all --netns "$SC_S" 2>&1) || why="$why; --netns rc"
+	[ "$(grep -c "^csum-guard: detached the SYN responder from \(veth1\|vx0\) in netns $SC_S$" <<<"$out")" = 2 ] &&
+		grep -q '^csum-guard: detached 2 SYN responders$' <<<"$out" || why="$why; --netns said [$(tr '\n' '|' <<<"$out")]"
+	[ "$("$CG" syncookie status --netns "$SC_S" --json | jq length)" = 0 ] || why="$why; $SC_S still answering"
+	[ "$("${sys[@]}")" = "$sys0" ] || why="$why; tcp_syncookies=$("${sys[@]}") after, was $sys0"
+	[ "$("$CG" syncookie status veth0 --netns "$SC_C" --json | jq -r .mode)" = tc ] ||
+		why="$why; --netns $SC_S took $SC_C's responder"
+
+	out=$("$CG" syncookie detach --all 2>&1) || why="$why; --all rc"
+	grep -q "^csum-guard: detached the SYN responder from veth0 in netns $SC_C$" <<<"$out" ||
+		why="$why; --all said [$(tr '\n' '|' <<<"$out")]"
+	[ ! -e /sys/fs/bpf/csum_guard_syncookie/$ino ] || why="$why; the deleted namespace's pins stay"
+	out=$("$CG" syncookie detach --all 2>&1) && grep -q 'no device answering SYNs$' <<<"$out" ||
+		why="$why; again: [$out]"
+	sleep 0.3
+	[ "$(sc_progs)" = "$p0" ] || why="$why; programs $(sc_progs), was $p0"
+	[ -z "$(ip netns exec "$SC_S" nft list tables 2>/dev/null)" ] || why="$why; nft table left"
+	[ -z "$(find /sys/fs/bpf/csum_guard_syncookie -mindepth 2 2>/dev/null)" ] ||
+		why="$why; pins left: $(find /sys/fs/bpf/csum_guard_syncookie -mindepth 2 | head -2)"
+	if [ -z "$why" ]; then
+		pass "$t: --netns took its 2 responders (xdp-generic with the sysctl, $m2) and put the sysctl back; --all took the client's and a deleted namespace's pins; again: nothing; no pin, program or table left"
+	else
+		fail "$t:${why#;}"
+	fi
+	sc_down
+}
+cg_kernel_case syn_detach_all
+
 # Bad input: one line on stderr, status 2 (usage) or 1 (refused), and no change.
 case_syn_bad_input() {
 	local t="syn-bad-input" before want args rc bad=0 n=0

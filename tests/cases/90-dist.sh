@@ -385,18 +385,23 @@ case_portable() {
 			why="$why; after the upgrade: $(chroot "$r" csum-guard status tap0 --netns "$ns" --json)"
 		rm -rf "$TMPD/nextdeb" "$r/tmp/next.deb"
 	fi
-	# purge: the guard goes with the package, and every file
+	# purge: the guard and a SYN responder go with the package, and every file
+	chroot "$r" csum-guard syncookie attach tap0 --netns "$ns" --ports 80 --mode tc \
+		--set-sysctl --quiet 2>>"$TMPD/port.err" || why="$why; syncookie attach from the root"
 	chroot "$r" dpkg --purge csum-guard >"$TMPD/port.dpkg" 2>&1 ||
 		why="$why; dpkg --purge in the root: $(grep -m1 -iE 'error|fail' "$TMPD/port.dpkg")"
 	[ "$("$CG" status tap0 --netns "$ns" --json | jq -r .attached)" = false ] ||
 		why="$why; still guarded after dpkg --purge"
+	[ "$("$CG" syncookie status --netns "$ns" --json | jq length)" = 0 ] &&
+		[ "$(ip netns exec "$ns" sysctl -n net.ipv4.tcp_syncookies)" = 1 ] ||
+		why="$why; the SYN responder or its sysctl stays after dpkg --purge"
 	left=$(cd "$TMPD/ovl-up" && find . \( -iname '*csum*guard*' -o -lname '*csum*guard*' \) -print | head -3)
 	[ -z "$left" ] || why="$why; dpkg --purge left $(echo $left)"
 	umount -R "$r/run/netns" "$r/dev" "$r/sys" "$r/proc" 2>/dev/null
 	umount "$r" || why="$why; the root stays mounted"
 	ip netns del "$ns" 2>/dev/null
 	if [ -z "$why" ]; then
-		pass "$t: ${deb##*/} in a Debian 11 root ($glibc, no libbpf.so.1): dpkg -i enabled csum-guard-watch.service; version, probe, attach, a bad frame dropped and counted; dpkg -i of the next release moved the guard to its program, counters kept; dpkg --purge detached the guard and left no file"
+		pass "$t: ${deb##*/} in a Debian 11 root ($glibc, no libbpf.so.1): dpkg -i enabled csum-guard-watch.service; version, probe, attach, a bad frame dropped and counted; dpkg -i of the next release moved the guard to its program, counters kept; dpkg --purge detached the guard and a SYN responder (sysctl put back) and left no file"
 	else
 		fail "$t: ${why#; }"
 	fi
