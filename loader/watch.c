@@ -369,6 +369,19 @@ static int cg_wparse(int argc, char **argv, struct cg_watch *w)
 	return 0;
 }
 
+/* A watcher that could guard nothing says so and fails, not logs on. */
+static bool cg_wcan_guard(const struct cg_watch *w)
+{
+	struct cg_probe p;
+	char why[256];
+
+	cg_probe_all(&p);
+	if (cg_select(&p, w->backend, why, sizeof(why)) != CG_CHOICE_NONE)
+		return true;
+	cg_err("cannot watch: %s", why);
+	return false;
+}
+
 int cg_watch(int argc, char **argv)
 {
 	char ev[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
@@ -389,6 +402,8 @@ int cg_watch(int argc, char **argv)
 		cg_err("cannot watch: must be run as root");
 		return 1;
 	}
+	if (!cg_wcan_guard(&w))
+		return 1;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);

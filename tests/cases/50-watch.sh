@@ -387,3 +387,31 @@ EOD
 	fi
 }
 cg_case libvirt_hook
+
+# A watcher that could guard nothing fails at once with one line, rather
+# than logging "cannot guard" for ever with exit 0: asked for a backend
+# that probe says cannot run here (kmod where modules do not load, bpf
+# where the kfunc is missing).
+case_watch_unable() {
+	local t="watch/unable [$BACKEND]" p b= why rc lines
+
+	p=$("$CG" probe --json)
+	if [ "$(jq -r .bpf_unavailable <<<"$p")" != null ]; then
+		b=bpf why=$(jq -r .bpf_unavailable <<<"$p")
+	elif [ "$(jq -r .kmod_unavailable <<<"$p")" != null ]; then
+		b=kmod why=$(jq -r .kmod_unavailable <<<"$p")
+	else
+		skip "$t: both backends can run on this kernel"
+		return
+	fi
+	timeout 20 "$CG" watch --backend $b >"$TMPD/wu.out" 2>"$TMPD/wu.err"
+	rc=$?
+	lines=$(wc -l <"$TMPD/wu.err")
+	if [ $rc = 1 ] && [ "$lines" = 1 ] && grep -q "^csum-guard: cannot watch: " "$TMPD/wu.err" &&
+	   [ ! -s "$TMPD/wu.out" ]; then
+		pass "$t: --backend $b ($why): exit 1 at once: $(cat "$TMPD/wu.err")"
+	else
+		fail "$t: --backend $b: exit $rc, $lines stderr lines: $(tr '\n' '|' <"$TMPD/wu.err") stdout: $(head -c 200 "$TMPD/wu.out")"
+	fi
+}
+cg_case watch_unable
