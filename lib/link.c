@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <net/if.h>
 #include <sys/socket.h>
 #include <linux/rtnetlink.h>
 
@@ -90,6 +91,50 @@ int cg_link_kind(int ifindex, char *kind, size_t n)
 		return fd;
 	cg_nl_msg_init(&m, RTM_GETLINK, 0, &ifi, sizeof(ifi));
 	err = cg_nl_talk(fd, &m, cg_link_kind_cb, &a);
+	close(fd);
+	return err;
+}
+
+struct cg_facing_walk {
+	cg_facing_fn fn;
+	void *arg;
+};
+
+static int cg_link_facing_cb(const struct nlmsghdr *h, void *arg)
+{
+	const struct nlattr *tb[IFLA_MAX + 1], *info[IFLA_INFO_MAX + 1];
+	const struct ifinfomsg *ifi = NLMSG_DATA(h);
+	struct cg_facing_walk *w = arg;
+	const struct cg_kind *k;
+	const char *name;
+
+	if (h->nlmsg_type != RTM_NEWLINK || h->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
+		return 0;
+	cg_nl_parse(h, sizeof(*ifi), tb, IFLA_MAX);
+	if (!tb[IFLA_LINKINFO])
+		return 0;
+	cg_nl_parse_nested(tb[IFLA_LINKINFO], info, IFLA_INFO_MAX);
+	k = cg_kind_find(cg_nla_str(info[IFLA_INFO_KIND]));
+	name = cg_nla_str(tb[IFLA_IFNAME]);
+	if (!k || !name)
+		return 0;
+	return w->fn(ifi->ifi_index, name, k, ifi->ifi_flags & IFF_UP, w->arg);
+}
+
+int cg_link_each_facing(cg_facing_fn fn, void *arg)
+{
+	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
+	struct cg_facing_walk w = { fn, arg };
+	struct cg_nl_msg m;
+	int fd, err, tries = 3;
+
+	fd = cg_nl_socket(NETLINK_ROUTE, 0, 5);
+	if (fd < 0)
+		return fd;
+	do {
+		cg_nl_msg_init(&m, RTM_GETLINK, NLM_F_DUMP, &ifi, sizeof(ifi));
+		err = cg_nl_talk(fd, &m, cg_link_facing_cb, &w);
+	} while (err == -EAGAIN && --tries);
 	close(fd);
 	return err;
 }

@@ -6,7 +6,9 @@
  */
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "csum_guard_abi.h"
 #include "json.h"
 #include "macros.h"
 #include "report.h"
@@ -47,10 +49,15 @@ enum { CG_M_GUARDED, CG_M_DROPPED, CG_M_UNREADABLE, CG_M_INFO };
 
 static void cg_prom_labels(const struct cg_report_row *r, int m)
 {
+	char ino[24];
+
+	/* a series must not move: a namespace's name, else its inode, never
+	 * the /proc/PID/ns/net path that led to it this time */
+	snprintf(ino, sizeof(ino), "%llu", (unsigned long long)r->netns_ino);
 	fputs("{device=", stdout);
 	cg_prom_str(r->dev);
-	cg_prom_label("netns", r->netns ?: "");
-	cg_prom_label("backend", r->backend);
+	cg_prom_label("netns", !r->netns ? "" : strchr(r->netns, '/') ? ino : r->netns);
+	cg_prom_label("backend", r->backend ?: "");
 	if (m == CG_M_INFO) {
 		/* which code guards it: what an upgrade changes */
 		cg_prom_label("program_tag", r->st.prog_tag);
@@ -71,7 +78,7 @@ static const struct {
 	const char *help;
 } cg_metrics[] = {
 	[CG_M_GUARDED] = { "csum_guard_guarded", "gauge",
-		"1 for each device csum-guard guards." },
+		"1 for each device csum-guard guards, 0 for each guest-facing device it does not." },
 	[CG_M_DROPPED] = { "csum_guard_dropped_total", "counter",
 		"CHECKSUM_PARTIAL frames dropped: csum_start inside the IP header." },
 	[CG_M_UNREADABLE] = { "csum_guard_dropped_unreadable_total", "counter",
@@ -88,15 +95,16 @@ void cg_report_prometheus(const struct cg_report_row *rows, int n)
 
 	fputs("# HELP csum_guard_build_info 1, labelled with the version of the csum-guard that wrote this.\n"
 	      "# TYPE csum_guard_build_info gauge\n", stdout);
-	printf("csum_guard_build_info{version=\"%s\"} 1\n", CG_VERSION);
+	printf("csum_guard_build_info{version=\"%s\",abi=\"%d\"} 1\n", CG_VERSION, CG_ABI_VERSION);
 	for (m = 0; m < ARRAY_SIZE(cg_metrics); m++) {
 		printf("# HELP %s %s\n# TYPE %s %s\n", cg_metrics[m].name, cg_metrics[m].help,
 		       cg_metrics[m].name, cg_metrics[m].type);
 		for (i = 0; i < n; i++) {
-			if (!rows[i].st.attached)
+			/* an unguarded guest-facing device: guarded 0, to alert on */
+			if (!rows[i].st.attached && m != CG_M_GUARDED)
 				continue;
 			v = m == CG_M_DROPPED ? rows[i].st.dropped :
-			    m == CG_M_UNREADABLE ? rows[i].st.dropped_unreadable : 1;
+			    m == CG_M_UNREADABLE ? rows[i].st.dropped_unreadable : rows[i].st.attached;
 			fputs(cg_metrics[m].name, stdout);
 			cg_prom_labels(&rows[i], m);
 			printf(" %llu\n", (unsigned long long)v);

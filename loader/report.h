@@ -14,6 +14,7 @@ struct cg_report_row {
 	__u64 netns_ino;
 	int ifindex;
 	const char *backend;	/* "bpf", "kmod", NULL when unguarded */
+	const char *kind;	/* a guest-facing kind (lib/link.h), or NULL */
 	struct cg_status st;
 };
 

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "json.h"
+#include "link.h"
 #include "log.h"
 #include "state.h"
 #include "commands.h"
@@ -62,7 +63,8 @@ static void cg_print_status(const struct cg_query *a, const struct cg_report_row
 		printf("%s%s%s: ", cg_text_safe(r->dev, dev, sizeof(dev)), r->netns ? " netns " : "",
 		       r->netns ? cg_text_safe(r->netns, ns, sizeof(ns)) : "");
 		if (!st->attached)
-			printf("not guarded\n");
+			printf("not guarded%s%s%s\n", r->kind ? " (" : "", r->kind ?: "",
+			       r->kind ? ")" : "");
 		else
 			printf("guarded by %s (%s%s), dropped %llu, dropped_unreadable %llu%s%s%s%s%s%s\n",
 			       r->backend, st->mode, cg_opts_text(st),
@@ -78,7 +80,9 @@ static void cg_print_status(const struct cg_query *a, const struct cg_report_row
 	cg_json_kv_str(&first, "netns", r->netns);
 	cg_json_kv_u64(&first, "netns_ino", r->netns_ino);
 	cg_json_kv_u64(&first, "ifindex", r->ifindex);
+	cg_json_kv_str(&first, "kind", r->kind);
 	cg_json_kv_str(&first, "backend", r->backend);
+	cg_json_kv_bool(&first, "guarded", st->attached);
 	cg_json_kv_bool(&first, "attached", st->attached);
 	cg_json_kv_str(&first, "mode", st->attached ? st->mode : NULL);
 	cg_json_kv_bool(&first, "egress", st->egress);
@@ -166,10 +170,58 @@ static int cg_status_row(enum cg_choice c, const struct cg_target *t, int err, v
 	return 0;
 }
 
-/* Every device a backend guards in the current namespace, ino, as netns. */
+struct cg_facing_rows {
+	struct cg_rows *rs;
+	int first;		/* the first row of this namespace */
+	const char *netns;
+	__u64 ino;
+};
+
+/*
+ * cg_link_each_facing(): its kind on the device's row; a row for it
+ * unguarded if it is up. A device that is down carries no frame: a tap
+ * made for a VM not started yet, the fallback tunnels (gre0, tunl0, ...)
+ * a module puts in every namespace.
+ */
+static int cg_status_facing(int ifindex, const char *name, const struct cg_kind *k, bool up,
+			    void *arg)
+{
+	struct cg_facing_rows *f = arg;
+	struct cg_report_row *r;
+	int i;
+
+	for (i = f->first; i < f->rs->n; i++) {
+		if (f->rs->row[i].ifindex == ifindex) {
+			f->rs->row[i].kind = k->kind;
+			return 0;
+		}
+	}
+	if (!up)
+		return 0;
+	r = cg_row_add(f->rs);
+	if (!r)
+		return -ENOMEM;
+	snprintf(r->dev, sizeof(r->dev), "%s", name);
+	r->netns = f->netns;
+	r->netns_ino = f->ino;
+	r->ifindex = ifindex;
+	r->kind = k->kind;
+	return 0;
+}
+
+/*
+ * Every device a backend guards in the current namespace, ino, as netns,
+ * and every guest-facing device it has unguarded: what an operator alerts on.
+ */
 static int cg_status_here(struct cg_rows *rs, const char *netns, __u64 ino)
 {
-	return cg_each_guard_here(netns, ino, cg_status_row, rs);
+	struct cg_facing_rows f = { .rs = rs, .first = rs->n, .netns = netns, .ino = ino };
+	int err;
+
+	err = cg_each_guard_here(netns, ino, cg_status_row, rs);
+	if (!err)
+		err = cg_link_each_facing(cg_status_facing, &f);
+	return err;
 }
 
 /* cg_state_each_netns(): each other namespace, as its label */
@@ -185,8 +237,8 @@ int cg_cmd_status(const struct cg_query *a)
 	struct cg_ack ack = {};
 	struct cg_target t;
 	enum cg_choice c;
-	char where[128], nsl[4 * PATH_MAX + 1];
-	int i, err;
+	char where[128], nsl[4 * PATH_MAX + 1], kind[CG_KIND_LEN];
+	int i, err, guarded = 0;
 
 	if (cg_cli_need_root("read status"))
 		return 1;
@@ -208,6 +260,8 @@ int cg_cmd_status(const struct cg_query *a)
 		if (!r)
 			return 1;
 		c = cg_guarded_by(&t, &r->st);
+		if (!cg_link_kind(t.ifindex, kind, sizeof(kind)) && cg_kind_find(kind))
+			r->kind = cg_kind_find(kind)->kind;
 		snprintf(r->dev, sizeof(r->dev), "%s", a->dev);
 		r->netns = a->netns;
 		r->netns_ino = t.netns_ino;
@@ -245,9 +299,11 @@ int cg_cmd_status(const struct cg_query *a)
 		}
 		puts("]");
 	} else {
-		for (i = 0; i < rs.n; i++)
+		for (i = 0; i < rs.n; i++) {
 			cg_print_status(a, &rs.row[i]);
-		if (!rs.n)
+			guarded += rs.row[i].st.attached;
+		}
+		if (!guarded)
 			printf("no guarded devices%s%s\n", a->netns ? " in netns " : "",
 			       a->netns ? cg_text_safe(a->netns, nsl, sizeof(nsl)) : "");
 	}

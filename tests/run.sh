@@ -110,7 +110,7 @@ leak_check() {
 	[ "$(prog_count)" != "$PROGS0" ] && left="$left programs"
 	[ "$(sc_progs)" != "$SC_PROGS0" ] && left="$left syncookie-programs"
 	if [ -d /sys/module/csum_guard ]; then
-		[ "$("$CG" status --json 2>/dev/null)" = "[]" ] || left="$left guarded-devices"
+		[ "$(guarded_json 2>/dev/null)" = "[]" ] || left="$left guarded-devices"
 		[ "$(cat /sys/module/csum_guard/refcnt 2>/dev/null || echo 0)" = 0 ] || left="$left module-refs"
 	fi
 	if [ -z "$left" ]; then

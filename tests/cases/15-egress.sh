@@ -236,7 +236,7 @@ case_egress() {
 	if eg_guard --egress; then
 		timeout 60 ip -n "$VM" link del veth0
 		local rc=$? listed
-		listed=$("$CG" status --netns "$VM" --json)
+		listed=$(guarded_json --netns "$VM")
 		# status only reads: detach of the device that is gone (what a VM
 		# manager runs) removes what its guard left
 		eg_unguard || rc="$rc, detach failed"

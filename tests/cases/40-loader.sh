@@ -25,7 +25,7 @@ case_idempotent() {
 	h2=$(kernel_guard "$VM" tap0)
 	idem_step --log-drops
 	h3=$(kernel_guard "$VM" tap0)
-	n=$("$CG" status --netns "$VM" --json | jq length)
+	n=$(guarded_json --netns "$VM" | jq length)
 	p1=$(prog_count)
 	set -- $("$CG" status tap0 --netns "$VM" --json |
 		jq -r '"\(.attached) \(.log_drops) \(.backend) \(.dropped) \(.dropped_unreadable)"')
@@ -101,7 +101,7 @@ case_detach_gone() {
 	guard_on || why="$why; attach failed"
 	ip -n "$VM" link del tap0
 	gone_detach "deleted tap" 'was gone: removed'
-	[ "$("$CG" status --netns "$VM" --json)" = "[]" ] || why="$why; still listed"
+	[ "$(guarded_json --netns "$VM")" = "[]" ] || why="$why; still listed"
 
 	# made again under the same name: the old guard's state goes, the new
 	# tap and a guarded neighbour stay as they are
@@ -114,7 +114,7 @@ case_detach_gone() {
 	out=$("$CG" detach tap0 --netns "$VM" 2>&1)
 	rc=$?
 	[ $rc = 0 ] || why="$why; detach of a remade tap: exit $rc: $out"
-	[ "$("$CG" status --netns "$VM" --json | jq -r '[.[] | .device] | join(",")')" = tap1 ] ||
+	[ "$(guarded_json --netns "$VM" | jq -r '[.[] | .device] | join(",")')" = tap1 ] ||
 		why="$why; after detach of the remade tap0: $("$CG" status --netns "$VM" --json)"
 	[ "$BACKEND" != bpf ] || [ "$(gone_pins | grep -c /meta)" = 1 ] ||
 		why="$why; pins: $(gone_pins | tr '\n' ' ')"
@@ -239,7 +239,7 @@ case_vanish() {
 	topo_up --mtu 1500 && guard_on || { fail "$t: set-up"; topo_down; return; }
 	ip -n "$VM" link del tap0
 	"$CG" status --netns "$VM" --json >/dev/null
-	if [ "$("$CG" status --netns "$VM" --json)" = "[]" ]; then
+	if [ "$(guarded_json --netns "$VM")" = "[]" ]; then
 		pass "$t: device deleted while guarded: no longer listed"
 	else
 		fail "$t: device deleted while guarded: still listed"
@@ -457,7 +457,7 @@ case_detach_all() {
 	out=$("$CG" detach --all --netns $a 2>&1) && grep -q 'nothing guarded in netns' <<<"$out" ||
 		bad="$bad again:[$out]"
 	"$CG" detach --all --quiet || bad="$bad all-rc"
-	[ "$("$CG" status --json | jq length)" = 0 ] || bad="$bad left:$("$CG" status --json)"
+	[ "$(guarded_json | jq length)" = 0 ] || bad="$bad left:$(guarded_json)"
 	kill $upid
 	wait $upid 2>/dev/null
 	ip netns del $a

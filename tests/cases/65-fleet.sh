@@ -6,11 +6,12 @@
 # in $1 (a JSON array), in prom_parse's form.
 prom_expect() {
 	jq -r --argjson inos "$1" '.[] | select(.netns_ino as $i | $inos | index($i)) |
-		[.device, .netns // "", .backend, .mode] as $l |
+		[.device, (if (.netns // "") | contains("/") then .netns_ino | tostring else .netns // "" end),
+		 .backend, .mode] as $l |
 		(["csum_guard_guarded"] + $l + [(.egress | tostring), "1"]),
 		(["csum_guard_dropped_total"] + $l + ["-", (.dropped | tostring)]),
 		(["csum_guard_dropped_unreadable_total"] + $l + ["-", (.dropped_unreadable | tostring)]),
-		(["csum_guard_guard_info", .device, .netns // "", .backend, "", "-", "1"]) |
+		(["csum_guard_guard_info", $l[0], $l[1], $l[2], "", "-", "1"]) |
 		join("\t")'
 }
 
@@ -121,36 +122,48 @@ case_fleet() {
 	prom_parse "$FLEET_METRICS" <"$TMPD/fleet.prom" >"$TMPD/fleet.samples" 2>"$TMPD/fleet.perr" ||
 		bad="$bad parse:$(cat "$TMPD/fleet.perr")"
 	want=$(prom_expect "$inos" <<<"$json" | sort)
-	got=$(awk -F '\t' -v a="$n1" -v b="$n2" -v c="$u" '$3 == a || $3 == b || $3 == c' \
+	got=$(awk -F '\t' -v a="$n1" -v b="$n2" -v c="$ino3" '$3 == a || $3 == b || $3 == c' \
 		"$TMPD/fleet.samples" | sort)
 	[ "$(wc -l <<<"$want")" = 12 ] && [ "$got" = "$want" ] || bad="$bad samples"
 	# which code guards each, and which csum-guard wrote the file
 	[ "$(grep -c '^csum_guard_guard_info{.*,program_tag="[0-9a-f]*",loader_version="[^"]*",object_sha256="[0-9a-f]*",module_version="[^"]*"} 1$' \
 		"$TMPD/fleet.prom")" -ge 3 ] || bad="$bad guard_info"
-	grep -qx "csum_guard_build_info{version=\"$(cat "$TOP/VERSION")\"} 1" "$TMPD/fleet.prom" ||
+	grep -qx "csum_guard_build_info{version=\"$(cat "$TOP/VERSION")\",abi=\"[0-9]*\"} 1" "$TMPD/fleet.prom" ||
 		bad="$bad build_info"
 	grep -qF "csum_guard_dropped_total{device=\"${p}\\\"q\\\\\",netns=\"$n2\",backend=\"$BACKEND\"" \
 		"$TMPD/fleet.prom" || bad="$bad escaping"
 	if [ -z "$bad" ]; then
 		pass "$t: --prometheus parses strictly (\\\" and \\\\ escaped in a device name," \
-			"a /proc path as netns), matches the JSON counters, says which code guards each" \
+			"an unnamed namespace by its inode), matches the JSON counters, says which code guards each" \
 			"(guard_info) and which csum-guard wrote it (build_info)"
 	else
 		fail "$t: --prometheus:$bad; want $(tr '\n\t' '| ' <<<"$want"); got $(tr '\n\t' '| ' <<<"$got")"
 	fi
 
-	# nothing guarded there: still a valid file; --json and --prometheus exclude each other
+	# nothing guarded there: the tap listed unguarded, for an alert on
+	# csum_guard_guarded == 0; still a valid file; --json and --prometheus
+	# exclude each other
 	bad=""
 	"$CG" detach "$dev1" --netns "$n1" --quiet
+	# (and a tap that is down, which carries nothing: not listed)
+	ip -n "$n1" tuntap add dev "${p}down" mode tap vnet_hdr || bad="$bad down-tap"
 	"$CG" status --netns "$n1" --prometheus >"$TMPD/fleet.prom" || bad="$bad rc"
 	got=$(prom_parse "$FLEET_METRICS" <"$TMPD/fleet.prom" 2>&1) || bad="$bad parse:$got"
-	[ "$got" = "$(printf 'csum_guard_build_info\t\t\t\t\t-\t1')" ] &&
-		[ "$(grep -c '^# ' "$TMPD/fleet.prom")" = 10 ] || bad="$bad empty:[$got]"
+	[ "$got" = "$(printf 'csum_guard_build_info\t\t\t\t\t-\t1\ncsum_guard_guarded\t%s\t%s\t\t\tfalse\t0' "$dev1" "$n1")" ] &&
+		[ "$(grep -c '^# ' "$TMPD/fleet.prom")" = 10 ] || bad="$bad unguarded:[$got]"
+	grep -qx "csum_guard_build_info{version=\"$(cat "$TOP/VERSION")\",abi=\"[0-9]*\"} 1" "$TMPD/fleet.prom" ||
+		bad="$bad build_info"
+	got=$("$CG" status --netns "$n1" --json | jq -c 'map([.device, .kind, .guarded, .attached, .backend])')
+	[ "$got" = "[[\"$dev1\",\"tun\",false,false,null]]" ] || bad="$bad json:$got"
+	got=$("$CG" status --netns "$n1")
+	[ "$got" = "$(printf '%s netns %s: not guarded (tun)\nno guarded devices in netns %s' "$dev1" "$n1" "$n1")" ] ||
+		bad="$bad text:[$got]"
 	"$CG" status --json --prometheus >/dev/null 2>&1
 	rc=$?
 	[ $rc = 2 ] || bad="$bad exclusive:rc=$rc"
 	if [ -z "$bad" ]; then
-		pass "$t: nothing guarded: --prometheus still writes HELP and TYPE;" \
+		pass "$t: an unguarded tap: listed with guarded false and its kind (JSON, text), one that is down not," \
+			"csum_guard_guarded 0 and no counters in --prometheus, which stays valid;" \
 			"--json --prometheus is bad usage"
 	else
 		fail "$t:$bad"

@@ -400,7 +400,7 @@ many_listed() {
 		"$CG" status --netns "$ns" --json
 	done | jq -s --argjson want "$want" --arg b "$BACKEND" \
 		'map(select((map(select(.attached and .backend == $b) | .device) | sort) != $want
-			    or length != ($want | length))) | length'
+			    or (map(select(.attached)) | length) != ($want | length))) | length'
 }
 
 # Four taps in each of many namespaces; two loaders attach them all at once

@@ -372,6 +372,10 @@ sc_progs() { bpftool prog show 2>/dev/null | grep -c 'name syncookie_'; }
 
 # The pins of both guards. Guards the host had before the suite (an
 # operator's) are not leaks: the runner compares with the start.
+# The guarded devices status lists (it lists the unguarded guest-facing ones
+# too): status ARGS --json, filtered.
+guarded_json() { "$CG" status "$@" --json | jq -c 'map(select(.attached))'; }
+
 pin_list() { find /sys/fs/bpf/csum_guard /sys/fs/bpf/csum_guard_syncookie 2>/dev/null | sort; }
 
 # What is installed that csum-guard could have made: a snapshot to compare.
