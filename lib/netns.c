@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * netns.c - enter a network namespace given by name (/run/netns/NAME, as
- * `ip netns` makes) or by path (/proc/PID/ns/net: VM namespaces are not
- * always named), and come back.
+ * `ip netns` makes), by path (/proc/PID/ns/net: VM namespaces are not
+ * always named) or by inode (what status reports for an unnamed one), and
+ * come back.
  *
  * Only the network namespace changes: bpffs pins live in the mount
  * namespace, which stays the caller's.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -31,9 +33,30 @@
 
 static int cg_orig_netns = -1;
 
+static bool cg_netns_fd_is(int fd, __u64 ino)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && st.st_ino == ino;
+}
+
+struct cg_netns_find {
+	__u64 ino;
+	char path[PATH_MAX];
+};
+
+static void cg_netns_find_ino(const struct cg_netns_ref *r, void *arg)
+{
+	struct cg_netns_find *f = arg;
+
+	if (r->ino == f->ino && !f->path[0])
+		snprintf(f->path, sizeof(f->path), "%s", r->path);
+}
+
 int cg_netns_open(const char *ns)
 {
-	char path[PATH_MAX];
+	struct cg_netns_find f = {};
+	char path[PATH_MAX], *end;
 	int fd, type;
 
 	if (!*ns || !strcmp(ns, ".") || !strcmp(ns, ".."))
@@ -45,6 +68,22 @@ int cg_netns_open(const char *ns)
 
 	/* O_NONBLOCK: a FIFO under that path must not hang us; nsfs ignores it */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 && errno == ENOENT && !strchr(ns, '/') && isdigit((unsigned char)*ns)) {
+		/* no such name: an inode, as status reports an unnamed namespace */
+		errno = 0;
+		f.ino = strtoull(ns, &end, 10);
+		if (*end || errno || !f.ino)
+			return -ENOENT;
+		cg_netns_scan(cg_netns_find_ino, &f);
+		if (!f.path[0])
+			return -ENOENT;
+		fd = open(f.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		/* the process left between the scan and the open, or another came */
+		if (fd >= 0 && !cg_netns_fd_is(fd, f.ino)) {
+			close(fd);
+			return -ENOENT;
+		}
+	}
 	if (fd < 0)
 		return -errno;
 	type = ioctl(fd, NS_GET_NSTYPE);

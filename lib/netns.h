@@ -11,7 +11,9 @@
 
 #define CG_NETNS_RUN_DIR "/run/netns"		/* where `ip netns` names them */
 
-int cg_netns_open(const char *ns);		/* fd or -errno */
+/* fd or -errno; ns is NAME (/run/netns), a path, or an inode in decimal
+ * (a process of that namespace is looked for; a name wins over an inode) */
+int cg_netns_open(const char *ns);
 int cg_netns_enter(int fd);			/* 0 or -errno */
 int cg_netns_restore(void);			/* back to where we started */
 /* Back to where we started, or exit(1) with one line said: nothing may run

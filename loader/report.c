@@ -13,6 +13,14 @@
 #include "macros.h"
 #include "report.h"
 
+const char *cg_report_netns(const struct cg_report_row *r, char *buf, size_t n)
+{
+	if (!r->netns || !strchr(r->netns, '/'))
+		return r->netns;
+	snprintf(buf, n, "%llu", (unsigned long long)r->netns_ino);
+	return buf;
+}
+
 /*
  * A label value: backslash, double quote and newline are escaped; other
  * control characters and bytes that are not UTF-8, which the format does not
@@ -49,14 +57,12 @@ enum { CG_M_GUARDED, CG_M_DROPPED, CG_M_UNREADABLE, CG_M_INFO };
 
 static void cg_prom_labels(const struct cg_report_row *r, int m)
 {
-	char ino[24];
+	char ns[24];
+	const char *label = cg_report_netns(r, ns, sizeof(ns));
 
-	/* a series must not move: a namespace's name, else its inode, never
-	 * the /proc/PID/ns/net path that led to it this time */
-	snprintf(ino, sizeof(ino), "%llu", (unsigned long long)r->netns_ino);
 	fputs("{device=", stdout);
 	cg_prom_str(r->dev);
-	cg_prom_label("netns", !r->netns ? "" : strchr(r->netns, '/') ? ino : r->netns);
+	cg_prom_label("netns", label ?: "");
 	cg_prom_label("backend", r->backend ?: "");
 	if (m == CG_M_INFO) {
 		/* which code guards it: what an upgrade changes */

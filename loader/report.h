@@ -18,6 +18,14 @@ struct cg_report_row {
 	struct cg_status st;
 };
 
+/*
+ * The name a row's namespace is reported by (JSON, text, Prometheus): its
+ * name, else its inode in decimal (which --netns takes too), never the
+ * /proc/PID/ns/net path that led to it this time: a series or a key must
+ * not move when that process exits. NULL for the caller's own namespace.
+ */
+const char *cg_report_netns(const struct cg_report_row *r, char *buf, size_t n);
+
 /* report.c: the rows in the Prometheus text exposition format, on stdout. */
 void cg_report_prometheus(const struct cg_report_row *rows, int n);
 /* The completion guard's metrics (host-wide): after the devices' */

@@ -56,12 +56,13 @@ const char *cg_opts_text(const struct cg_status *st)
 static void cg_print_status(const struct cg_query *a, const struct cg_report_row *r)
 {
 	const struct cg_status *st = &r->st;
-	char dev[4 * IF_NAMESIZE + 1], ns[4 * PATH_MAX + 1];
+	char dev[4 * IF_NAMESIZE + 1], ns[4 * PATH_MAX + 1], ino[24];
+	const char *netns = cg_report_netns(r, ino, sizeof(ino));
 	bool first = true;
 
 	if (!a->json) {
-		printf("%s%s%s: ", cg_text_safe(r->dev, dev, sizeof(dev)), r->netns ? " netns " : "",
-		       r->netns ? cg_text_safe(r->netns, ns, sizeof(ns)) : "");
+		printf("%s%s%s: ", cg_text_safe(r->dev, dev, sizeof(dev)), netns ? " netns " : "",
+		       netns ? cg_text_safe(netns, ns, sizeof(ns)) : "");
 		if (!st->attached)
 			printf("not guarded%s%s%s\n", r->kind ? " (" : "", r->kind ?: "",
 			       r->kind ? ")" : "");
@@ -77,7 +78,7 @@ static void cg_print_status(const struct cg_query *a, const struct cg_report_row
 	}
 	putchar('{');
 	cg_json_kv_str(&first, "device", r->dev);
-	cg_json_kv_str(&first, "netns", r->netns);
+	cg_json_kv_str(&first, "netns", netns);
 	cg_json_kv_u64(&first, "netns_ino", r->netns_ino);
 	cg_json_kv_u64(&first, "ifindex", r->ifindex);
 	cg_json_kv_str(&first, "kind", r->kind);

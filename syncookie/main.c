@@ -100,8 +100,16 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 	struct sc_ports p = {};
 	struct sc_meta m;
 	char list[SC_MAX_PORTS * 8];
+	char dev[4 * IF_NAMESIZE + 1], nsbuf[4 * PATH_MAX + 1], ino[24];
+	const char *netns = t->netns;
 	bool live, first = true;
 	int port, sys;
+
+	/* named as csum-guard status names it: an unnamed namespace by inode */
+	if (netns && strchr(netns, '/')) {
+		snprintf(ino, sizeof(ino), "%llu", (unsigned long long)t->ino);
+		netns = ino;
+	}
 
 	live = !sc_map_get(t, SC_PIN_META, &m, 0) && sc_live(t, &m);
 	if (live) {
@@ -110,7 +118,8 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 	}
 	sys = sc_sysctl_read(live ? sc_sysctl_path(m.mode) : SC_SYSCTL_COOKIES);
 	if (!json) {
-		printf("%s%s%s: ", t->dev, t->netns ? " netns " : "", t->netns ?: "");
+		printf("%s%s%s: ", cg_text_safe(t->dev, dev, sizeof(dev)), netns ? " netns " : "",
+		       netns ? cg_text_safe(netns, nsbuf, sizeof(nsbuf)) : "");
 		if (!live) {
 			printf("not answering SYNs\n");
 			return false;
@@ -128,7 +137,7 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 		*first_row = false;
 	putchar('{');
 	cg_json_kv_str(&first, "dev", t->dev);
-	cg_json_kv_str(&first, "netns", t->netns);
+	cg_json_kv_str(&first, "netns", netns);
 	cg_json_kv_u64(&first, "ifindex", t->ifindex);
 	cg_json_kv_bool(&first, "attached", live);
 	cg_json_kv_str(&first, "mode", live ? sc_mode_name(m.mode) : NULL);

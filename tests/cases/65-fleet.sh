@@ -6,8 +6,7 @@
 # in $1 (a JSON array), in prom_parse's form.
 prom_expect() {
 	jq -r --argjson inos "$1" '.[] | select(.netns_ino as $i | $inos | index($i)) |
-		[.device, (if (.netns // "") | contains("/") then .netns_ino | tostring else .netns // "" end),
-		 .backend, .mode] as $l |
+		[.device, .netns // "", .backend, .mode] as $l |
 		(["csum_guard_guarded"] + $l + [(.egress | tostring), "1"]),
 		(["csum_guard_dropped_total"] + $l + ["-", (.dropped | tostring)]),
 		(["csum_guard_dropped_unreadable_total"] + $l + ["-", (.dropped_unreadable | tostring)]),
@@ -27,8 +26,9 @@ fleet_cleanup() {
 }
 
 # Taps guarded in two named namespaces and an unnamed one: `status` with no
-# DEV and no --netns reports each once, by name or /proc path, with its own
-# counters; --prometheus says the same in a form node_exporter reads.
+# DEV and no --netns reports each once, by name or inode (never the /proc
+# path, which moves when its process exits), with its own counters;
+# --prometheus says the same in a form node_exporter reads.
 case_fleet() {
 	local t="fleet [$BACKEND]" n1=$CG_PFX-fleet1 n2=$CG_PFX-fleet2 p=f$(($$ % 100000))
 	local u ino1 ino2 ino3 inos json prom want got d e bad="" rc mode code
@@ -64,10 +64,10 @@ case_fleet() {
 		--count 3 --payload 100 2>"$TMPD/fleet.err" || bad="$bad inject"
 	[ -z "$bad" ] || { fail "$t: set-up:$bad"; fleet_cleanup; return; }
 
-	# JSON: each of ours once, named or by path, the 3 drops only on dev2
+	# JSON: each of ours once, named or by inode, the 3 drops only on dev2
 	json=$("$CG" status --json)
 	for want in "$ino1	$n1	$dev1	0	0" "$ino2	$n2	$dev2	3	0" \
-		    "$ino3	$u	$dev3	0	0"; do
+		    "$ino3	$ino3	$dev3	0	0"; do
 		got=$(jq -r --argjson ino "${want%%	*}" '[.[] | select(.netns_ino == $ino)] |
 			if length == 1 then .[0] | [.netns_ino, .netns, .device, .dropped,
 				.dropped_unreadable, .backend, .attached] | map(tostring) | join("\t")
@@ -97,7 +97,7 @@ case_fleet() {
 	bpf) [[ $code == "; program "????????????????", attached by csum-guard $(cat "$TOP/VERSION")" ]] ;;
 	kmod) [ "$code" = "; module $(cat /sys/module/csum_guard/version)" ] ;;
 	esac || bad="$bad code:[$code]"
-	for d in "$dev1 netns $n1|0" "$dev2 netns $n2|3" "$dev3 netns $u|0"; do
+	for d in "$dev1 netns $n1|0" "$dev2 netns $n2|3" "$dev3 netns $ino3|0"; do
 		e=${d%|*}
 		e=${e//\\/\\\\}
 		[ "$(grep -cxF "$e: guarded by $BACKEND ($mode), dropped ${d#*|}, dropped_unreadable 0$code" \
@@ -108,9 +108,14 @@ case_fleet() {
 	[ "$got" = "$dev1 $n1 $ino1" ] || bad="$bad --netns:[$got]"
 	got=$("$CG" status "$dev3" --netns "$u" --json |
 		jq -r '"\(.device) \(.netns) \(.netns_ino) \(.attached)"')
-	[ "$got" = "$dev3 $u $ino3 true" ] || bad="$bad DEV:[$got]"
+	[ "$got" = "$dev3 $ino3 $ino3 true" ] || bad="$bad DEV:[$got]"
+	# the inode status reports leads back to the namespace: --netns takes it
+	got=$("$CG" status "$dev3" --netns "$ino3" --json |
+		jq -r '"\(.device) \(.netns) \(.netns_ino) \(.attached)"')
+	[ "$got" = "$dev3 $ino3 $ino3 true" ] || bad="$bad --netns-ino:[$got]"
+	"$CG" status "$dev3" --netns 1 --json >/dev/null 2>&1 && bad="$bad --netns-ino-1"
 	if [ -z "$bad" ]; then
-		pass "$t: text status has one line per device; --netns NS and DEV --netns NS report only that"
+		pass "$t: text status has one line per device; --netns NS and DEV --netns NS report only that; --netns takes the inode status gives an unnamed namespace"
 	else
 		fail "$t:$bad; text: $(tr '\n' '|' <"$TMPD/fleet.txt")"
 	fi
