@@ -59,7 +59,7 @@ TOOLS := $(BUILD)/tests/cg-inject $(BUILD)/tests/cg-sniff $(BUILD)/tests/cg-nfq 
 	$(BUILD)/tests/sc-syn $(BUILD)/tests/xdp-pass.bpf.o $(BUILD)/tests/cg-hooks \
 	$(BUILD)/tests/cg-kdump $(BUILD)/tests/cg-sdrecv $(BUILD)/tests/csum-guard-next
 # What the benchmark tools and cg-stream share: netns, numbers, sockets.
-BENCH_UTIL := bench/util.c lib/netns.c lib/log.c
+BENCH_UTIL := bench/util.c lib/netns.c lib/log.c lib/json.c
 
 # Debian packages each target needs on a fresh Debian 12 machine.
 BUILD_DEPS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc

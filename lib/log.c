@@ -7,9 +7,11 @@
 
 #include <bpf/libbpf.h>
 
+#include "json.h"
 #include "log.h"
 
 bool cg_quiet;
+bool cg_json_errors;
 
 /* "csum-guard: MESSAGE TAIL" on stderr */
 static void cg_vline(const char *tail, const char *fmt, va_list ap)
@@ -19,12 +21,27 @@ static void cg_vline(const char *tail, const char *fmt, va_list ap)
 	fputs(tail, stderr);
 }
 
+/* {"error":"MESSAGE"} on stdout, as bpftool writes its errors under --json */
+static void cg_json_error(const char *msg)
+{
+	fputs("{\"error\":", stdout);
+	cg_json_str(msg);
+	fputs("}\n", stdout);
+	fflush(stdout);
+}
+
 void cg_err(const char *fmt, ...)
 {
+	char msg[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
-	cg_vline("\n", fmt, ap);
+	if (cg_json_errors) {
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		cg_json_error(msg);
+	} else {
+		cg_vline("\n", fmt, ap);
+	}
 	va_end(ap);
 }
 
@@ -47,8 +64,14 @@ int cg_usage_err(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "csum-guard: %s (see csum-guard help)\n",
-		cg_text_safe(msg, safe, sizeof(safe)));
+	if (cg_json_errors) {
+		/* cg_json_str() escapes what the user typed itself */
+		snprintf(safe, sizeof(safe), "%s (see csum-guard help)", msg);
+		cg_json_error(safe);
+	} else {
+		fprintf(stderr, "csum-guard: %s (see csum-guard help)\n",
+			cg_text_safe(msg, safe, sizeof(safe)));
+	}
 	return CG_EXIT_USAGE;
 }
 

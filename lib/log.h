@@ -11,13 +11,15 @@
 
 #define CG_EXIT_USAGE	2
 
-/* One line on stderr, prefixed "csum-guard: ". */
+/* One line on stderr, prefixed "csum-guard: "; with cg_json_errors set, one
+ * JSON object {"error":"..."} on stdout instead (usage errors too). */
 void cg_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Bad usage: one line on stderr pointing at csum-guard help; returns 2. */
 int cg_usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Progress for humans, on stderr, unless --quiet. */
 void cg_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern bool cg_quiet;
+extern bool cg_json_errors;	/* --json anywhere on the line */
 
 /* The length of the well-formed UTF-8 sequence at s (RFC 3629: no overlong
  * form, no surrogate, nothing past U+10FFFF), 0 if there is none. */

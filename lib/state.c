@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bpffs.h"
@@ -18,9 +19,12 @@
 #include "netns.h"
 #include "state.h"
 
+int cg_lock_wait = -1;
+
 int cg_lock_host(struct cg_ack *ack)
 {
 	int fd = open(CG_LOCK_PATH, O_RDWR | O_CREAT | O_CLOEXEC, 0600), err;
+	struct timespec now, end, tick = { 0, 20 * 1000 * 1000 };
 
 	if (fd < 0)
 		goto fail;
@@ -28,12 +32,36 @@ int cg_lock_host(struct cg_ack *ack)
 		return 0;	/* held until exit */
 	if (errno != EWOULDBLOCK)
 		goto fail;
-	/* another command changes state now: say why we wait (not with --quiet) */
-	cg_info("waiting for %s: another csum-guard command holds it", CG_LOCK_PATH);
-	if (!flock(fd, LOCK_EX))
-		return 0;
+	if (cg_lock_wait < 0) {
+		/* another command changes state now: say why we wait (not with --quiet) */
+		cg_info("waiting for %s: another csum-guard command holds it", CG_LOCK_PATH);
+		if (!flock(fd, LOCK_EX))
+			return 0;
+		goto fail;
+	}
+	if (cg_lock_wait)
+		cg_info("waiting up to %d s for %s: another csum-guard command holds it",
+			cg_lock_wait, CG_LOCK_PATH);
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += cg_lock_wait;
+	for (;;) {
+		if (!flock(fd, LOCK_EX | LOCK_NB))
+			return 0;
+		if (errno != EWOULDBLOCK)
+			goto fail;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > end.tv_sec ||
+		    (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+			break;
+		nanosleep(&tick, NULL);
+	}
+	close(fd);
+	return cg_ack_err(ack, -EBUSY, "another csum-guard command holds %s (gave up after --wait %d)",
+			  CG_LOCK_PATH, cg_lock_wait);
 fail:
 	err = -errno;
+	if (fd >= 0)
+		close(fd);
 	return cg_ack_err(ack, err, "cannot take %s: %s", CG_LOCK_PATH, strerror(-err));
 }
 

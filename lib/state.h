@@ -17,8 +17,13 @@
 
 struct cg_ack;
 
-/* The host lock, held until exit: 0, or -errno with the reason in ack. */
+/*
+ * The host lock, held until exit: 0, or -errno with the reason in ack.
+ * Held by another command: waited for as long as it takes (one line said),
+ * or cg_lock_wait seconds at most (--wait SECONDS; 0: not at all), -EBUSY.
+ */
 int cg_lock_host(struct cg_ack *ack);
+extern int cg_lock_wait;
 
 struct cg_target {
 	const char *dev;	/* device name as the user gave it, NULL: none */

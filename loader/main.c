@@ -26,6 +26,7 @@
 #include "cli.h"
 #include "log.h"
 #include "sha256.h"
+#include "state.h"
 #include "csum_guard_abi.h"
 #include "backend.h"
 #include "commands.h"
@@ -60,6 +61,9 @@ static const char usage_text[] =
 	"       csum-guard version | -V | --version\n"
 	"       csum-guard help | -h | --help\n"
 	"--help and --version go anywhere on the line; --quiet before the command too.\n"
+	"--wait SECONDS (anywhere): wait that long at most for another csum-guard\n"
+	"  command to finish (default: as long as it takes; 0: not at all).\n"
+	"--json (anywhere): errors too are JSON, {\"error\":\"...\"} on stdout.\n"
 	"NS is a name from `ip netns` or a path such as /proc/PID/ns/net.\n"
 	"check: does this kernel write a guest's checksum over the IPv4 header when IP\n"
 	"  fragmentation (frag) or the transmit path of a device without checksum\n"
@@ -243,6 +247,39 @@ int main(int argc, char **argv)
 			return 0;
 		}
 	}
+	/*
+	 * Options of the whole line, anywhere on it: --json also makes every
+	 * error a JSON object on stdout; --wait SECONDS bounds the wait for the
+	 * host lock (and is taken out, for the commands' own parsers).
+	 */
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		const char *w = NULL;
+		char *end;
+		long v;
+		int drop = 0;
+
+		if (!strcmp(argv[i], "--json"))
+			cg_json_errors = true;
+		if (!strcmp(argv[i], "--wait")) {
+			if (i + 1 >= argc)
+				return cg_usage_err("--wait needs a number of seconds");
+			w = argv[i + 1];
+			drop = 2;
+		} else if (!strncmp(argv[i], "--wait=", 7)) {
+			w = argv[i] + 7;
+			drop = 1;
+		}
+		if (!drop)
+			continue;
+		errno = 0;
+		v = strtol(w, &end, 10);
+		if (!*w || *end || errno || v < 0 || v > 86400)
+			return cg_usage_err("--wait needs whole seconds from 0 to 86400, not '%s'", w);
+		cg_lock_wait = v;
+		memmove(&argv[i], &argv[i + drop], (argc - i - drop + 1) * sizeof(*argv));
+		argc -= drop;
+		i--;
+	}
 	/* --quiet before the command as well as after it */
 	while (argc > 1 && (!strcmp(argv[1], "--quiet") || !strcmp(argv[1], "-q"))) {
 		cg_quiet = true;
@@ -271,6 +308,7 @@ int main(int argc, char **argv)
 		cg_log_libbpf();
 		return cg_watch(argc, argv);
 	}
+
 	if (strcmp(a.cmd, "attach") && strcmp(a.cmd, "detach") && strcmp(a.cmd, "upgrade") &&
 	    strcmp(a.cmd, "status") && strcmp(a.cmd, "probe") && strcmp(a.cmd, "check"))
 		return cg_usage_err("unknown command '%s'", a.cmd);

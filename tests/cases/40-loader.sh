@@ -283,7 +283,15 @@ case_bad_input() {
 		rc=$?
 		lines=$(wc -l <"$TMPD/err")
 		line=$(head -1 "$TMPD/err")
-		if [ "$rc" != "$want" ] || [ "$lines" != 1 ] || [ -s "$TMPD/out" ] ||
+		if [[ " $args " == *" --json "* ]]; then
+			# with --json the error is one JSON object on stdout, as bpftool's
+			if [ "$rc" != "$want" ] || [ -s "$TMPD/err" ] ||
+			   [ "$(wc -l <"$TMPD/out")" != 1 ] ||
+			   ! jq -e '(keys == ["error"]) and (.error | type == "string" and length > 0)' 				"$TMPD/out" >/dev/null 2>&1; then
+				bad=$((bad + 1))
+				note "csum-guard $args: rc=$rc (want $want), stdout: $(head -c 300 "$TMPD/out"), stderr: $line"
+			fi
+		elif [ "$rc" != "$want" ] || [ "$lines" != 1 ] || [ -s "$TMPD/out" ] ||
 		   [ "${line#csum-guard: }" = "$line" ]; then
 			bad=$((bad + 1))
 			note "csum-guard $args: rc=$rc (want $want), $lines stderr lines: $line"
@@ -311,6 +319,14 @@ case_bad_input() {
 	2|detach tap0 --json --netns $VM
 	2|status tap0 --json --prometheus --netns $VM
 	2|probe --prometheus
+	2|probe --json --bogus$'\xff\e'
+	2|--wait x status
+	2|status --wait
+	2|status tap0 --netns $VM --wait -1
+	2|status tap0 --netns $VM --wait=
+	1|status nosuch0 --json --netns $VM
+	1|status --json --netns $TMPD/fifo
+	1|syncookie status nosuch0 --json --netns $VM
 	2|attach tap0 --object /dev/null --netns $VM
 	2|attach tap0 --sha256 00 --object /dev/null --netns $VM
 	2|attach tap0 --object /dev/null --sha256 $(printf '%064d' 0) --backend kmod --netns $VM
@@ -357,6 +373,10 @@ case_bad_input() {
 				setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
 					"$CG" $args >"$TMPD/out" 2>"$TMPD/err"
 				rc=$?
+				# under --json the line is {"error":"..."} on stdout
+				[[ " $args " == *" --json "* ]] &&
+					jq -r .error "$TMPD/out" 2>/dev/null | sed 's/^/csum-guard: /' >"$TMPD/err" &&
+					: >"$TMPD/out"
 				if [ $rc = 0 ] || [ "$(wc -l <"$TMPD/err")" != 1 ] || [ -s "$TMPD/out" ] ||
 				   ! grep -q '^csum-guard: .*must be run as root$' "$TMPD/err"; then
 					bad=$((bad + 1))
@@ -392,7 +412,7 @@ cg_case bad_input
 # The habits of ip and bpftool: --help and --version anywhere on the line
 # print and change nothing, --quiet goes before the command too.
 case_cli_habits() {
-	local t="cli-habits [$BACKEND]" bad= a v
+	local t="cli-habits [$BACKEND]" bad= a v w
 
 	topo_up --mtu 1500 || { fail "$t: set-up"; return; }
 	v="csum-guard $(cat "$TOP/VERSION") "
@@ -421,9 +441,28 @@ case_cli_habits() {
 		bad="$bad [attach under a held lock: $a]"
 	wait
 	"$CG" detach tap0 --netns "$VM" --quiet
+	# --wait SECONDS bounds that wait (anywhere on the line): 0 gives up at
+	# once, 1 before the holder is done; one line naming the device, exit
+	# 1, nothing attached; long enough, it waits and attaches
+	flock /run/csum-guard.lock sleep 4 &
+	sleep 0.3
+	for w in "--wait 0 attach" "attach --wait=1"; do
+		a=$("$CG" ${w%% *} ${w#* } tap0 --netns "$VM" --backend "$BACKEND" 2>&1)
+		[ $? = 1 ] && [ "$(grep -c . <<<"$a")" -le 2 ] &&
+			grep -qx "csum-guard: cannot attach to tap0 in netns $VM: another csum-guard command holds /run/csum-guard.lock (gave up after --wait [01])" <<<"$a" &&
+			kill -0 $! 2>/dev/null &&
+			[ "$("$CG" status tap0 --netns "$VM" --json | jq -r .attached)" = false ] ||
+			bad="$bad [$w under a held lock: $a]"
+	done
+	a=$("$CG" attach tap0 --netns "$VM" --backend "$BACKEND" --wait 30 2>&1) &&
+		grep -q '^csum-guard: waiting up to 30 s for /run/csum-guard.lock' <<<"$a" &&
+		[ "$("$CG" status tap0 --netns "$VM" --json | jq -r .attached)" = true ] ||
+		bad="$bad [--wait 30 under a held lock: $a]"
+	wait
+	"$CG" detach tap0 --netns "$VM" --quiet
 	topo_down
 	if [ -z "$bad" ]; then
-		pass "$t: --help and -h on every command print the usage (exit 0), -V and --version anywhere the version, neither changes anything; --quiet and -q before the command; a held host lock is waited for with one line"
+		pass "$t: --help and -h on every command print the usage (exit 0), -V and --version anywhere the version, neither changes anything; --quiet and -q before the command; a held host lock is waited for with one line, --wait 0 and --wait=1 give up in one line naming the device, --wait 30 waits"
 	else
 		fail "$t:$bad"
 	fi
