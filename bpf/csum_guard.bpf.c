@@ -45,6 +45,13 @@ struct {
 	__type(value, __u64);
 } counters SEC(".maps");
 
+/* Drops reported to the loader's readers (--log-drops): one ring buffer
+ * for the host, which the loader gives every guard's program. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, CG_EVENTS_BYTES);
+} cg_events SEC(".maps");
+
 /*
  * Direct packet access serves every frame from a tap (virtio_net_hdr_to_skb()
  * leaves csum_start + csum_offset + 2 in the linear area, and csum_start is
@@ -102,7 +109,45 @@ static __always_inline bool read_bytes(struct __sk_buff *ctx, __u32 off, __u8 *b
 }
 
 /*
- * Count a drop, log it when asked, drop. Out of line, and called only in
+ * A drop event for the readers of the ring buffer, with what tells an
+ * operator what was dropped: the device by namespace, index and name, the
+ * offsets from the start of the frame. Out of line: only --log-drops
+ * guards call it. A full ring loses the event, never the drop.
+ */
+static __noinline void report(struct __sk_buff *ctx, __u32 v, __u32 csum_start, __u32 l3,
+			      __u32 vhl)
+{
+	struct sk_buff *skb = bpf_cast_to_kern_ctx(ctx);
+	struct cg_drop_event *e;
+	struct net_device *dev;
+	__u32 mac;
+
+	e = bpf_ringbuf_reserve(&cg_events, sizeof(*e), 0);
+	if (!e)
+		return;
+	__builtin_memset(e, 0, sizeof(*e));
+	mac = skb->mac_header;
+	if (mac == CG_MAC_UNSET || mac > csum_start || mac > l3) {
+		mac = 0;
+		e->flags |= CG_EV_FROM_HEAD;
+	}
+	if (!BPF_CORE_READ_BITFIELD_PROBED(skb, tc_at_ingress))
+		e->flags |= CG_EV_EGRESS;
+	dev = skb->dev;
+	e->netns_ino = BPF_CORE_READ(dev, nd_net.net, ns.inum);
+	bpf_probe_read_kernel_str(e->ifname, sizeof(e->ifname), dev->name);
+	e->ifindex = ctx->ifindex;
+	e->len = ctx->len;
+	e->csum_start = csum_start - mac;
+	e->l3 = l3 - mac;
+	e->protocol = bpf_ntohs(ctx->protocol);
+	e->verdict = v;
+	e->vhl = vhl;
+	bpf_ringbuf_submit(e, 0);
+}
+
+/*
+ * Count a drop, report it when asked, drop. Out of line, and called only in
  * tail position, so that the pass path needs neither the stack nor more
  * than one callee-saved register.
  */
@@ -112,10 +157,9 @@ static __noinline int drop(struct __sk_buff *ctx, enum cg_verdict v, __u32 csum_
 	__u32 idx = CG_VERDICT_COUNTER(v);
 	__u64 *cnt;
 
-	/* the log first: then no argument has to outlive a call */
+	/* the report first: then no argument has to outlive a call */
 	if (log_drops)
-		bpf_printk("csum_guard: drop ifindex=%u csum_start=%u network_header=%u vhl=0x%x",
-			   ctx->ifindex, csum_start, l3, vhl & 0xff);
+		report(ctx, v, csum_start, l3, vhl < 0 ? 0 : vhl & 0xff);
 	cnt = bpf_map_lookup_elem(&counters, &idx);
 	if (cnt)
 		*cnt += 1;

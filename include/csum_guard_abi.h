@@ -15,6 +15,10 @@
 #ifndef CSUM_GUARD_ABI_H
 #define CSUM_GUARD_ABI_H
 
+#ifndef __bpf__		/* vmlinux.h has the types there */
+#include <linux/types.h>
+#endif
+
 #define CG_ABI_VERSION		1
 
 /* Per-CPU drop counters, the same indices in both backends. */
@@ -30,6 +34,36 @@ enum cg_counter {
 /* The BPF object: the names the loader finds its program and map by */
 #define CG_BPF_PROG_NAME	"csum_guard"
 #define CG_BPF_MAP_COUNTERS	"counters"
+
+/*
+ * A drop, as the guards report it with --log-drops (and the completion guard
+ * always) to whoever reads their events: the BPF program through a ring
+ * buffer (CG_BPF_MAP_EVENTS, one per host, shared by every guard's program),
+ * the module through its generic netlink group CG_GENL_MCGRP_DROPS
+ * (csum_guard_genl.h). Offsets are from the start of the frame, its MAC
+ * header (CG_EV_FROM_HEAD: there was none, they are from skb->head).
+ */
+#define CG_BPF_MAP_EVENTS	"cg_events"
+#define CG_EVENTS_BYTES		(256 * 1024)	/* the ring buffer's size */
+
+#define CG_EV_EGRESS		(1U << 0)	/* on the way out of the device */
+#define CG_EV_COMPLETION	(1U << 1)	/* the completion guard refused it */
+#define CG_EV_FROM_HEAD		(1U << 2)	/* offsets from skb->head */
+#define CG_EV_KMOD		(1U << 3)	/* reported by the module */
+
+struct cg_drop_event {
+	__u64 netns_ino;	/* the device's network namespace (its inode) */
+	__u32 ifindex;
+	__u32 len;		/* the packet's length */
+	__u16 csum_start;	/* where the checksum would have started */
+	__u16 l3;		/* the IP header (after any VLAN tags) */
+	__u16 protocol;		/* host order: 0x0800, 0x86dd, a VLAN TPID */
+	__u8 verdict;		/* cg_verdict(): 1 dropped, 2 unreadable */
+	__u8 vhl;		/* IPv4's version/IHL byte, 0 if not read */
+	__u8 flags;		/* CG_EV_* */
+	__u8 pad[3];
+	char ifname[16];	/* IFNAMSIZ */
+};
 
 /* Flags of a guard: the attach options both backends take */
 #define CG_F_LOG_DROPS		(1U << 0)

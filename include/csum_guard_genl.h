@@ -14,6 +14,14 @@
 #define CG_GENL_NAME		"csum_guard"
 #define CG_GENL_VERSION		1
 #define CG_KMOD_NAME		"csum_guard"
+/*
+ * The multicast group of drop events: one CG_CMD_DROP_EVENT message with a
+ * CG_A_EVENT (struct cg_drop_event) per drop of a --log-drops guard and per
+ * completion refused, rate-limited, sent to listeners in the initial
+ * network namespace only (joining needs CAP_NET_ADMIN where the kernel can
+ * check it). A module without the group predates drop events.
+ */
+#define CG_GENL_MCGRP_DROPS	"drops"
 
 /*
  * Every command but COMPLETION acts on the network namespace of the
@@ -35,6 +43,7 @@ enum cg_genl_cmd {
 				 * CAP_NET_ADMIN in the initial user
 				 * namespace: it is host-wide) -> COMPLETION,
 				 * COMPLETION_DROPPED, _UNREADABLE */
+	CG_CMD_DROP_EVENT,	/* multicast only: EVENT */
 	__CG_CMD_MAX,
 };
 #define CG_CMD_MAX (__CG_CMD_MAX - 1)
@@ -54,6 +63,7 @@ enum cg_genl_attr {
 	CG_A_COMPLETION_DROPPED,	/* u64: completions it refused, csum_start
 					 * inside the IP headers */
 	CG_A_COMPLETION_UNREADABLE,	/* u64: ... headers unreadable */
+	CG_A_EVENT,		/* binary: struct cg_drop_event */
 	__CG_A_MAX,
 };
 #define CG_A_MAX (__CG_A_MAX - 1)

@@ -30,6 +30,14 @@ void cg_probe(struct net_device *dev, void *t)
 
 	(void)regs;
 }
+#elif defined(CG_PROBE_MCGRP_CAP_SYS_ADMIN)
+#include <net/genetlink.h>
+void cg_probe(struct net_device *dev, void *t)
+{
+	struct genl_multicast_group g = { .cap_sys_admin = 1 };
+
+	(void)g;
+}
 #else
 #error "no probe selected"
 #endif

@@ -42,6 +42,21 @@
 #endif
 
 /*
+ * Who may join the drop events' multicast group: CAP_NET_ADMIN where the
+ * kernel has GENL_MCAST_CAP_NET_ADMIN (6.8, and backports), else
+ * CAP_SYS_ADMIN where it has the older cap_sys_admin bit (probed), else
+ * anyone in the initial network namespace (the events name devices and
+ * offsets, nothing of the packets' contents).
+ */
+#if defined(GENL_MCAST_CAP_NET_ADMIN)
+#define CG_MCGRP_PERM .flags = GENL_MCAST_CAP_NET_ADMIN,
+#elif defined(CG_HAVE_MCGRP_CAP_SYS_ADMIN)
+#define CG_MCGRP_PERM .cap_sys_admin = 1,
+#else
+#define CG_MCGRP_PERM
+#endif
+
+/*
  * Netdevice reference tracking: netdev_hold()/netdev_put(), called
  * dev_hold_track()/dev_put_track() when it first appeared, plain untracked
  * dev_hold()/dev_put() before that.

@@ -28,12 +28,14 @@
  */
 #include "complete.h"
 #include "compat.h"
+#include "netlink.h"
 #include "hook.h"
 
 #include <linux/ftrace.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/percpu.h>
+#include <linux/ratelimit.h>
 #include <linux/skbuff.h>
 
 #include <csum_guard.h>
@@ -41,6 +43,8 @@
 #ifdef CG_HAVE_COMPLETION
 
 static DEFINE_PER_CPU(struct cg_counters, cg_complete_cnt);
+/* its kernel log lines: a budget of their own (see hook.c) */
+static DEFINE_RATELIMIT_STATE(cg_complete_rs, 5 * HZ, 10);
 static DEFINE_MUTEX(cg_complete_lock);
 static bool cg_complete_on;
 
@@ -68,13 +72,15 @@ static void notrace cg_complete_ftrace(unsigned long ip, unsigned long parent_ip
 	if (likely(v == CG_PASS))
 		return;
 	this_cpu_inc(cg_complete_cnt.cnt[CG_VERDICT_COUNTER(v)]);
-	net_info_ratelimited("completion refused for a %s packet on %s: %s: csum_start %u, L3 header at %u\n",
-			     f.protocol == CG_ETH_P_IPV6 ? "IPv6" :
-			     f.protocol == CG_ETH_P_IP ? "IPv4" : "VLAN",
-			     skb->dev ? skb->dev->name : "?",
-			     v == CG_DROP ? "checksum start inside the IP header" :
-					    "IP header unreadable",
-			     f.csum_start, f.network_header + f.l3_off);
+	cg_nl_drop_event(skb, skb->dev, &f, v, CG_EV_COMPLETION);
+	if (__ratelimit(&cg_complete_rs))
+		pr_info("completion refused for a %s packet on %s: %s: csum_start %u, L3 header at %u\n",
+			f.protocol == CG_ETH_P_IPV6 ? "IPv6" :
+			f.protocol == CG_ETH_P_IP ? "IPv4" : "VLAN",
+			skb->dev ? skb->dev->name : "?",
+			v == CG_DROP ? "checksum start inside the IP header" :
+				       "IP header unreadable",
+			f.csum_start, f.network_header + f.l3_off);
 	instruction_pointer_set(regs, (unsigned long)cg_complete_refuse);
 }
 

@@ -9,13 +9,23 @@
  */
 #include "device.h"
 #include "hook.h"
+#include "netlink.h"
 
 #include <linux/if_ether.h>
 #include <linux/net.h>
 #include <linux/netdevice.h>
 #include <linux/percpu.h>
+#include <linux/ratelimit.h>
 
 #include <csum_guard.h>
+
+/*
+ * The kernel log's line of a drop (--log-drops), with a budget of its own:
+ * net_ratelimit()'s is shared by every networking message of the host, and
+ * a guest's flood of bad frames must not silence them. The drop events
+ * (cg_nl_drop_event()) are the full record, with their own budget.
+ */
+static DEFINE_RATELIMIT_STATE(cg_log_rs, 5 * HZ, 10);
 
 static void cg_hook_log(const struct sk_buff *skb,
 			const struct nf_hook_state *state,
@@ -25,13 +35,16 @@ static void cg_hook_log(const struct sk_buff *skb,
 	bool ingress = state->hook == NF_NETDEV_INGRESS;
 	const struct net_device *dev = ingress ? state->in : state->out;
 
-	net_info_ratelimited("%s: dropped %s %s packet, %s: csum_start %u, L3 header at %u, ihl %u\n",
-			     dev ? dev->name : "?", ingress ? "ingress" : "egress",
-			     f->protocol == CG_ETH_P_IPV6 ? "IPv6" :
-			     f->protocol == CG_ETH_P_IP ? "IPv4" : "VLAN",
-			     v == CG_DROP ? "checksum start inside the IP header" :
-					    "IP header unreadable",
-			     f->csum_start, f->network_header + f->l3_off, ihl);
+	cg_nl_drop_event(skb, dev, f, v, ingress ? 0 : CG_EV_EGRESS);
+	if (!__ratelimit(&cg_log_rs))
+		return;
+	pr_info("%s: dropped %s %s packet, %s: csum_start %u, L3 header at %u, ihl %u\n",
+		dev ? dev->name : "?", ingress ? "ingress" : "egress",
+		f->protocol == CG_ETH_P_IPV6 ? "IPv6" :
+		f->protocol == CG_ETH_P_IP ? "IPv4" : "VLAN",
+		v == CG_DROP ? "checksum start inside the IP header" :
+			       "IP header unreadable",
+		f->csum_start, f->network_header + f->l3_off, ihl);
 }
 
 /*

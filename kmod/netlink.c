@@ -8,13 +8,16 @@
  * only read. Device replies (ATTACH, GET, each message of a GET dump) are
  * CG_CMD_GET messages with flat attributes: IFINDEX, IFNAME, FLAGS,
  * DROPPED and DROPPED_UNREADABLE. INFO answers with the ABI version, the
- * module version and the flags ATTACH can do on this kernel.
+ * module version and the flags ATTACH can do on this kernel. Drops are
+ * multicast to the group CG_GENL_MCGRP_DROPS (cg_nl_drop_event()).
  */
 #include "complete.h"
 #include "device.h"
 #include "netlink.h"
 
+#include <linux/ratelimit.h>
 #include <net/genetlink.h>
+#include <net/net_namespace.h>
 #include <net/netlink.h>
 #include <net/sock.h>
 
@@ -239,6 +242,59 @@ static int cg_nl_completion(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
+static const struct genl_multicast_group cg_nl_mcgrps[] = {
+	[CG_NL_MCGRP_DROPS] = { .name = CG_GENL_MCGRP_DROPS, CG_MCGRP_PERM },
+};
+
+/*
+ * Drop events: at most CG_EVENTS_BURST a second for the whole host, its own
+ * budget (net_ratelimit()'s is every networking message's), and nothing
+ * built while no one listens. Any context: the hooks run in softirq.
+ */
+#define CG_EVENTS_BURST 200
+static DEFINE_RATELIMIT_STATE(cg_events_rs, HZ, CG_EVENTS_BURST);
+
+void cg_nl_drop_event(const struct sk_buff *skb, const struct net_device *dev,
+		      const struct cg_fields *f, enum cg_verdict v, u8 flags)
+{
+	struct cg_drop_event e = {};
+	struct sk_buff *msg;
+	void *hdr;
+	int mac = 0;
+
+	if (!genl_has_listeners(&cg_genl_family, &init_net, CG_NL_MCGRP_DROPS) ||
+	    !__ratelimit(&cg_events_rs))
+		return;
+	if (skb_mac_header_was_set(skb) && skb->mac_header <= f->csum_start &&
+	    skb->mac_header <= f->network_header + f->l3_off)
+		mac = skb->mac_header;
+	else
+		flags |= CG_EV_FROM_HEAD;
+	e.netns_ino = dev ? dev_net(dev)->ns.inum : 0;
+	e.ifindex = dev ? dev->ifindex : 0;
+	if (dev)
+		strscpy(e.ifname, dev->name, sizeof(e.ifname));
+	e.len = skb->len;
+	e.csum_start = f->csum_start - mac;
+	e.l3 = f->network_header + f->l3_off - mac;
+	e.protocol = f->protocol;
+	e.verdict = v;
+	e.vhl = f->l3_readable ? f->ip_vhl : 0;
+	e.flags = flags | CG_EV_KMOD;
+
+	msg = genlmsg_new(nla_total_size(sizeof(e)), GFP_ATOMIC);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &cg_genl_family, 0, CG_CMD_DROP_EVENT);
+	if (!hdr || nla_put(msg, CG_A_EVENT, sizeof(e), &e)) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast_netns(&cg_genl_family, &init_net, msg, 0, CG_NL_MCGRP_DROPS,
+				GFP_ATOMIC);
+}
+
 static const struct genl_ops cg_nl_ops[] = {
 	{
 		.cmd = CG_CMD_ATTACH,
@@ -279,6 +335,8 @@ static struct genl_family cg_genl_family __ro_after_init = {
 	.module = THIS_MODULE,
 	.ops = cg_nl_ops,
 	.n_ops = ARRAY_SIZE(cg_nl_ops),
+	.mcgrps = cg_nl_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(cg_nl_mcgrps),
 };
 
 int __init cg_netlink_init(void)

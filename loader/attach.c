@@ -144,25 +144,6 @@ static void cg_changes_text(const struct cg_status *was, const struct cg_status 
 		snprintf(buf, n, ": %s", e ?: l);
 }
 
-/*
- * The bpf backend's drop log is the trace buffer (bpf_printk), which
- * records nothing while tracing is switched off.
- */
-#define CG_TRACING_ON "/sys/kernel/tracing/tracing_on"
-
-static bool cg_tracing_off(void)
-{
-	char c = '1';
-	int fd = open(CG_TRACING_ON, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return false;	/* tracefs not mounted: the buffer still records */
-	if (read(fd, &c, 1) != 1)
-		c = '1';
-	close(fd);
-	return c == '0';
-}
-
 /* Did the program, or the loader it is recorded as from, change? */
 static bool cg_code_moved(const struct cg_status *was, const struct cg_status *now)
 {
@@ -222,9 +203,6 @@ int cg_cmd_attach(struct cg_attach_req *r, const char *sha256)
 		where, cg_choice_name(res.by), res.now.mode, cg_opts_text(&res.now), what,
 		res.kind && res.kind->egress ? ": " : "",
 		res.kind && res.kind->egress ? res.kind->why : "");
-	if (res.by == CG_CHOICE_BPF && res.now.log_drops && cg_tracing_off())
-		cg_info("note: tracing is off (%s is 0): the drop log stays empty until it is on",
-			CG_TRACING_ON);
 	return 0;
 }
 

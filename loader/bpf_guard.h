@@ -83,6 +83,7 @@ struct cg_obj {
 	struct bpf_object *obj;
 	struct bpf_program *prog;
 	struct bpf_map *counters;
+	struct bpf_map *events;		/* the drop events' ring; NULL: none */
 	bool *log_drops;		/* in its read-only data, before load */
 };
 

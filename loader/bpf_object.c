@@ -28,6 +28,7 @@
 #include "state.h"
 #include "tc.h"
 #include "bpf_guard.h"
+#include "events.h"
 #include "csum_guard.skel.h"
 
 void cg_obj_close(struct cg_obj *o)
@@ -56,6 +57,7 @@ static int cg_obj_open_builtin(struct cg_obj *o, char *why, size_t why_len)
 	o->obj = o->skel->obj;
 	o->prog = o->skel->progs.csum_guard;
 	o->counters = o->skel->maps.counters;
+	o->events = o->skel->maps.cg_events;
 	o->log_drops = &o->skel->rodata->log_drops;
 	return 0;
 }
@@ -120,6 +122,7 @@ static int cg_obj_open(struct cg_obj *o, const void *data, size_t size,
 	}
 	o->prog = bpf_object__find_program_by_name(o->obj, CG_BPF_PROG_NAME);
 	o->counters = bpf_object__find_map_by_name(o->obj, CG_BPF_MAP_COUNTERS);
+	o->events = bpf_object__find_map_by_name(o->obj, CG_BPF_MAP_EVENTS);
 	abi = cg_rodata_var(o->obj, "abi_version", sizeof(*abi));
 	o->log_drops = cg_rodata_var(o->obj, "log_drops", sizeof(bool));
 	if (!o->prog || !o->counters || !abi || !o->log_drops) {
@@ -162,12 +165,29 @@ int cg_load(struct cg_obj *o, const struct cg_attach_opts *opts, __u32 mode,
 	if (err)
 		return err;
 	*o->log_drops = opts->log_drops;
+	if (opts->log_drops && !o->events) {
+		snprintf(why, why_len, "the object has no map %s for --log-drops to report to",
+			 CG_BPF_MAP_EVENTS);
+		cg_obj_close(o);
+		return -ENOEXEC;
+	}
 	if (mode == CG_MODE_TCX)
 		bpf_program__set_expected_attach_type(o->prog, CG_BPF_TCX_INGRESS);
 	if (counters_fd >= 0) {
 		err = bpf_map__reuse_fd(o->counters, counters_fd);
 		if (err)
 			goto fail;
+	}
+	/* one ring for the host: a guard's, if there is one (events.c) */
+	if (o->events) {
+		int ring = cg_events_ring_fd();
+
+		if (ring >= 0) {
+			err = bpf_map__reuse_fd(o->events, ring);
+			close(ring);
+			if (err)
+				goto fail;
+		}
 	}
 	err = bpf_object__load(o->obj);
 	if (err)

@@ -7,6 +7,7 @@
  *	csum-guard status [DEV] [--netns NS] [--json|--prometheus]
  *	csum-guard probe [--json]
  *	csum-guard watch [--match GLOB[,GLOB...]]... [--backend B] [--log-drops]
+ *	csum-guard events [--json]
  *	csum-guard check [--path frag|tx] [--json]
  *	csum-guard completion on|off|status [--json]
  *
@@ -30,6 +31,7 @@
 #include "csum_guard_abi.h"
 #include "backend.h"
 #include "commands.h"
+#include "events.h"
 #include "check.h"
 #include "report.h"
 #include "select.h"
@@ -50,6 +52,7 @@ static const char usage_text[] =
 	"       csum-guard probe [--json]\n"
 	"       csum-guard watch [--match GLOB[,GLOB...]]... [--backend auto|bpf|kmod] [--log-drops]\n"
 	"                        [--no-completion]\n"
+	"       csum-guard events [--json]\n"
 	"       csum-guard check [--path frag|tx] [--json]\n"
 	"       csum-guard completion on|off|status [--json]\n"
 	"       csum-guard syncookie attach DEV --ports P[,P...] [--netns NS]\n"
@@ -81,6 +84,10 @@ static const char usage_text[] =
 	"upgrade: every bpf guard of the host, in every namespace, to this csum-guard's\n"
 	"  program, options and counters kept; guards from --object and the module's\n"
 	"  stay. The csum-guard package runs it when it is upgraded.\n"
+	"events: a line (--json: an object) for each drop of a guard attached with\n"
+	"  --log-drops, and each completion the completion guard refuses, named by\n"
+	"  namespace and device, offsets from the start of the frame; at most 10\n"
+	"  a second a device, then a count. watch --log-drops writes them too.\n"
 	"completion: the kernel module's completion guard, host-wide: it refuses at\n"
 	"  skb_checksum_help() to complete a checksum that starts inside the IP headers,\n"
 	"  whatever devices, tunnels or redirects the packet crossed (kmod backend).\n"
@@ -308,7 +315,10 @@ int main(int argc, char **argv)
 		cg_log_libbpf();
 		return cg_watch(argc, argv);
 	}
-
+	if (!strcmp(a.cmd, "events")) {
+		cg_log_libbpf();
+		return cg_cmd_events(argc, argv);
+	}
 	if (strcmp(a.cmd, "attach") && strcmp(a.cmd, "detach") && strcmp(a.cmd, "upgrade") &&
 	    strcmp(a.cmd, "status") && strcmp(a.cmd, "probe") && strcmp(a.cmd, "check"))
 		return cg_usage_err("unknown command '%s'", a.cmd);

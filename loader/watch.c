@@ -58,6 +58,7 @@
 #include "backend.h"
 #include "commands.h"
 #include "select.h"
+#include "events.h"
 #include "watch.h"
 #include "watch_int.h"
 
@@ -392,7 +393,10 @@ int cg_watch(int argc, char **argv)
 	__u64 now, next_scan = 0, quick_until = 0;
 	struct stat st;
 	sigset_t sigs;
-	int i, n, ret;
+	struct cg_events *drops = NULL;
+	struct pollfd evfd[2];
+	__u64 ev_refresh = 0;
+	int i, n, nev, ret;
 	bool pending;
 
 	ret = cg_wparse(argc, argv, &w);
@@ -416,6 +420,11 @@ int cg_watch(int argc, char **argv)
 		return 1;
 	}
 	w.own_ino = st.st_ino;
+	/* --log-drops: the guards' drop events into this log */
+	if (w.log_drops && !(drops = cg_events_open(false))) {
+		cg_err("cannot watch: cannot read drop events: %s", strerror(errno));
+		return 1;
+	}
 	printf("watching guest-facing devices (%s)", cg_kind_list());
 	for (i = 0; i < w.nmatch; i++)
 		printf("%s%s", i ? "," : " matching ", w.match[i]);
@@ -432,8 +441,8 @@ int cg_watch(int argc, char **argv)
 		cg_wwork(&w);
 		cg_wready(&w);
 
-		np = realloc(pfd, (2 + 2 * w.nns) * sizeof(*pfd));
-		nw = realloc(who, (2 + 2 * w.nns) * sizeof(*who));
+		np = realloc(pfd, (4 + 2 * w.nns) * sizeof(*pfd));
+		nw = realloc(who, (4 + 2 * w.nns) * sizeof(*who));
 		if (np)
 			pfd = np;
 		if (nw)
@@ -444,11 +453,17 @@ int cg_watch(int argc, char **argv)
 		}
 		pfd[0] = (struct pollfd){ .fd = w.sfd, .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = w.ifd, .events = POLLIN };
+		/* the drop events' fds come last, and are read every round */
+		nev = drops ? cg_events_pollfds(drops, evfd) : 0;
 		for (i = 0, n = 2; i < w.nns; i++) {
 			who[n] = w.ns[i];
 			pfd[n++] = (struct pollfd){ .fd = w.ns[i]->sock, .events = POLLIN };
 			who[n] = w.ns[i];
 			pfd[n++] = (struct pollfd){ .fd = w.ns[i]->pidfd, .events = POLLIN };
+		}
+		for (i = 0; i < nev; i++) {
+			who[n] = NULL;
+			pfd[n++] = evfd[i];
 		}
 		now = cg_now_ms();
 		ret = poll(pfd, n, next_scan > now ? (int)(next_scan - now) : 0);
@@ -474,8 +489,15 @@ int cg_watch(int argc, char **argv)
 			next_scan = cg_now_ms();
 			quick_until = next_scan + CG_SCAN_MS;
 		}
+		if (drops) {
+			cg_events_read(drops);
+			if (cg_now_ms() >= ev_refresh) {
+				cg_events_refresh(drops);
+				ev_refresh = cg_now_ms() + 1000;
+			}
+		}
 		for (i = 2; i < n; i++) {
-			if (!pfd[i].revents)
+			if (!pfd[i].revents || !who[i])
 				continue;
 			if (pfd[i].fd == who[i]->sock) {
 				cg_wread(&w, who[i]);
@@ -487,6 +509,10 @@ int cg_watch(int argc, char **argv)
 				next_scan = cg_now_ms();
 			}
 		}
+	}
+	if (drops) {
+		cg_events_read(drops);
+		cg_events_close(drops);
 	}
 	printf("stopped on %s; the guards stay in place\n",
 	       si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");

@@ -457,6 +457,27 @@ check_probe_choice() {
 	fi
 }
 
+# events_start FILE: `csum-guard events --json` into FILE (and FILE.err)
+# until events_stop; returns once it reads.
+CG_EVENTS_MAP=cg_events
+events_start() {
+	local i
+	"$CG" events --json >"$1" 2>"$1.err" &
+	EVENTS_PID=$!
+	for i in $(seq 100); do
+		grep -q '^csum-guard: reading drop events' "$1.err" && return 0
+		kill -0 $EVENTS_PID 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+events_stop() {
+	[ -n "${EVENTS_PID:-}" ] || return 0
+	kill -TERM "$EVENTS_PID" 2>/dev/null
+	wait "$EVENTS_PID" 2>/dev/null
+	EVENTS_PID=
+}
+
 guard_on() { "$CG" attach tap0 --netns "$VM" --backend "$BACKEND" --quiet "$@"; }
 guard_off() { "$CG" detach tap0 --netns "$VM" --quiet; }
 
