@@ -115,6 +115,9 @@ case_completion() {
 		return
 	fi
 	"$CG" completion off
+	# every refusal is a drop event too, where "completion", named by the
+	# device and its namespace, with the offsets in the frame
+	events_start "$TMPD/comp.ev" || why="$why events did not start: $(cat "$TMPD/comp.ev.err");"
 	for p in tx frag tx6 xtcsum nfqueue xtcsum6 nfqueue6; do
 		local site= ipt=iptables SNIFF_DST=$FAR_IP
 		bad=$b4 good="--count 3 --payload 1000" src=$GUEST_IP
@@ -169,6 +172,15 @@ case_completion() {
 		rows="$rows $p ($r);"
 		topo_down
 	done
+	events_stop
+	local ev
+	ev=$(jq -r --arg ns "$VM" 'select(.where == "completion" and .backend == "kmod" and
+		.netns == $ns and .reason == "csum_start" and .offsets_from == "frame") |
+		"\(.protocol) \(.csum_start - .ip_header)"' "$TMPD/comp.ev" 2>/dev/null | sort | uniq -c |
+		awk '{ printf "%s%s:%s+%s", NR > 1 ? "," : "", $2, $3, $1 }')
+	# IPv4: csum_start 6 bytes into the header, IPv6 8; both happened
+	[[ $ev =~ ^IPv4:6\+[0-9]+,IPv6:8\+[0-9]+$ ]] ||
+		why="$why completion events: [$ev] $(head -c 300 "$TMPD/comp.ev");"
 	# what operators read: Prometheus and probe agree with the command
 	"$CG" completion on --quiet
 	local j prom
@@ -203,7 +215,7 @@ case_completion() {
 		why="$why the kernel logged a warning: $(dmesg | grep -m1 'WARNING:\|BUG:');"
 	fi
 	if [ -z "$why" ]; then
-		pass "$t: no ingress guard; bad frames refused at skb_checksum_help(), good ones intact:$rows status, Prometheus and probe report it; watch switches it on; rmmod while on is clean"
+		pass "$t: no ingress guard; bad frames refused at skb_checksum_help(), good ones intact:$rows each refusal a drop event ($ev); status, Prometheus and probe report it; watch switches it on; rmmod while on is clean"
 	else
 		fail "$t:$why"
 	fi
