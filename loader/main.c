@@ -63,7 +63,8 @@ static const char usage_text[] =
 	"       csum-guard syncookie probe [--json]\n"
 	"       csum-guard version | -V | --version\n"
 	"       csum-guard help | -h | --help\n"
-	"--help and --version go anywhere on the line; --quiet before the command too.\n"
+	"--help and --version go anywhere on the line; --quiet and --json before the\n"
+	"  command too.\n"
 	"--wait SECONDS (anywhere): wait that long at most for another csum-guard\n"
 	"  command to finish (default: as long as it takes; 0: not at all).\n"
 	"--json (anywhere): errors too are JSON, {\"error\":\"...\"} on stdout.\n"
@@ -287,9 +288,31 @@ int main(int argc, char **argv)
 		argc -= drop;
 		i--;
 	}
-	/* --quiet before the command as well as after it */
-	while (argc > 1 && (!strcmp(argv[1], "--quiet") || !strcmp(argv[1], "-q"))) {
-		cg_quiet = true;
+	/*
+	 * --quiet and --json before the command as well as after it: --quiet
+	 * is taken here, --json moves to the end of the line, where the
+	 * command's parser takes it (getopt_long permutes operands).
+	 */
+	while (argc > 1) {
+		char *o = argv[1];
+
+		if (strcmp(o, "--quiet") && strcmp(o, "-q") && strcmp(o, "--json"))
+			break;
+		if (!strcmp(o, "--json") && argc > 2) {
+			int end = argc;
+
+			for (i = 2; i < argc; i++)
+				if (!strcmp(argv[i], "--")) {
+					end = i;
+					break;
+				}
+			memmove(&argv[1], &argv[2], (end - 2) * sizeof(*argv));
+			argv[end - 1] = o;
+			if (!strcmp(argv[1], "--json"))
+				break;	/* nothing but --json options: bad usage below */
+			continue;
+		}
+		cg_quiet |= strcmp(o, "--json") != 0;
 		argv[1] = argv[0];
 		argv++;
 		argc--;

@@ -327,6 +327,9 @@ case_bad_input() {
 	1|status nosuch0 --json --netns $VM
 	1|status --json --netns $TMPD/fifo
 	1|syncookie status nosuch0 --json --netns $VM
+	1|--json status nosuch0 --netns $VM
+	1|-q --json syncookie status nosuch0 --netns $VM
+	2|--json --json
 	2|attach tap0 --object /dev/null --netns $VM
 	2|attach tap0 --sha256 00 --object /dev/null --netns $VM
 	2|attach tap0 --object /dev/null --sha256 $(printf '%064d' 0) --backend kmod --netns $VM
@@ -431,6 +434,9 @@ case_cli_habits() {
 		[ "$("$CG" status tap0 --netns "$VM" --json | jq -r .attached)" = true ] ||
 		bad="$bad [--quiet attach: $a]"
 	a=$("$CG" -q detach tap0 --netns "$VM" 2>&1) && [ -z "$a" ] || bad="$bad [-q detach: $a]"
+	# --json before the command as after it
+	a=$("$CG" --json --quiet status tap0 --netns "$VM" 2>&1) &&
+		[ "$(jq -r .device <<<"$a")" = tap0 ] || bad="$bad [--json status: $a]"
 	# the host lock held by another command: attach says why it waits, then works
 	flock /run/csum-guard.lock sleep 1 &
 	sleep 0.3
@@ -462,7 +468,7 @@ case_cli_habits() {
 	"$CG" detach tap0 --netns "$VM" --quiet
 	topo_down
 	if [ -z "$bad" ]; then
-		pass "$t: --help and -h on every command print the usage (exit 0), -V and --version anywhere the version, neither changes anything; --quiet and -q before the command; a held host lock is waited for with one line, --wait 0 and --wait=1 give up in one line naming the device, --wait 30 waits"
+		pass "$t: --help and -h on every command print the usage (exit 0), -V and --version anywhere the version, neither changes anything; --quiet, -q and --json before the command; a held host lock is waited for with one line, --wait 0 and --wait=1 give up in one line naming the device, --wait 30 waits"
 	else
 		fail "$t:$bad"
 	fi
