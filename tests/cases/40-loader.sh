@@ -450,7 +450,7 @@ case_cli_habits() {
 	# --wait SECONDS bounds that wait (anywhere on the line): 0 gives up at
 	# once, 1 before the holder is done; one line naming the device, exit
 	# 1, nothing attached; long enough, it waits and attaches
-	flock /run/csum-guard.lock sleep 4 &
+	flock /run/csum-guard.lock sleep $([ -n "${CG_GUEST:-}" ] && echo 20 || echo 4) &
 	sleep 0.3
 	for w in "--wait 0 attach" "attach --wait=1"; do
 		a=$("$CG" ${w%% *} ${w#* } tap0 --netns "$VM" --backend "$BACKEND" 2>&1)
