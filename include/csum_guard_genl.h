@@ -64,8 +64,16 @@ enum cg_genl_attr {
 					 * inside the IP headers */
 	CG_A_COMPLETION_UNREADABLE,	/* u64: ... headers unreadable */
 	CG_A_EVENT,		/* binary: struct cg_drop_event */
+	CG_A_FIRST,		/* u32, CG_FIRST_*: which of the device's
+				 * hooks run before every other netfilter
+				 * hook of that device (absent: not known) */
+	CG_A_REORDERED,		/* u64: times the module got back in front
+				 * of a hook registered after it */
 	__CG_A_MAX,
 };
 #define CG_A_MAX (__CG_A_MAX - 1)
+
+#define CG_FIRST_INGRESS	(1U << 0)
+#define CG_FIRST_EGRESS		(1U << 1)
 
 #endif /* CSUM_GUARD_GENL_H */

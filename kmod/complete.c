@@ -61,6 +61,7 @@ static void notrace cg_complete_ftrace(unsigned long ip, unsigned long parent_ip
 	const struct sk_buff *skb;
 	struct cg_fields f;
 	enum cg_verdict v;
+	int mac;
 
 	if (!regs)
 		return;
@@ -73,14 +74,16 @@ static void notrace cg_complete_ftrace(unsigned long ip, unsigned long parent_ip
 		return;
 	this_cpu_inc(cg_complete_cnt.cnt[CG_VERDICT_COUNTER(v)]);
 	cg_nl_drop_event(skb, skb->dev, &f, v, CG_EV_COMPLETION);
+	mac = cg_frame_start(skb, &f);
 	if (__ratelimit(&cg_complete_rs))
-		pr_info("completion refused for a %s packet on %s: %s: csum_start %u, L3 header at %u\n",
+		pr_info("completion refused for a %s packet on %s: %s: csum_start %u, IP header at %u%s\n",
 			f.protocol == CG_ETH_P_IPV6 ? "IPv6" :
 			f.protocol == CG_ETH_P_IP ? "IPv4" : "VLAN",
 			skb->dev ? skb->dev->name : "?",
 			v == CG_DROP ? "checksum start inside the IP header" :
 				       "IP header unreadable",
-			f.csum_start, f.network_header + f.l3_off);
+			f.csum_start - max(mac, 0), f.network_header + f.l3_off - max(mac, 0),
+			mac < 0 ? " (from skb->head)" : "");
 	instruction_pointer_set(regs, (unsigned long)cg_complete_refuse);
 }
 

@@ -7,8 +7,9 @@
  * protected by cg_devices_lock. Anything that adds or removes a hook also
  * holds RTNL first, so that a device found by ifindex cannot pass
  * NETDEV_UNREGISTER (which runs under RTNL) before its entry is listed.
- * Readers (GET, dump) take only cg_devices_lock. Lock order: RTNL, then
- * cg_devices_lock. The packet path sees an entry only through the priv
+ * Readers (GET, dump) take only cg_devices_lock, and so does the work that
+ * moves a hook back in front (it re-registers hooks of listed devices
+ * only). Lock order: RTNL, then cg_devices_lock. The packet path sees an entry only through the priv
  * pointer of its hook, under RCU, hence call_rcu() for freeing.
  */
 #include "device.h"
@@ -20,12 +21,16 @@
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
+
+#include <csum_guard_genl.h>
 
 /*
  * Run before every other netdev ingress (egress) hook, nftables netdev
  * chains included: one of those could dup or fwd the skb to a transmit path
  * that completes its checksum before we get to drop it, or judge a header
- * that the completion rewrites afterwards.
+ * that the completion rewrites afterwards. A hook registered later at this
+ * same priority runs first until cg_device_first_work puts us back.
  */
 #define CG_HOOK_PRIORITY INT_MIN
 
@@ -80,6 +85,38 @@ void cg_counters_sum(const struct cg_counters __percpu *pc, u64 sum[CG_CNT_MAX])
 	}
 }
 
+/* Is cd's hook the first of its device's hooks at hooknum? */
+static bool cg_hook_first(const struct cg_device *cd, unsigned int hooknum)
+{
+	const struct nf_hook_entries *e = NULL;
+	bool first;
+
+	rcu_read_lock();
+	if (hooknum == NF_NETDEV_INGRESS)
+		e = rcu_dereference(cd->dev->nf_hooks_ingress);
+#ifdef CG_HAVE_NF_EGRESS
+	else
+		e = rcu_dereference(cd->dev->nf_hooks_egress);
+#endif
+	first = !e || !e->num_hook_entries || e->hooks[0].priv == cd;
+	rcu_read_unlock();
+	return first;
+}
+
+/* CG_FIRST_* for each hook cd has that runs first */
+static u32 cg_device_first(const struct cg_device *cd)
+{
+	u32 first = 0;
+
+	if (cg_hook_first(cd, NF_NETDEV_INGRESS))
+		first |= CG_FIRST_INGRESS;
+#ifdef CG_HAVE_NF_EGRESS
+	if ((cd->flags & CG_F_EGRESS) && cg_hook_first(cd, NF_NETDEV_EGRESS))
+		first |= CG_FIRST_EGRESS;
+#endif
+	return first;
+}
+
 static void cg_device_info_fill(const struct cg_device *cd,
 				struct cg_device_info *info)
 {
@@ -88,6 +125,8 @@ static void cg_device_info_fill(const struct cg_device *cd,
 	info->flags = cd->flags;
 	strscpy(info->ifname, cd->ifname, sizeof(info->ifname));
 	cg_counters_sum(cd->counters, info->cnt);
+	info->first = cg_device_first(cd);
+	info->reordered = cd->reordered;
 }
 
 static void cg_device_ops_init(struct cg_device *cd, struct nf_hook_ops *ops,
@@ -118,10 +157,10 @@ static int cg_device_set_egress(struct cg_device *cd, u32 flags)
 		return 0;
 #ifdef CG_HAVE_NF_EGRESS
 	if (want) {
-		cg_device_ops_init(cd, &cd->egress_ops, NF_NETDEV_EGRESS);
-		return nf_register_net_hook(dev_net(cd->dev), &cd->egress_ops);
+		cg_device_ops_init(cd, &cd->egress_ops[cd->egress_cur], NF_NETDEV_EGRESS);
+		return nf_register_net_hook(dev_net(cd->dev), &cd->egress_ops[cd->egress_cur]);
 	}
-	nf_unregister_net_hook(dev_net(cd->dev), &cd->egress_ops);
+	nf_unregister_net_hook(dev_net(cd->dev), &cd->egress_ops[cd->egress_cur]);
 	return 0;
 #else
 	return -EOPNOTSUPP;
@@ -156,10 +195,10 @@ static struct cg_device *cg_device_create(struct net_device *dev, u32 flags)
 	cd->flags = flags & ~CG_F_EGRESS;	/* until its hook is there */
 	cd->ifindex = dev->ifindex;
 	strscpy(cd->ifname, dev->name, sizeof(cd->ifname));
-	cg_device_ops_init(cd, &cd->ops, NF_NETDEV_INGRESS);
+	cg_device_ops_init(cd, &cd->ops[0], NF_NETDEV_INGRESS);
 
 	cg_netdev_hold(dev, &cd->dev_tracker);
-	ret = nf_register_net_hook(dev_net(dev), &cd->ops);
+	ret = nf_register_net_hook(dev_net(dev), &cd->ops[0]);
 	if (ret)
 		goto err_hook;
 	ret = cg_device_set_egress(cd, flags);
@@ -173,7 +212,7 @@ static struct cg_device *cg_device_create(struct net_device *dev, u32 flags)
 
 err_egress:
 	/* the ingress hook may be running: free only after a grace period */
-	nf_unregister_net_hook(dev_net(dev), &cd->ops);
+	nf_unregister_net_hook(dev_net(dev), &cd->ops[0]);
 	cg_netdev_put(dev, &cd->dev_tracker);
 	call_rcu(&cd->rcu, cg_device_free_rcu);
 	return ERR_PTR(ret);
@@ -197,9 +236,55 @@ static void cg_device_destroy(struct cg_device *cd)
 	list_del(&cd->list);
 	cg_devices_changed();
 	cg_device_set_egress(cd, 0);
-	nf_unregister_net_hook(dev_net(cd->dev), &cd->ops);
+	nf_unregister_net_hook(dev_net(cd->dev), &cd->ops[cd->cur]);
 	cg_netdev_put(cd->dev, &cd->dev_tracker);
 	call_rcu(&cd->rcu, cg_device_free_rcu);
+}
+
+/*
+ * Back in front: at equal priority the hook registered last runs first, so
+ * an nftables netdev chain at INT_MIN added after the guard (a ruleset
+ * reloaded with nft -f) runs before it, and could fwd or dup a frame the
+ * guard would have dropped. Register the other ops of the pair, which then
+ * runs first, and only then unregister the one that ran behind: no moment
+ * without the guard. Looked at every second while a device is guarded.
+ */
+static void cg_device_refront(struct cg_device *cd, struct nf_hook_ops ops[2], u8 *cur,
+			      unsigned int hooknum)
+{
+	struct nf_hook_ops *now = &ops[*cur], *next = &ops[!*cur];
+
+	cg_device_ops_init(cd, next, hooknum);
+	if (nf_register_net_hook(dev_net(cd->dev), next))
+		return;		/* stays where it is; tried again next time */
+	nf_unregister_net_hook(dev_net(cd->dev), now);
+	*cur = !*cur;
+	cd->reordered++;
+}
+
+static void cg_device_first_work_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(cg_device_first_work, cg_device_first_work_fn);
+
+static void cg_device_first_work_fn(struct work_struct *work)
+{
+	struct cg_device *cd;
+	bool any;
+
+	/* no RTNL: a listed device cannot pass NETDEV_UNREGISTER, whose
+	 * notifier takes cg_devices_lock; the hooks have their own mutex */
+	mutex_lock(&cg_devices_lock);
+	list_for_each_entry(cd, &cg_devices, list) {
+		if (!cg_hook_first(cd, NF_NETDEV_INGRESS))
+			cg_device_refront(cd, cd->ops, &cd->cur, NF_NETDEV_INGRESS);
+#ifdef CG_HAVE_NF_EGRESS
+		if ((cd->flags & CG_F_EGRESS) && !cg_hook_first(cd, NF_NETDEV_EGRESS))
+			cg_device_refront(cd, cd->egress_ops, &cd->egress_cur, NF_NETDEV_EGRESS);
+#endif
+	}
+	any = !list_empty(&cg_devices);
+	mutex_unlock(&cg_devices_lock);
+	if (any)
+		schedule_delayed_work(&cg_device_first_work, HZ);
 }
 
 /*
@@ -239,6 +324,7 @@ int cg_device_attach(struct net *net, int ifindex, u32 flags,
 		}
 	}
 	cg_device_info_fill(cd, info);
+	schedule_delayed_work(&cg_device_first_work, HZ);
 out:
 	mutex_unlock(&cg_devices_lock);
 	rtnl_unlock();
@@ -348,6 +434,7 @@ void cg_device_uninit(void)
 {
 	struct cg_device *cd, *tmp;
 
+	cancel_delayed_work_sync(&cg_device_first_work);
 	rtnl_lock();
 	mutex_lock(&cg_devices_lock);
 	list_for_each_entry_safe(cd, tmp, &cg_devices, list)

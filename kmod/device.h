@@ -48,8 +48,15 @@ struct cg_device {
 	struct list_head list;		/* cg_devices, under cg_devices_lock */
 	struct net_device *dev;		/* held while the entry exists */
 	cg_netdev_tracker dev_tracker;
-	struct nf_hook_ops ops;
-	struct nf_hook_ops egress_ops;	/* registered iff flags & CG_F_EGRESS */
+	/*
+	 * Each hook has two ops, one registered (cur): to get back in
+	 * front of a hook registered since at the same priority, the other
+	 * is registered, then this one unregistered (cg_device_first_work).
+	 */
+	struct nf_hook_ops ops[2];
+	struct nf_hook_ops egress_ops[2];	/* registered iff flags & CG_F_EGRESS */
+	u8 cur, egress_cur;
+	u64 reordered;			/* times it got back in front */
 	struct cg_counters __percpu *counters;
 	u32 flags;			/* CG_F_*; READ_ONCE on the packet path */
 	int ifindex;
@@ -61,6 +68,8 @@ struct cg_device {
 struct cg_device_info {
 	int ifindex;
 	u32 flags;
+	u32 first;			/* CG_FIRST_*: its hooks run first */
+	u64 reordered;
 	char ifname[IFNAMSIZ];
 	u64 cnt[CG_CNT_MAX];
 };

@@ -34,17 +34,20 @@ static void cg_hook_log(const struct sk_buff *skb,
 	unsigned int ihl = f->l3_readable ? f->ip_vhl & 0x0f : 0;
 	bool ingress = state->hook == NF_NETDEV_INGRESS;
 	const struct net_device *dev = ingress ? state->in : state->out;
+	int mac = cg_frame_start(skb, f);
 
 	cg_nl_drop_event(skb, dev, f, v, ingress ? 0 : CG_EV_EGRESS);
 	if (!__ratelimit(&cg_log_rs))
 		return;
-	pr_info("%s: dropped %s %s packet, %s: csum_start %u, L3 header at %u, ihl %u\n",
+	/* offsets from the start of the frame, as the drop events give them */
+	pr_info("%s: dropped %s %s packet, %s: csum_start %u, IP header at %u%s, ihl %u\n",
 		dev ? dev->name : "?", ingress ? "ingress" : "egress",
 		f->protocol == CG_ETH_P_IPV6 ? "IPv6" :
 		f->protocol == CG_ETH_P_IP ? "IPv4" : "VLAN",
 		v == CG_DROP ? "checksum start inside the IP header" :
 			       "IP header unreadable",
-		f->csum_start, f->network_header + f->l3_off, ihl);
+		f->csum_start - max(mac, 0), f->network_header + f->l3_off - max(mac, 0),
+		mac < 0 ? " (from skb->head)" : "", ihl);
 }
 
 /*

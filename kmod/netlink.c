@@ -13,6 +13,7 @@
  */
 #include "complete.h"
 #include "device.h"
+#include "hook.h"
 #include "netlink.h"
 
 #include <linux/ratelimit.h>
@@ -41,7 +42,9 @@ static int cg_nl_put_device(struct sk_buff *skb,
 	    nla_put_u64_64bit(skb, CG_A_DROPPED,
 			      info->cnt[CG_CNT_DROPPED], CG_A_PAD) ||
 	    nla_put_u64_64bit(skb, CG_A_DROPPED_UNREADABLE,
-			      info->cnt[CG_CNT_DROPPED_UNREADABLE], CG_A_PAD))
+			      info->cnt[CG_CNT_DROPPED_UNREADABLE], CG_A_PAD) ||
+	    nla_put_u32(skb, CG_A_FIRST, info->first) ||
+	    nla_put_u64_64bit(skb, CG_A_REORDERED, info->reordered, CG_A_PAD))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -260,16 +263,16 @@ void cg_nl_drop_event(const struct sk_buff *skb, const struct net_device *dev,
 	struct cg_drop_event e = {};
 	struct sk_buff *msg;
 	void *hdr;
-	int mac = 0;
+	int mac;
 
 	if (!genl_has_listeners(&cg_genl_family, &init_net, CG_NL_MCGRP_DROPS) ||
 	    !__ratelimit(&cg_events_rs))
 		return;
-	if (skb_mac_header_was_set(skb) && skb->mac_header <= f->csum_start &&
-	    skb->mac_header <= f->network_header + f->l3_off)
-		mac = skb->mac_header;
-	else
+	mac = cg_frame_start(skb, f);
+	if (mac < 0) {
+		mac = 0;
 		flags |= CG_EV_FROM_HEAD;
+	}
 	e.netns_ino = dev ? dev_net(dev)->ns.inum : 0;
 	e.ifindex = dev ? dev->ifindex : 0;
 	if (dev)

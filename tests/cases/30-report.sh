@@ -50,7 +50,7 @@ case_log_drops() {
 	{ [ "$lines" -le 20 ] && [ $((lines + held)) = 60 ]; } || bad="$bad flood:$lines+${held}"
 	if [ "$BACKEND" = kmod ]; then
 		# the kernel log keeps a line per drop, on a budget of its own
-		dmesg | grep -q 'csum_guard: tap0: dropped ingress IPv4 packet, IP header unreadable: csum_start 34, L3 header at' ||
+		dmesg | grep -q 'csum_guard: tap0: dropped ingress IPv4 packet, IP header unreadable: csum_start 34, IP header at 14, ihl 4$' ||
 			bad="$bad dmesg"
 		dmesg | grep -q 'net_ratelimit' && bad="$bad net_ratelimit"
 	fi
