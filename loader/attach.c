@@ -19,6 +19,7 @@
 #include "log.h"
 #include "sha256.h"
 #include "state.h"
+#include "ahead.h"
 #include "commands.h"
 
 #define CG_OBJECT_MAX	(64 << 20)	/* attach --object: far above any guard */
@@ -144,6 +145,34 @@ static void cg_changes_text(const struct cg_status *was, const struct cg_status 
 		snprintf(buf, n, ": %s", e ?: l);
 }
 
+/*
+ * What runs before the guard now in place, said once attach is done: a
+ * program or hook there that redirects or duplicates guest frames sends
+ * them past the guard (the completion guard still covers them where the
+ * module loads). Not an error: the guard is in place for everything else.
+ */
+static void cg_attach_warn_ahead(const struct cg_attach_req *r, const char *where)
+{
+	struct cg_ack ack = {};
+	struct cg_status st = {};
+	struct cg_ahead a;
+	struct cg_target t;
+	enum cg_choice c;
+	char buf[4 * sizeof(a.item[0])];
+	int i;
+
+	if (cg_target_resolve(&t, r->dev, r->netns, &ack))
+		return;
+	c = cg_guarded_by(&t, &st);
+	cg_ahead_of(t.ifindex, cg_choice_name(c), &st, &a);
+	for (i = 0; i < a.n && i < CG_AHEAD_MAX; i++)
+		cg_info("warning: on %s, %s runs before the guard: what it redirects or "
+			"duplicates, the guard does not see", where,
+			cg_text_safe(a.item[i], buf, sizeof(buf)));
+	if (a.n > CG_AHEAD_MAX)
+		cg_info("warning: on %s, %d more run before the guard", where, a.n - CG_AHEAD_MAX);
+}
+
 /* Did the program, or the loader it is recorded as from, change? */
 static bool cg_code_moved(const struct cg_status *was, const struct cg_status *now)
 {
@@ -203,6 +232,7 @@ int cg_cmd_attach(struct cg_attach_req *r, const char *sha256)
 		where, cg_choice_name(res.by), res.now.mode, cg_opts_text(&res.now), what,
 		res.kind && res.kind->egress ? ": " : "",
 		res.kind && res.kind->egress ? res.kind->why : "");
+	cg_attach_warn_ahead(r, where);
 	return 0;
 }
 

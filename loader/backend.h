@@ -51,6 +51,10 @@ struct cg_status {
 	char object_sha256[65];	/* bpf: its object's SHA-256, hex; "" unknown */
 	bool from_object;	/* bpf: the object came from --object */
 	char module_version[32]; /* kmod: the loaded module's version */
+	/* kmod: is its hook the first netfilter hook of the device? */
+	bool first_known;	/* the module says (CG_A_FIRST) */
+	bool first_ingress;
+	__u64 reordered;	/* times it moved back in front */
 };
 
 /* What probe found; each backend fills its own part. */

@@ -397,6 +397,10 @@ static int cg_kmod_status_cb(const struct nlattr *const *tb, void *arg)
 	st->egress = cg_nla_uint(tb[CG_A_FLAGS]) & CG_F_EGRESS;
 	st->dropped = cg_nla_uint(tb[CG_A_DROPPED]);
 	st->dropped_unreadable = cg_nla_uint(tb[CG_A_DROPPED_UNREADABLE]);
+	/* a module before drop events does not say */
+	st->first_known = tb[CG_A_FIRST];
+	st->first_ingress = cg_nla_uint(tb[CG_A_FIRST]) & CG_FIRST_INGRESS;
+	st->reordered = cg_nla_uint(tb[CG_A_REORDERED]);
 	return 0;
 }
 

@@ -53,7 +53,7 @@ static void cg_prom_label(const char *name, const char *val)
 	cg_prom_str(val);
 }
 
-enum { CG_M_GUARDED, CG_M_DROPPED, CG_M_UNREADABLE, CG_M_INFO };
+enum { CG_M_GUARDED, CG_M_DROPPED, CG_M_UNREADABLE, CG_M_INFO, CG_M_AHEAD };
 
 static void cg_prom_labels(const struct cg_report_row *r, int m)
 {
@@ -91,6 +91,8 @@ static const struct {
 		"CHECKSUM_PARTIAL frames dropped: IP header unreadable or IHL below 5." },
 	[CG_M_INFO] = { "csum_guard_guard_info", "gauge",
 		"1 for each guard: the program, loader and module that guard the device." },
+	[CG_M_AHEAD] = { "csum_guard_ahead", "gauge",
+		"Programs, filters and hooks that run before the guard on the device: what they redirect, it does not see." },
 };
 
 void cg_report_prometheus(const struct cg_report_row *rows, int n)
@@ -110,7 +112,8 @@ void cg_report_prometheus(const struct cg_report_row *rows, int n)
 			if (!rows[i].st.attached && m != CG_M_GUARDED)
 				continue;
 			v = m == CG_M_DROPPED ? rows[i].st.dropped :
-			    m == CG_M_UNREADABLE ? rows[i].st.dropped_unreadable : rows[i].st.attached;
+			    m == CG_M_UNREADABLE ? rows[i].st.dropped_unreadable :
+			    m == CG_M_AHEAD ? (__u64)rows[i].ahead.n : rows[i].st.attached;
 			fputs(cg_metrics[m].name, stdout);
 			cg_prom_labels(&rows[i], m);
 			printf(" %llu\n", (unsigned long long)v);

@@ -5,6 +5,7 @@
 #include <net/if.h>
 #include <linux/types.h>
 
+#include "ahead.h"
 #include "backend.h"
 
 /* One device as status reports it. */
@@ -16,6 +17,7 @@ struct cg_report_row {
 	const char *backend;	/* "bpf", "kmod", NULL when unguarded */
 	const char *kind;	/* a guest-facing kind (lib/link.h), or NULL */
 	struct cg_status st;
+	struct cg_ahead ahead;	/* what runs before the guard */
 };
 
 /*

@@ -53,12 +53,26 @@ const char *cg_opts_text(const struct cg_status *st)
 	       st->egress ? ", egress" : st->log_drops ? ", log-drops" : "";
 }
 
+/* "  ahead of the guard: ..." lines under a text row */
+static void cg_print_ahead(const struct cg_ahead *a)
+{
+	char buf[4 * sizeof(a->item[0])];
+	int i;
+
+	for (i = 0; i < a->n && i < CG_AHEAD_MAX; i++)
+		printf("  runs before the guard, which does not see what it redirects: %s\n",
+		       cg_text_safe(a->item[i], buf, sizeof(buf)));
+	if (a->n > CG_AHEAD_MAX)
+		printf("  runs before the guard: %d more\n", a->n - CG_AHEAD_MAX);
+}
+
 static void cg_print_status(const struct cg_query *a, const struct cg_report_row *r)
 {
 	const struct cg_status *st = &r->st;
 	char dev[4 * IF_NAMESIZE + 1], ns[4 * PATH_MAX + 1], ino[24];
 	const char *netns = cg_report_netns(r, ino, sizeof(ino));
 	bool first = true;
+	int i;
 
 	if (!a->json) {
 		printf("%s%s%s: ", cg_text_safe(r->dev, dev, sizeof(dev)), netns ? " netns " : "",
@@ -74,6 +88,7 @@ static void cg_print_status(const struct cg_query *a, const struct cg_report_row
 			       *st->prog_tag ? "; program " : "", st->prog_tag,
 			       *st->loader ? ", attached by csum-guard " : "", st->loader,
 			       *st->module_version ? "; module " : "", st->module_version);
+		cg_print_ahead(&r->ahead);
 		return;
 	}
 	putchar('{');
@@ -97,6 +112,19 @@ static void cg_print_status(const struct cg_query *a, const struct cg_report_row
 	cg_json_kv_str(&first, "object_sha256", *st->object_sha256 ? st->object_sha256 : NULL);
 	cg_json_kv_bool(&first, "from_object", st->from_object);
 	cg_json_kv_str(&first, "module_version", *st->module_version ? st->module_version : NULL);
+	/* what runs before the guard, and can send frames past it */
+	if (st->attached) {
+		fputs(",\"ahead\":[", stdout);
+		for (i = 0; i < r->ahead.n && i < CG_AHEAD_MAX; i++) {
+			if (i)
+				putchar(',');
+			cg_json_str(r->ahead.item[i]);
+		}
+		putchar(']');
+		cg_json_kv_u64(&first, "ahead_count", r->ahead.n);
+	}
+	if (st->first_known)
+		cg_json_kv_u64(&first, "reordered", st->reordered);
 	putchar('}');
 }
 
@@ -168,6 +196,7 @@ static int cg_status_row(enum cg_choice c, const struct cg_target *t, int err, v
 	r->netns_ino = t->netns_ino;
 	r->ifindex = t->ifindex;
 	r->backend = cg_choice_name(c);
+	cg_ahead_of(t->ifindex, r->backend, &r->st, &r->ahead);
 	return 0;
 }
 
@@ -268,6 +297,7 @@ int cg_cmd_status(const struct cg_query *a)
 		r->netns_ino = t.netns_ino;
 		r->ifindex = t.ifindex;
 		r->backend = cg_choice_name(c);
+		cg_ahead_of(t.ifindex, r->backend, &r->st, &r->ahead);
 	} else {
 		err = cg_status_here(&rs, a->netns, t.netns_ino);
 		if (!err && !a->netns)

@@ -96,3 +96,88 @@ case_not_judged() {
 	topo_down
 }
 cg_case not_judged
+
+# What runs before the guard on its device sees guest frames first, and
+# can send them past it. status (JSON, text, Prometheus) names it and
+# attach warns: an XDP program on the tap (before any backend); a clsact
+# filter, which runs before the module's netfilter hook but after a tcx
+# guard; for the module, an nftables netdev chain at its own priority,
+# INT_MIN, added after it (an `nft -f` reload), which runs first until the
+# module moves back in front: then a bad frame meets the guard again
+# instead of the chain's fwd, which would send it past.
+ahead_of() { "$CG" status tap0 --netns "$VM" --json | jq -r '.ahead | join("|")'; }
+
+case_ahead() {
+	local t="ahead [$BACKEND]" bad= got out mode i c0 c1
+
+	topo_up --mtu 1500 && guard_on || { fail "$t: set-up"; topo_down; return; }
+	mode=$("$CG" status tap0 --netns "$VM" --json | jq -r .mode)
+	[ -z "$(ahead_of)" ] || bad="$bad alone:[$(ahead_of)]"
+
+	if ip -n "$VM" link set dev tap0 xdpgeneric obj "$TOP/build/tests/xdp-pass.bpf.o" sec xdp \
+		2>"$TMPD/ah.err"; then
+		got=$(ahead_of)
+		[[ $got =~ ^xdp\ program\ [0-9]+\ xdp_pass\ \(generic\)$ ]] || bad="$bad xdp:[$got]"
+		"$CG" status --netns "$VM" --prometheus | grep -qx \
+			"csum_guard_ahead{device=\"tap0\",netns=\"$VM\",backend=\"$BACKEND\",mode=\"$mode\"} 1" ||
+			bad="$bad prometheus"
+		"$CG" status tap0 --netns "$VM" | grep -q '^  runs before the guard, .*: xdp program' ||
+			bad="$bad text"
+		out=$(guard_on 2>&1; "$CG" attach tap0 --netns "$VM" --backend "$BACKEND" 2>&1)
+		grep -q "^csum-guard: warning: on tap0 in netns $VM, xdp program [0-9]* xdp_pass (generic) runs before the guard" \
+			<<<"$out" || bad="$bad attach-warning:[$out]"
+		ip -n "$VM" link set dev tap0 xdpgeneric off
+	else
+		bad="$bad xdp-set-up:$(head -1 "$TMPD/ah.err")"
+	fi
+
+	# a clsact filter: ahead of the module, behind a tcx guard
+	if ip netns exec "$VM" tc qdisc add dev tap0 clsact 2>/dev/null ||
+	   ip netns exec "$VM" tc qdisc show dev tap0 | grep -q clsact; then
+		ip netns exec "$VM" tc filter add dev tap0 ingress prio 7 handle 9 protocol all \
+			bpf da obj "$TOP/build/tests/guard-alt.bpf.o" sec tc 2>"$TMPD/ah.err" ||
+			bad="$bad tc-set-up:$(head -1 "$TMPD/ah.err")"
+		got=$(ahead_of)
+		case $mode in
+		tcx) [ -z "$got" ] || bad="$bad clsact-behind-tcx:[$got]" ;;
+		clsact) [ -z "$got" ] || bad="$bad clsact-prio7:[$got]" ;;
+		*) [[ $got =~ ^tc\ filter\ bpf\ prio\ 7\ handle\ 0x9$ ]] || bad="$bad clsact:[$got]" ;;
+		esac
+		ip netns exec "$VM" tc filter del dev tap0 ingress prio 7 handle 9 bpf
+	fi
+
+	if [ "$BACKEND" = kmod ] && command -v nft >/dev/null; then
+		c0=$(guard_counters)
+		if ip netns exec "$VM" nft -f - 2>"$TMPD/ah.err" <<-EOF
+		table netdev cgahead {
+			chain early {
+				type filter hook ingress device tap0 priority -2147483648;
+				fwd to veth0
+			}
+		}
+		EOF
+		then
+			# the module moves back in front within a second or so
+			for i in $(seq 50); do
+				[ "$("$CG" status tap0 --netns "$VM" --json | jq -r '.reordered')" -ge 1 ] && break
+				sleep 0.2
+			done
+			got=$("$CG" status tap0 --netns "$VM" --json | jq -r '"\(.reordered) \(.ahead | length)"')
+			[[ $got =~ ^[1-9][0-9]*\ 0$ ]] || bad="$bad reorder:[$got]"
+			ip netns exec "$VM" "$INJECT" --dev tap0 --csum-start 20 --csum-offset 6
+			c1=$(guard_counters)
+			[ "${c1%% *}" = $((${c0%% *} + 1)) ] || bad="$bad after-reorder:[$c0 -> $c1]"
+			ip netns exec "$VM" nft delete table netdev cgahead
+		else
+			bad="$bad nft-set-up:$(head -1 "$TMPD/ah.err")"
+		fi
+	fi
+	guard_off
+	topo_down
+	if [ -z "$bad" ]; then
+		pass "$t: an XDP program named in status (JSON, text, Prometheus) and by attach; a clsact filter ahead only of the module$([ "$BACKEND" = kmod ] && echo "; an nft chain at INT_MIN added after attach: the module back in front (reordered $got), the next bad frame dropped by it")"
+	else
+		fail "$t:$bad"
+	fi
+}
+cg_case ahead

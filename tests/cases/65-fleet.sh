@@ -10,7 +10,8 @@ prom_expect() {
 		(["csum_guard_guarded"] + $l + [(.egress | tostring), "1"]),
 		(["csum_guard_dropped_total"] + $l + ["-", (.dropped | tostring)]),
 		(["csum_guard_dropped_unreadable_total"] + $l + ["-", (.dropped_unreadable | tostring)]),
-		(["csum_guard_guard_info", $l[0], $l[1], $l[2], "", "-", "1"]) |
+		(["csum_guard_guard_info", $l[0], $l[1], $l[2], "", "-", "1"]),
+		(["csum_guard_ahead"] + $l + ["-", (.ahead_count | tostring)]) |
 		join("\t")'
 }
 
@@ -129,7 +130,7 @@ case_fleet() {
 	want=$(prom_expect "$inos" <<<"$json" | sort)
 	got=$(awk -F '\t' -v a="$n1" -v b="$n2" -v c="$ino3" '$3 == a || $3 == b || $3 == c' \
 		"$TMPD/fleet.samples" | sort)
-	[ "$(wc -l <<<"$want")" = 12 ] && [ "$got" = "$want" ] || bad="$bad samples"
+	[ "$(wc -l <<<"$want")" = 15 ] && [ "$got" = "$want" ] || bad="$bad samples"
 	# which code guards each, and which csum-guard wrote the file
 	[ "$(grep -c '^csum_guard_guard_info{.*,program_tag="[0-9a-f]*",loader_version="[^"]*",object_sha256="[0-9a-f]*",module_version="[^"]*"} 1$' \
 		"$TMPD/fleet.prom")" -ge 3 ] || bad="$bad guard_info"
@@ -155,7 +156,7 @@ case_fleet() {
 	"$CG" status --netns "$n1" --prometheus >"$TMPD/fleet.prom" || bad="$bad rc"
 	got=$(prom_parse "$FLEET_METRICS" <"$TMPD/fleet.prom" 2>&1) || bad="$bad parse:$got"
 	[ "$got" = "$(printf 'csum_guard_build_info\t\t\t\t\t-\t1\ncsum_guard_guarded\t%s\t%s\t\t\tfalse\t0' "$dev1" "$n1")" ] &&
-		[ "$(grep -c '^# ' "$TMPD/fleet.prom")" = 10 ] || bad="$bad unguarded:[$got]"
+		[ "$(grep -c '^# ' "$TMPD/fleet.prom")" = 12 ] || bad="$bad unguarded:[$got]"
 	grep -qx "csum_guard_build_info{version=\"$(cat "$TOP/VERSION")\",abi=\"[0-9]*\"} 1" "$TMPD/fleet.prom" ||
 		bad="$bad build_info"
 	got=$("$CG" status --netns "$n1" --json | jq -c 'map([.device, .kind, .guarded, .attached, .backend])')

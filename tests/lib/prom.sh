@@ -117,4 +117,4 @@ prom_parse() {
 	}'
 }
 
-FLEET_METRICS="csum_guard_build_info csum_guard_guarded csum_guard_dropped_total csum_guard_dropped_unreadable_total csum_guard_guard_info"
+FLEET_METRICS="csum_guard_build_info csum_guard_guarded csum_guard_dropped_total csum_guard_dropped_unreadable_total csum_guard_guard_info csum_guard_ahead"
