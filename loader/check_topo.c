@@ -75,31 +75,34 @@ static int ck_veth_add(int nl, int mtu, int far_fd)
 	return cg_nl_talk(nl, &q, NULL, NULL);
 }
 
-static int ck_addr_add(int nl, int ifindex, const char *addr)
+/* addr/24 (IPv4) or addr/64 (IPv6, no duplicate detection to wait for) */
+static int ck_addr_add(int nl, int ifindex, int family, const char *addr)
 {
-	struct ifaddrmsg ifa = { .ifa_family = AF_INET, .ifa_prefixlen = 24,
-				 .ifa_index = ifindex };
-	struct in_addr a;
+	struct ifaddrmsg ifa = { .ifa_family = family, .ifa_index = ifindex };
+	unsigned char a[16];
+	size_t alen = family == AF_INET6 ? 16 : 4;
 	struct cg_nl_msg q;
 
-	inet_pton(AF_INET, addr, &a);
+	ifa.ifa_prefixlen = family == AF_INET6 ? 64 : 24;
+	ifa.ifa_flags = family == AF_INET6 ? IFA_F_NODAD : 0;
+	inet_pton(family, addr, a);
 	cg_nl_msg_init(&q, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL, &ifa, sizeof(ifa));
-	cg_nl_put(&q, IFA_LOCAL, &a, sizeof(a));
-	cg_nl_put(&q, IFA_ADDRESS, &a, sizeof(a));
+	cg_nl_put(&q, IFA_LOCAL, a, alen);
+	cg_nl_put(&q, IFA_ADDRESS, a, alen);
 	return cg_nl_talk(nl, &q, NULL, NULL);
 }
 
-/* The far end's MAC, permanently: no ARP to wait for or to fail */
-static int ck_neigh_add(int nl, int ifindex)
+/* The far end's MAC, permanently: no ARP or ND to wait for or to fail */
+static int ck_neigh_add(int nl, int ifindex, int family, const char *addr)
 {
-	struct ndmsg nd = { .ndm_family = AF_INET, .ndm_ifindex = ifindex,
+	struct ndmsg nd = { .ndm_family = family, .ndm_ifindex = ifindex,
 			    .ndm_state = NUD_PERMANENT };
-	struct in_addr a;
+	unsigned char a[16];
 	struct cg_nl_msg q;
 
-	inet_pton(AF_INET, CK_FAR, &a);
+	inet_pton(family, addr, a);
 	cg_nl_msg_init(&q, RTM_NEWNEIGH, NLM_F_CREATE | NLM_F_REPLACE, &nd, sizeof(nd));
-	cg_nl_put(&q, NDA_DST, &a, sizeof(a));
+	cg_nl_put(&q, NDA_DST, a, family == AF_INET6 ? 16 : 4);
 	cg_nl_put(&q, NDA_LLADDR, ck_veth1_mac, sizeof(ck_veth1_mac));
 	return cg_nl_talk(nl, &q, NULL, NULL);
 }
@@ -211,13 +214,13 @@ void ck_topo_init(struct ck_topo *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->vm = t->far = t->nl_vm = t->nl_far = t->io_vm = t->io_far = -1;
-	t->tap = t->cap = t->snmp = t->netdev = -1;
+	t->tap = t->cap = t->snmp = t->netdev = t->nfq = -1;
 }
 
 /* Closing the last fds is what removes the namespaces and all in them */
 void ck_topo_down(struct ck_topo *t)
 {
-	int *fds[] = { &t->cap, &t->tap, &t->snmp, &t->netdev, &t->nl_vm, &t->nl_far,
+	int *fds[] = { &t->cap, &t->tap, &t->nfq, &t->snmp, &t->netdev, &t->nl_vm, &t->nl_far,
 		       &t->io_vm, &t->io_far, &t->vm, &t->far };
 	unsigned int i;
 
@@ -229,7 +232,7 @@ void ck_topo_down(struct ck_topo *t)
 }
 
 /* What is made while inside vm: sockets and files bind to it at creation */
-static int ck_vm_inside(struct ck_topo *t, struct ck_result *r)
+static int ck_vm_inside(struct ck_topo *t, const struct ck_path *p, struct ck_result *r)
 {
 	static const char *const sysctls[][2] = {
 		{ "/proc/sys/net/ipv4/ip_forward", "1" },
@@ -253,6 +256,18 @@ static int ck_vm_inside(struct ck_topo *t, struct ck_result *r)
 		err = ck_write_file(sysctls[i][0], sysctls[i][1]);
 		if (err)
 			return ck_fail(r, sysctls[i][0], err);
+	}
+	/* all: the devices there now, and the default of those to come */
+	if (p->v6) {
+		err = ck_write_file("/proc/sys/net/ipv6/conf/all/forwarding", "1");
+		if (err == -ENOENT) {
+			/* not a failure of the check: this kernel has no IPv6 to test */
+			ck_fail(r, "no IPv6 here (/proc/sys/net/ipv6)", err);
+			r->v = CK_UNKNOWN;
+			return err;
+		}
+		if (err)
+			return ck_fail(r, "/proc/sys/net/ipv6/conf/all/forwarding", err);
 	}
 	t->snmp = open("/proc/self/net/snmp", O_RDONLY | O_CLOEXEC);
 	if (t->snmp < 0)
@@ -294,7 +309,7 @@ int ck_topo_up(struct ck_topo *t, const struct ck_path *p, struct ck_result *r)
 	err = cg_netns_enter(t->vm);
 	if (err)
 		return ck_fail(r, "cannot enter the new namespace", err);
-	err = ck_vm_inside(t, r);
+	err = ck_vm_inside(t, p, r);
 	cg_netns_return();
 	if (err)
 		return err;
@@ -325,10 +340,16 @@ int ck_topo_up(struct ck_topo *t, const struct ck_path *p, struct ck_result *r)
 	if ((err = ck_up(t->io_vm, "tap0")) || (err = ck_up(t->io_vm, "veth0")) ||
 	    (err = ck_up(t->io_far, "veth1")))
 		return ck_fail(r, "cannot bring the devices up", err);
-	if ((err = ck_addr_add(t->nl_vm, ck_ifindex(t->io_vm, "tap0"), "10.0.0.1")) ||
-	    (err = ck_addr_add(t->nl_vm, t->veth0, "10.1.0.1")))
+	if ((err = ck_addr_add(t->nl_vm, ck_ifindex(t->io_vm, "tap0"), AF_INET, "10.0.0.1")) ||
+	    (err = ck_addr_add(t->nl_vm, t->veth0, AF_INET, "10.1.0.1")))
 		return ck_fail(r, "cannot add an address", err);
-	err = ck_neigh_add(t->nl_vm, t->veth0);
+	if (p->v6 &&
+	    ((err = ck_addr_add(t->nl_vm, ck_ifindex(t->io_vm, "tap0"), AF_INET6, "fd00::1")) ||
+	     (err = ck_addr_add(t->nl_vm, t->veth0, AF_INET6, "fd01::1"))))
+		return ck_fail(r, "cannot add an IPv6 address", err);
+	err = ck_neigh_add(t->nl_vm, t->veth0, AF_INET, CK_FAR);
+	if (!err && p->v6)
+		err = ck_neigh_add(t->nl_vm, t->veth0, AF_INET6, CK_FAR6);
 	if (err)
 		return ck_fail(r, "cannot add the neighbour entry", err);
 	sll.sll_ifindex = t->veth1;

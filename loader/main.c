@@ -8,7 +8,7 @@
  *	csum-guard probe [--json]
  *	csum-guard watch [--match GLOB[,GLOB...]]... [--backend B] [--log-drops]
  *	csum-guard events [--json]
- *	csum-guard check [--path frag|tx] [--json]
+ *	csum-guard check [--path PATH[,PATH...]] [--json]
  *	csum-guard completion on|off|status [--json]
  *
  * Exit status: 0 done (detaching an unguarded device is done), 1 failed,
@@ -53,7 +53,7 @@ static const char usage_text[] =
 	"       csum-guard watch [--match GLOB[,GLOB...]]... [--backend auto|bpf|kmod] [--log-drops]\n"
 	"                        [--no-completion]\n"
 	"       csum-guard events [--json]\n"
-	"       csum-guard check [--path frag|tx] [--json]\n"
+	"       csum-guard check [--path PATH[,PATH...]] [--json]\n"
 	"       csum-guard completion on|off|status [--json]\n"
 	"       csum-guard syncookie attach DEV --ports P[,P...] [--netns NS]\n"
 	"                         [--mode auto|xdp|xdp-generic|tc|nft] [--set-sysctl]\n"
@@ -69,13 +69,17 @@ static const char usage_text[] =
 	"  command to finish (default: as long as it takes; 0: not at all).\n"
 	"--json (anywhere): errors too are JSON, {\"error\":\"...\"} on stdout.\n"
 	"NS is a name from `ip netns` or a path such as /proc/PID/ns/net.\n"
-	"check: does this kernel write a guest's checksum over the IPv4 header when IP\n"
-	"  fragmentation (frag) or the transmit path of a device without checksum\n"
-	"  offload (tx) completes it? It forwards one bad frame per path through a tap\n"
-	"  and a veth in throwaway namespaces; guards on this host's devices are not\n"
-	"  there and do not change the result. Exit status: 0 fixed (every path tested\n"
-	"  drops the frame), 10 vulnerable (some path corrupts it), 11 cannot tell,\n"
-	"  1 the check could not be set up.\n"
+	"check: does this kernel write a guest's checksum over the IP header when one\n"
+	"  of these completes it: frag (IPv4 fragmentation), tx and tx6 (transmit\n"
+	"  without TX checksum offload, IPv4 and IPv6), xtcsum and xtcsum6 (iptables\n"
+	"  and ip6tables -j CHECKSUM), nfqueue and nfqueue6 (an NFQUEUE read in\n"
+	"  copy-packet mode)? It forwards one bad frame per path through a tap and a\n"
+	"  veth in throwaway namespaces; guards on this host's devices are not there\n"
+	"  and do not change the result. --path PATH[,PATH...] tests those only:\n"
+	"  " CG_CHECK_PATHS ". Exit status: 0 fixed (every path tested drops\n"
+	"  the frame), 10 vulnerable (some path corrupts it), 11 cannot tell (also\n"
+	"  when iptables or a netfilter target is missing), 1 the check could not\n"
+	"  be set up.\n"
 	"attach guards what enters DEV; --egress also what leaves it, such as the host's\n"
 	"own AF_PACKET frames. Options converge: attach without --egress removes it.\n"
 	"--object loads the BPF object at PATH instead of the built-in one, only if its\n"
@@ -199,7 +203,8 @@ static int cg_parse(int argc, char **argv, struct cg_args *a)
 			if (strcmp(a->cmd, "check"))
 				return cg_usage_err("--path goes with check");
 			if (!cg_check_path_valid(optarg))
-				return cg_usage_err("unknown path '%s' (frag or tx)", optarg);
+				return cg_usage_err("unknown path in '%s' (" CG_CHECK_PATHS ")",
+						    optarg);
 			a->path = optarg;
 			break;
 		case 'o':
