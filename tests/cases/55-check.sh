@@ -1,19 +1,42 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # 55-check.sh - `csum-guard check` tells what the suite's own reproduction sees.
 
-# What this kernel does with the bad frame on PATH (frag|tx), measured with
-# the suite's tools and topology and no guard: vulnerable, fixed, unknown,
-# or set-up when the topology could not be built.
+# Every path check tests, in its order
+CHECK_PATHS="frag tx tx6 xtcsum nfqueue xtcsum6 nfqueue6"
+
+# What this kernel does with the bad frame on PATH (one of $CHECK_PATHS),
+# measured with the suite's tools and topology and no guard, as
+# case_repro does: vulnerable, fixed, unknown; set-up when the topology
+# could not be built; missing when iptables or the rule's target is not
+# here (site_up has said SKIP then, on stderr: stdout is the answer).
 check_baseline() {
-	local path=$1 args ff0 ff1 got src
+	local path=$1 n=3 args ff0 ff1 got src site= site_seen ipt=iptables
+	local bad="--csum-start 20 --csum-offset 6 --count $n --payload 1000"
+	local GUEST_IP=$GUEST_IP SNIFF_DST=$FAR_IP
 
 	case $path in
 	frag) args="--mtu 576" ;;
-	tx) args="--mtu 1500 --tx-csum-off" ;;
+	tx | tx6) args="--mtu 1500 --tx-csum-off" ;;
+	*) args="--mtu 1500" ;;
+	esac
+	if [ "${path%6}" != "$path" ]; then
+		args="$args --ipv6"
+		bad="--ipv6 --csum-start 22 --csum-offset 6 --count $n --payload 1000"
+		GUEST_IP=$GUEST_IP6 SNIFF_DST=$FAR_IP6 ipt=ip6tables
+	fi
+	case $path in
+	xtcsum* | nfqueue*)
+		command -v $ipt >/dev/null || { skip "check baseline $path: $ipt missing" >&2; echo missing; return; } ;;
 	esac
 	topo_up $args || { topo_down; echo set-up; return; }
+	case $path in
+	xtcsum* | nfqueue*)
+		site_up ${path%6} "check baseline $path" >&2 || { topo_down; echo missing; return; }
+		site=${path%6}
+		;;
+	esac
 	ff0=$(frag_fails)
-	inject_sniff "$TMPD/check-$path" --csum-start 20 --csum-offset 6 --count 3 --payload 1000
+	repro_send "$TMPD/check-$path" $bad
 	ff1=$(frag_fails)
 	got=$(sniff_datagrams "$TMPD/check-$path")
 	src=$(sniff_sources "$TMPD/check-$path")
@@ -22,7 +45,12 @@ check_baseline() {
 		echo unknown
 	elif [ "${got:-0}" -gt 0 ] && [ "$src" != $GUEST_IP ]; then
 		echo vulnerable
-	elif [ "${got:-0}" = 0 ] && { [ $path = tx ] || [ "$ff1" -gt "$ff0" ]; }; then
+	elif [ "${got:-0}" = 0 ] && [ $path = frag ] && [ "$ff1" -gt "$ff0" ]; then
+		echo fixed
+	elif [ "${got:-0}" = 0 ] && [ "${path%6}" = tx ]; then
+		echo fixed
+	elif [ "${got:-0}" = 0 ] && [ -n "$site" ] && [ "$site_seen" = $n ] &&
+	     { [ $site != nfqueue ] || [ "$(queue_packets "$TMPD/check-$path")" = 0 ]; }; then
 		echo fixed
 	else
 		echo unknown
@@ -49,24 +77,30 @@ check_exit_of() {
 # reproduction measured just before, with the documented exit codes, and
 # leaves nothing behind, also when it is killed.
 case_check() {
-	local t="check [$BACKEND]" want_frag want_tx overall json rc got_frag got_tx
-	local left0 left1 bad= c1 c2 rc_frag frag_only pid
+	local t="check [$BACKEND]" overall json rc p got says= one rc1 paths
+	local left0 left1 bad= c1 c2 pid
+	local -A want
 
-	want_frag=$(check_baseline frag)
-	want_tx=$(check_baseline tx)
-	if [ "$want_frag" = set-up ] || [ "$want_tx" = set-up ]; then
-		[ "$want_tx" = set-up ] && ! command -v ethtool >/dev/null &&
-			{ skip "$t: ethtool missing"; return; }
-		fail "$t: cannot build the reproduction topology"
-		return
-	fi
-	if [ $want_frag = vulnerable ] || [ $want_tx = vulnerable ]; then
-		overall=vulnerable
-	elif [ $want_frag = fixed ] && [ $want_tx = fixed ]; then
-		overall=fixed
-	else
-		overall=unknown
-	fi
+	for p in $CHECK_PATHS; do
+		want[$p]=$(check_baseline $p)
+		case ${want[$p]} in
+		set-up)
+			[ "${p%6}" = tx ] && ! command -v ethtool >/dev/null &&
+				{ skip "$t: ethtool missing"; return; }
+			fail "$t: cannot build the reproduction topology for $p"
+			return
+			;;
+		# no iptables or target: check must say it cannot tell, not fixed
+		missing) want[$p]=unknown ;;
+		esac
+	done
+	overall=fixed
+	for p in $CHECK_PATHS; do
+		case ${want[$p]} in
+		vulnerable) overall=vulnerable ;;
+		unknown) [ $overall = vulnerable ] || overall=unknown ;;
+		esac
+	done
 
 	topo_up --mtu 1500 && guard_on || { fail "$t: set-up"; topo_down; return; }
 	c1=$(guard_counters)
@@ -74,33 +108,46 @@ case_check() {
 
 	json=$("$CG" check --json 2>"$TMPD/check.err")
 	rc=$?
-	got_frag=$(jq -r '.paths[] | select(.path == "frag") | .verdict' <<<"$json" 2>/dev/null)
-	got_tx=$(jq -r '.paths[] | select(.path == "tx") | .verdict' <<<"$json" 2>/dev/null)
-	[ "$got_frag" = "$want_frag" ] || bad="$bad frag=$got_frag(want $want_frag)"
-	[ "$got_tx" = "$want_tx" ] || bad="$bad tx=$got_tx(want $want_tx)"
+	for p in $CHECK_PATHS; do
+		got=$(jq -r --arg p $p '.paths[] | select(.path == $p) | .verdict' <<<"$json" 2>/dev/null)
+		[ "$got" = "${want[$p]}" ] || bad="$bad $p=$got(want ${want[$p]})"
+		says="$says $p $got,"
+	done
+	[ "$(jq -r '.tested | join(" ")' <<<"$json" 2>/dev/null)" = "$CHECK_PATHS" ] ||
+		bad="$bad tested=$(jq -c .tested <<<"$json" 2>/dev/null)"
 	[ "$(jq -r .verdict <<<"$json" 2>/dev/null)" = $overall ] || bad="$bad verdict(want $overall)"
 	[ $rc = "$(check_exit_of $overall)" ] && [ "$(jq -r .exit <<<"$json" 2>/dev/null)" = $rc ] ||
 		bad="$bad exit=$rc(want $(check_exit_of $overall))"
 
-	# one path alone: a kernel fixed on frag only says fixed here
-	frag_only=$("$CG" check --path frag --json 2>>"$TMPD/check.err")
-	rc_frag=$?
-	[ "$(jq -r '[.paths[].path] | join(",")' <<<"$frag_only" 2>/dev/null)" = frag ] &&
-		[ "$(jq -r .verdict <<<"$frag_only" 2>/dev/null)" = "$want_frag" ] &&
-		[ $rc_frag = "$(check_exit_of "$want_frag")" ] ||
-		bad="$bad --path-frag=$(jq -r .verdict <<<"$frag_only" 2>/dev/null)/exit=$rc_frag"
+	# one path alone: a kernel fixed on that path only says fixed there
+	for p in $CHECK_PATHS; do
+		one=$("$CG" check --path $p --json 2>>"$TMPD/check.err")
+		rc1=$?
+		[ "$(jq -r '.tested | join(",")' <<<"$one" 2>/dev/null)" = $p ] &&
+			[ "$(jq -r '[.paths[].path] | join(",")' <<<"$one" 2>/dev/null)" = $p ] &&
+			[ "$(jq -r .verdict <<<"$one" 2>/dev/null)" = "${want[$p]}" ] &&
+			[ $rc1 = "$(check_exit_of "${want[$p]}")" ] ||
+			bad="$bad --path-$p=$(jq -r .verdict <<<"$one" 2>/dev/null)/exit=$rc1"
+	done
+	# a list, in check's order whatever the order given
+	paths=$("$CG" check --path xtcsum6,tx6 --json 2>>"$TMPD/check.err" |
+		jq -r '[.paths[].path] | join(",")' 2>/dev/null)
+	[ "$paths" = tx6,xtcsum6 ] || bad="$bad --path-list=$paths"
 
 	# usage errors exit 2 and test nothing
 	"$CG" check --path bogus >/dev/null 2>&1; [ $? = 2 ] || bad="$bad --path-bogus-not-2"
 	"$CG" check tap0 >/dev/null 2>&1; [ $? = 2 ] || bad="$bad device-arg-not-2"
 	"$CG" check --netns "$VM" >/dev/null 2>&1; [ $? = 2 ] || bad="$bad --netns-not-2"
 
-	# killed halfway: the kernel takes its namespaces away with it
-	"$CG" check >/dev/null 2>&1 &
-	pid=$!
-	sleep 0.2
-	kill -TERM $pid 2>/dev/null
-	wait $pid
+	# killed halfway, also while a rule or the queue is up in its namespace:
+	# the kernel takes its namespaces away with it
+	for p in "" "--path nfqueue6"; do
+		"$CG" check $p >/dev/null 2>&1 &
+		pid=$!
+		sleep 0.3
+		kill -TERM $pid 2>/dev/null
+		wait $pid
+	done
 
 	left1=$(check_leftovers)
 	[ "$left0" = "$left1" ] || bad="$bad left:$(comm -13 <(echo "$left0") <(echo "$left1") | tr '\n' ' ')"
@@ -110,8 +157,8 @@ case_check() {
 	topo_down
 
 	if [ -z "$bad" ]; then
-		pass "$t: frag $got_frag, tx $got_tx as the reproduction measured, exit $rc;" \
-			"--path frag: $want_frag, exit $rc_frag; usage exits 2; nothing left, guard untouched"
+		pass "$t:${says%,} as the reproduction measured, exit $rc; each --path" \
+			"alone and a list agree; usage exits 2; nothing left, guard untouched"
 	else
 		fail "$t:$bad $(head -c 200 "$TMPD/check.err")"
 	fi
