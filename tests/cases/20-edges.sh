@@ -135,7 +135,7 @@ case_ahead() {
 	if ip netns exec "$VM" tc qdisc add dev tap0 clsact 2>/dev/null ||
 	   ip netns exec "$VM" tc qdisc show dev tap0 | grep -q clsact; then
 		ip netns exec "$VM" tc filter add dev tap0 ingress prio 7 handle 9 protocol all \
-			bpf da obj "$TOP/build/tests/guard-alt.bpf.o" sec tc 2>"$TMPD/ah.err" ||
+			bpf da obj "$TOP/build/tests/tc-pass.bpf.o" sec tc 2>"$TMPD/ah.err" ||
 			bad="$bad tc-set-up:$(head -1 "$TMPD/ah.err")"
 		got=$(ahead_of)
 		case $mode in

@@ -177,7 +177,7 @@ case_completion() {
 	ev=$(jq -r --arg ns "$VM" 'select(.where == "completion" and .backend == "kmod" and
 		.netns == $ns and .reason == "csum_start" and .offsets_from == "frame") |
 		"\(.protocol) \(.csum_start - .ip_header)"' "$TMPD/comp.ev" 2>/dev/null | sort | uniq -c |
-		awk '{ printf "%s%s:%s+%s", NR > 1 ? "," : "", $2, $3, $1 }')
+		awk '{ printf "%s%s:%s+%s", (NR > 1) ? "," : "", $2, $3, $1 }')
 	# IPv4: csum_start 6 bytes into the header, IPv6 8; both happened
 	[[ $ev =~ ^IPv4:6\+[0-9]+,IPv6:8\+[0-9]+$ ]] ||
 		why="$why completion events: [$ev] $(head -c 300 "$TMPD/comp.ev");"
