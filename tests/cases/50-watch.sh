@@ -453,3 +453,62 @@ case_watch_unable() {
 	fi
 }
 cg_case watch_unable
+
+# A guard does not follow its device out of its namespace, nor survive the
+# device's deletion: watch guards it again when it comes back, moved back
+# into a watched namespace or recreated under the same name, as it guards
+# a new tap (issue 27).
+case_watch_comeback() {
+	local t="watch/comeback [$BACKEND]" p=cb$(($$ % 100000)) a=$CG_PFX-wca b=$CG_PFX-wcb
+	local out=$TMPD/wcb.out lim=$([ -n "${CG_GUEST:-}" ] && echo 120 || echo 20) wpid bad= i
+
+	if ! { ip netns add $a && ip netns add $b && ip -n $a tuntap add dev ${p}t0 mode tap vnet_hdr &&
+	       ip -n $a link set ${p}t0 up; }; then
+		fail "$t: set-up"
+		ip netns del $a 2>/dev/null
+		ip netns del $b 2>/dev/null
+		return
+	fi
+	"$CG" watch --backend "$BACKEND" --match "$p*" --no-completion >"$out" 2>"$TMPD/wcb.err" &
+	wpid=$!
+	watch_line "$out" '^ready: 1 guarded' $lim || bad="$bad not-ready"
+	# deleted and made again under its name
+	ip -n $a link del ${p}t0
+	ip -n $a tuntap add dev ${p}t0 mode tap vnet_hdr && ip -n $a link set ${p}t0 up
+	for i in $(seq $((lim * 10))); do
+		[ "$(watch_status ${p}t0 $a attached)" = true ] && break
+		sleep 0.1
+	done
+	[ "$(watch_status ${p}t0 $a attached)" = true ] || bad="$bad recreated"
+	# away to another namespace (guarded there: watch watches it too), and back
+	ip -n $a link set ${p}t0 netns $b && ip -n $b link set ${p}t0 up
+	watch_line "$out" "^guarded ${p}t0 netns $b " $lim || bad="$bad moved-away"
+	ip -n $b link set ${p}t0 netns $a && ip -n $a link set ${p}t0 up
+	for i in $(seq $((lim * 10))); do
+		[ "$(watch_status ${p}t0 $a attached)" = true ] && break
+		sleep 0.1
+	done
+	[ "$(watch_status ${p}t0 $a attached)" = true ] || bad="$bad moved-back"
+	# a bad frame stops at a guard: IP in the namespace never sees it, a
+	# good one it does (whichever guard: a tcx link follows its device
+	# to another namespace and back)
+	local r0 r1 r2
+	r0=$(ip netns exec $a awk '/^Ip:/ { if (h++) print $4 }' /proc/net/snmp)
+	ip netns exec $a "$INJECT" --dev ${p}t0 --csum-start 20 --csum-offset 6
+	r1=$(ip netns exec $a awk '/^Ip:/ { if (h++) print $4 }' /proc/net/snmp)
+	ip netns exec $a "$INJECT" --dev ${p}t0
+	r2=$(ip netns exec $a awk '/^Ip:/ { if (h++) print $4 }' /proc/net/snmp)
+	[ "$r1" = "$r0" ] && [ "$r2" = $((r1 + 1)) ] || bad="$bad InReceives:$r0,$r1,$r2"
+	kill -TERM $wpid 2>/dev/null
+	wait $wpid
+	"$CG" detach ${p}t0 --netns $a --quiet
+	"$CG" detach --all --netns $b --quiet
+	ip netns del $a
+	ip netns del $b
+	if [ -z "$bad" ]; then
+		pass "$t: a tap recreated under its name and one moved away and back are guarded again; a bad frame stops at the guard, a good one reaches IP"
+	else
+		fail "$t:$bad; log: $(tr '\n' '|' <"$out")"
+	fi
+}
+cg_case watch_comeback
