@@ -17,6 +17,10 @@
 #   topo redirect: a tc mirred redirect on the tap's ingress (clsact) takes
 #                  its frames straight to veth0's transmit path, before any
 #                  netfilter hook
+#   topo nftfwd:   an nftables netdev chain on the tap at priority INT_MIN,
+#                  the module's own, with `fwd to veth0`, loaded again after
+#                  attach (as `nft -f` does): at equal priority the hook
+#                  registered last runs first, until the module moves back
 
 # topo_kind_up KIND: the guest-facing device of KIND in $VM, after topo_up.
 # Sets GDEV (the device to guard), INJECT_DEV (where the guest writes),
@@ -65,10 +69,29 @@ topo_kind_up() {
 			action mirred egress redirect dev veth0 2>"$TMPD/kind.err" || return 3
 		TOPO_ARGS="--dmac $(link_mac "$FAR" veth1)"
 		;;
+	nftfwd)
+		command -v nft >/dev/null || { echo "nft missing" >"$TMPD/kind.err"; return 3; }
+		topo_nftfwd_load || return 3
+		TOPO_ARGS="--dmac $(link_mac "$FAR" veth1)"
+		;;
 	*)
 		return 1
 		;;
 	esac
+}
+
+# The chain of topo nftfwd, loaded (again) as a ruleset reload does: the
+# table goes and comes back, its hook registered anew.
+topo_nftfwd_load() {
+	ip netns exec "$VM" nft delete table netdev cgtopo 2>/dev/null
+	ip netns exec "$VM" nft -f - 2>"$TMPD/kind.err" <<-EOF
+	table netdev cgtopo {
+		chain early {
+			type filter hook ingress device tap0 priority -2147483648;
+			fwd to veth0
+		}
+	}
+	EOF
 }
 
 # Good frames through the completion guard, checksums offloaded
@@ -124,6 +147,16 @@ case_topo() {
 	if [ $kind = redirect ] && [ $BACKEND = kmod ]; then
 		skip "$t bad/on: tc ingress redirects before any netfilter hook runs; the completion guard covers it (topo/$kind completion)"
 	elif out=$("$CG" attach $GDEV --netns "$VM" --backend $BACKEND 2>&1); then
+		if [ $kind = nftfwd ]; then
+			# reloaded after attach: the module gets back in front
+			topo_nftfwd_load
+			for c0 in $(seq 50); do
+				[ $BACKEND = bpf ] ||
+					[ "$("$CG" status tap0 --netns "$VM" --json | jq -r .reordered)" -ge 1 ] &&
+					break
+				sleep 0.2
+			done
+		fi
 		topo_guarded "$t" "$bad" "$good" "$out"
 		"$CG" detach $GDEV --netns "$VM" --quiet
 	elif grep -q 'the completion guard covers it' <<<"$out"; then
@@ -212,3 +245,4 @@ cg_case topo geneve
 cg_case topo gre
 cg_case topo ipip
 cg_case --demo topo redirect
+cg_case topo nftfwd
