@@ -359,7 +359,10 @@ static int cg_bpf_attach(const struct cg_target *t, const struct cg_attach_opts 
 	}
 	/* stale (device or namespace reused) or half-made: start over */
 	cg_state_remove(dir, t->ifindex, err ? NULL : &m);
-	return cg_attach_fresh(t, dir, o, cookie, ack);
+	err = cg_attach_fresh(t, dir, o, cookie, ack);
+	if (!err && !cg_meta_read(dir, &m) && m.mode == CG_MODE_TCX)
+		cg_state_forget_followers(t, dir, m.prog_id);
+	return err;
 }
 
 static int cg_bpf_detach(const struct cg_target *t, struct cg_ack *ack)

@@ -88,6 +88,9 @@ struct cg_obj {
 };
 
 /* bpf_state.c */
+/* After a fresh tcx guard in dir on t: remove the guard that followed the
+ * device from the namespace it left, whose program (not mine) runs there */
+void cg_state_forget_followers(const struct cg_target *t, const char *dir, __u32 mine);
 const char *cg_mode_name(__u32 mode);
 int cg_meta_read(const char *dir, struct cg_meta *m);
 int cg_meta_write(const char *dir, const struct cg_meta *m);

@@ -292,6 +292,62 @@ void cg_state_remove(const char *dir, int ifindex, const struct cg_meta *m)
 }
 
 /*
+ * A tcx link stays on its device when the device moves to another
+ * namespace, and so does the guard whose pins are in the namespace it
+ * left: found there, by its program, once this namespace's guard runs
+ * first on the device, and removed, so that the device has one guard, the
+ * one its namespace's status shows (and counts drops in).
+ */
+struct cg_follower {
+	const char *dir;	/* the new guard's, kept */
+	int ifindex;
+	__u32 prog_id;		/* a csum_guard program on the device */
+};
+
+static int cg_follower_dev(const char *dir, __u64 ino, int ifindex, void *arg)
+{
+	const struct cg_follower *f = arg;
+	struct cg_meta m;
+	__u32 id = 0;
+
+	if (!strcmp(dir, f->dir) || cg_meta_read(dir, &m) || m.mode != CG_MODE_TCX ||
+	    cg_tcx_link_ifindex(dir, CG_HOOK_INGRESS, &id) != f->ifindex || id != f->prog_id)
+		return 0;
+	cg_state_remove(dir, 0, &m);	/* ifindex 0: not in this namespace */
+	return 1;
+}
+
+static int cg_follower_ns(__u64 ino, void *arg)
+{
+	return cg_state_each_dev(CG_PIN_ROOT, ino, cg_follower_dev, arg);
+}
+
+void cg_state_forget_followers(const struct cg_target *t, const char *dir, __u32 mine)
+{
+	struct cg_follower f = { .dir = dir, .ifindex = t->ifindex };
+	struct bpf_prog_info pi;
+	__u32 ids[16], cnt = ARRAY_SIZE(ids), i, len;
+	int fd;
+
+	if (bpf_prog_query(t->ifindex, CG_BPF_TCX_INGRESS, 0, NULL, ids, &cnt))
+		return;
+	for (i = 0; i < cnt && i < ARRAY_SIZE(ids); i++) {
+		if (ids[i] == mine)
+			continue;
+		fd = bpf_prog_get_fd_by_id(ids[i]);
+		if (fd < 0)
+			continue;
+		memset(&pi, 0, sizeof(pi));
+		len = sizeof(pi);
+		if (!bpf_obj_get_info_by_fd(fd, &pi, &len) && !strcmp(pi.name, CG_BPF_PROG_NAME)) {
+			f.prog_id = ids[i];
+			cg_state_each_ns(CG_PIN_ROOT, cg_follower_ns, &f);
+		}
+		close(fd);
+	}
+}
+
+/*
  * Drop the state of tcx links whose device is gone (deleted, or its
  * namespace destroyed), anywhere on the host. A clsact filter goes with its
  * device by itself; its pins are dropped the next time its namespace
