@@ -58,6 +58,7 @@
 #include "backend.h"
 #include "commands.h"
 #include "select.h"
+#include "ahead.h"
 #include "events.h"
 #include "watch.h"
 #include "watch_int.h"
@@ -107,9 +108,10 @@ bool cg_wmatch(const struct cg_watch *w, const char *name)
 /*
  * Which backend guards d now, from inside its namespace; NULL: none.
  * *gone: the device is not there any more (its RTM_DELLINK may have been lost).
+ * ahead (may be NULL): what runs before that guard there.
  */
 static const struct cg_backend *cg_wstatus(struct cg_wns *ns, struct cg_wdev *d,
-					   struct cg_status *st, bool *gone)
+					   struct cg_status *st, bool *gone, struct cg_ahead *ahead)
 {
 	char name[IF_NAMESIZE];
 	struct cg_target t = {
@@ -125,8 +127,22 @@ static const struct cg_backend *cg_wstatus(struct cg_wns *ns, struct cg_wdev *d,
 		return NULL;
 	*gone = !if_indextoname(d->ifindex, name) && (errno == ENXIO || errno == ENODEV);
 	c = cg_guarded_by(&t, st);
+	if (ahead)
+		cg_ahead_of(d->ifindex, cg_choice_name(c), st, ahead);
 	cg_netns_return();
 	return c == CG_CHOICE_NONE ? NULL : cg_backends[c];
+}
+
+/* "  warning: xdp program 42 ... runs before the guard ..." lines for d */
+static void cg_wahead(const struct cg_ahead *a, const char *dev, const char *nsl)
+{
+	char buf[4 * sizeof(a->item[0])];
+	int i;
+
+	for (i = 0; i < a->n && i < CG_AHEAD_MAX; i++)
+		printf("warning: on %s netns %s, %s runs before the guard: what it redirects "
+		       "or duplicates, the guard does not see\n", dev, nsl,
+		       cg_text_safe(a->item[i], buf, sizeof(buf)));
 }
 
 /*
@@ -206,12 +222,13 @@ static bool cg_wguard(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d)
 	const char *want = cg_choice_name(w->backend);
 	const struct cg_backend *b;
 	struct cg_status st;
+	struct cg_ahead ahead;
 	char why[1024], dev[4 * IF_NAMESIZE + 1], nsl[4 * sizeof(ns->label)];
 	bool gone;
 
 	cg_text_safe(d->name, dev, sizeof(dev));
 	cg_text_safe(ns->label, nsl, sizeof(nsl));
-	b = cg_wstatus(ns, d, &st, &gone);
+	b = cg_wstatus(ns, d, &st, &gone, &ahead);
 	if (gone) {
 		cg_wdev_del(ns, d);
 		return false;
@@ -219,14 +236,16 @@ static bool cg_wguard(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d)
 	if (b && (!want || !strcmp(want, b->name)) && st.log_drops == w->log_drops) {
 		printf("already guarded %s netns %s (%s, %s%s)\n", dev, nsl,
 		       b->name, st.mode, cg_opts_text(&st));
+		cg_wahead(&ahead, dev, nsl);
 		d->state = CG_W_DONE;
 		return true;
 	}
 	if (!cg_wspawn(w, ns, d, why, sizeof(why))) {
-		b = cg_wstatus(ns, d, &st, &gone);
+		b = cg_wstatus(ns, d, &st, &gone, &ahead);
 		if (b) {
 			printf("guarded %s netns %s (%s, %s%s)\n", dev, nsl,
 			       b->name, st.mode, cg_opts_text(&st));
+			cg_wahead(&ahead, dev, nsl);
 			d->state = CG_W_DONE;
 			return true;
 		}

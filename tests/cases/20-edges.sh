@@ -126,6 +126,16 @@ case_ahead() {
 		out=$(guard_on 2>&1; "$CG" attach tap0 --netns "$VM" --backend "$BACKEND" 2>&1)
 		grep -q "^csum-guard: warning: on tap0 in netns $VM, xdp program [0-9]* xdp_pass (generic) runs before the guard" \
 			<<<"$out" || bad="$bad attach-warning:[$out]"
+		# and watch, in its log
+		"$CG" watch --match tap0 --backend "$BACKEND" --no-completion >"$TMPD/ah.watch" 2>&1 &
+		for i in $(seq 100); do
+			grep -q '^ready: ' "$TMPD/ah.watch" && break
+			sleep 0.2
+		done
+		kill -TERM $! 2>/dev/null
+		wait $!
+		grep -q "^warning: on tap0 netns $VM, xdp program [0-9]* xdp_pass (generic) runs before the guard" \
+			"$TMPD/ah.watch" || bad="$bad watch-warning:[$(tr '\n' '|' <"$TMPD/ah.watch")]"
 		ip -n "$VM" link set dev tap0 xdpgeneric off
 	else
 		bad="$bad xdp-set-up:$(head -1 "$TMPD/ah.err")"
@@ -175,7 +185,7 @@ case_ahead() {
 	guard_off
 	topo_down
 	if [ -z "$bad" ]; then
-		pass "$t: an XDP program named in status (JSON, text, Prometheus) and by attach; a clsact filter ahead only of the module$([ "$BACKEND" = kmod ] && echo "; an nft chain at INT_MIN added after attach: the module back in front (reordered $got), the next bad frame dropped by it")"
+		pass "$t: an XDP program named in status (JSON, text, Prometheus), by attach and by watch; a clsact filter ahead only of the module$([ "$BACKEND" = kmod ] && echo "; an nft chain at INT_MIN added after attach: the module back in front (reordered $got), the next bad frame dropped by it")"
 	else
 		fail "$t:$bad"
 	fi
