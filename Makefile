@@ -57,7 +57,7 @@ TOOLS := $(BUILD)/tests/cg-inject $(BUILD)/tests/cg-sniff $(BUILD)/tests/cg-nfq 
 	$(BUILD)/tests/cg-stream $(BUILD)/tests/unit $(BUILD)/tests/guard-alt.bpf.o \
 	$(BUILD)/tests/guard-abi-next.bpf.o $(BUILD)/tests/guard-helper.bpf.o \
 	$(BUILD)/tests/sc-syn $(BUILD)/tests/xdp-pass.bpf.o $(BUILD)/tests/tc-pass.bpf.o \
-	$(BUILD)/tests/cg-hooks \
+	$(BUILD)/tests/xdp-redirect.bpf.o $(BUILD)/tests/cg-hooks \
 	$(BUILD)/tests/cg-kdump $(BUILD)/tests/cg-sdrecv $(BUILD)/tests/csum-guard-next
 # What the benchmark tools and cg-stream share: netns, numbers, sockets.
 BENCH_UTIL := bench/util.c lib/netns.c lib/log.c lib/json.c
@@ -199,9 +199,10 @@ $(BUILD)/tests/csum-guard-next: $(NEXT_OBJS) $(SC_OBJS) $(LIB_OBJS) | $(BUILD)/t
 
 # An XDP program that passes everything: on a veth peer it turns NAPI on,
 # which native XDP_TX toward that peer needs (tests/cases/80-syncookie.sh).
-# A tc program that passes everything: someone else's, ahead of a guard
-# (tests/cases/20-edges.sh).
-$(BUILD)/tests/xdp-pass.bpf.o $(BUILD)/tests/tc-pass.bpf.o: $(BUILD)/tests/%.bpf.o: \
+# A tc program that passes everything, an XDP one that redirects: someone
+# else's, ahead of a guard (tests/cases/20-edges.sh, 12-topology.sh).
+$(BUILD)/tests/xdp-pass.bpf.o $(BUILD)/tests/tc-pass.bpf.o $(BUILD)/tests/xdp-redirect.bpf.o: \
+		$(BUILD)/tests/%.bpf.o: \
 		tests/tools/%.bpf.c | $(BUILD)/tests
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) -g -O2 -target bpf -I/usr/include/$(shell $(CC) -dumpmachine) -c $< -o $@

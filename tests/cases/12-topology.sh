@@ -17,6 +17,11 @@
 #   topo redirect: a tc mirred redirect on the tap's ingress (clsact) takes
 #                  its frames straight to veth0's transmit path, before any
 #                  netfilter hook
+#   topo xdp:      someone's XDP program on the tap (generic XDP) redirects
+#                  every frame to xa, whose veth peer xb hands it back to
+#                  the stack, which forwards it out of veth0: XDP runs before
+#                  any guard on the tap, so only the completion guard stops
+#                  it there; status names the program as ahead of the guard
 #   topo nftfwd:   an nftables netdev chain on the tap at priority INT_MIN,
 #                  the module's own, with `fwd to veth0`, loaded again after
 #                  attach (as `nft -f` does): at equal priority the hook
@@ -69,6 +74,24 @@ topo_kind_up() {
 			action mirred egress redirect dev veth0 2>"$TMPD/kind.err" || return 3
 		TOPO_ARGS="--dmac $(link_mac "$FAR" veth1)"
 		;;
+	xdp)
+		command -v bpftool >/dev/null || { echo "bpftool missing" >"$TMPD/kind.err"; return 3; }
+		TOPO_XDP=/sys/fs/bpf/$CG_PFX-topo-xdp
+		rm -rf "$TOPO_XDP" "$TOPO_XDP-maps"
+		ip -n "$VM" link add xa type veth peer name xb &&
+			ip -n "$VM" link set xa up && ip -n "$VM" link set xb up || return 1
+		ip netns exec "$VM" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.xb.rp_filter=0
+		bpftool prog load "$TOP/build/tests/xdp-redirect.bpf.o" "$TOPO_XDP" type xdp \
+			pinmaps "$TOPO_XDP-maps" 2>"$TMPD/kind.err" || return 3
+		# the devmap takes an ifindex of the namespace it is updated from;
+		# nsenter keeps our mount namespace, where the pins are
+		set -- $(ip -n "$VM" -o link show xa | cut -d: -f1)
+		nsenter --net="/run/netns/$VM" bpftool map update pinned "$TOPO_XDP-maps/cg_redirect_to" \
+			key 0 0 0 0 value $(($1 & 255)) $(($1 >> 8 & 255)) 0 0 2>"$TMPD/kind.err" &&
+		nsenter --net="/run/netns/$VM" ip link set dev tap0 xdpgeneric pinned "$TOPO_XDP" \
+			2>"$TMPD/kind.err" || return 3
+		TOPO_ARGS="--dmac $(link_mac "$VM" xb)"
+		;;
 	nftfwd)
 		command -v nft >/dev/null || { echo "nft missing" >"$TMPD/kind.err"; return 3; }
 		topo_nftfwd_load || return 3
@@ -102,7 +125,7 @@ topo_refused() { "$CG" completion --json | jq -r .dropped; }
 
 case_topo() {
 	local kind=$1 n=3 t="topo/$1 [$BACKEND]" got src rc bad good res out
-	local GUEST_IP=$GUEST_IP INJECT_DEV GDEV TOPO_ARGS IHDR c0
+	local GUEST_IP=$GUEST_IP INJECT_DEV GDEV TOPO_ARGS IHDR c0 TOPO_XDP=
 
 	command -v ethtool >/dev/null || { skip "$t: ethtool missing"; return; }
 	if ! topo_up --mtu 1500 --tx-csum-off; then
@@ -144,7 +167,19 @@ case_topo() {
 	repro_row "$kind bad off ${got:-0} ${src:--} - $res"
 
 	# the backend's guard on the guest-facing device, as attach DEV puts it
-	if [ $kind = redirect ] && [ $BACKEND = kmod ]; then
+	if [ $kind = xdp ]; then
+		# XDP runs before every guard a device can have: attach says so,
+		# status names it; the completion guard is what stops it
+		if out=$("$CG" attach $GDEV --netns "$VM" --backend $BACKEND 2>&1) &&
+		   grep -q "warning: on tap0 in netns $VM, xdp program [0-9]* xdp_redirect (generic) runs before the guard" <<<"$out" &&
+		   [ "$("$CG" status tap0 --netns "$VM" --json | jq -r '.ahead_count')" = 1 ]; then
+			pass "$t ahead: attach warns and status names the XDP program ahead of the guard"
+		else
+			fail "$t ahead: attach said: $out; status: $("$CG" status tap0 --netns "$VM" --json | jq -c .ahead)"
+		fi
+		"$CG" detach $GDEV --netns "$VM" --quiet
+		skip "$t bad/on: XDP runs before any guard on the device; the completion guard covers it (topo/$kind completion)"
+	elif [ $kind = redirect ] && [ $BACKEND = kmod ]; then
 		skip "$t bad/on: tc ingress redirects before any netfilter hook runs; the completion guard covers it (topo/$kind completion)"
 	elif out=$("$CG" attach $GDEV --netns "$VM" --backend $BACKEND 2>&1); then
 		if [ $kind = nftfwd ]; then
@@ -202,6 +237,7 @@ case_topo() {
 		fi
 	fi
 	topo_down
+	[ $kind != xdp ] || rm -rf "$TOPO_XDP" "$TOPO_XDP-maps"
 }
 
 # topo_guarded T BAD GOOD ATTACH_OUTPUT: with $GDEV guarded, the bad frames
@@ -245,4 +281,5 @@ cg_case topo geneve
 cg_case topo gre
 cg_case topo ipip
 cg_case --demo topo redirect
+cg_case topo xdp
 cg_case topo nftfwd
