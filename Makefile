@@ -342,7 +342,7 @@ clean:
 #                 RUNS=N PACKETS=N ONLY="prog-cost tap-path ..." for short runs.
 
 BENCH_DEPS := gnuplot-nox ethtool jq bpftool iproute2
-BENCH_TOOLS := $(BUILD)/bench/empty.bpf.o $(BUILD)/bench/tapwrite \
+BENCH_TOOLS := $(BUILD)/bench/empty.bpf.o $(BUILD)/bench/minimal.bpf.o $(BUILD)/bench/tapwrite \
 	$(BUILD)/bench/attach-empty $(BUILD)/bench/testrun $(BUILD)/bench/tcpbulk \
 	$(BUILD)/bench/synflood
 
@@ -357,7 +357,9 @@ bench-clean:
 $(BUILD)/bench:
 	$(Q)mkdir -p $@
 
-$(BUILD)/bench/empty.bpf.o: bench/empty.bpf.c $(BUILD)/vmlinux.h | $(BUILD)/bench
+# empty: the floor; minimal: the simplest correct guard, the guard's anchor
+$(BUILD)/bench/empty.bpf.o $(BUILD)/bench/minimal.bpf.o: $(BUILD)/bench/%.bpf.o: bench/%.bpf.c \
+		$(BUILD)/vmlinux.h | $(BUILD)/bench
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) -g -O2 -target bpf $(INCLUDES) -c $< -o $@
 

@@ -24,6 +24,8 @@ CG=$BUILD/csum-guard
 # shellcheck disable=SC2034  # used by the scripts that source this
 GUARD_OBJ=$BUILD/csum_guard.bpf.o
 EMPTY_OBJ=$BB/empty.bpf.o
+# The simplest correct guard (bench/minimal.bpf.c): the anchor of prog-cost
+MINIMAL_OBJ=$BB/minimal.bpf.o
 # The guard as it was before the last optimisation of its fast path, built
 # from git for the before/after rows (prog-cost.sh, testrun.sh).
 BEFORE_REV=${BEFORE_REV:-7c61132}
@@ -206,10 +208,11 @@ hook_on() {
 	case $1 in
 	none)
 		return 0 ;;
-	empty-tcx|empty-clsact)
+	empty-tcx|empty-clsact|minimal-tcx|minimal-clsact)
 		mkdir -p "$PINDIR"
 		out=$("$BB/attach-empty" attach --netns "$VM" --dev tap0 --mode "$mode" \
-			--obj "$EMPTY_OBJ" --pin "$PINDIR/empty-link") || return 1
+			--obj "$([ "${1%%-*}" = empty ] && echo "$EMPTY_OBJ" || echo "$MINIMAL_OBJ")" \
+			--pin "$PINDIR/${1%%-*}-link") || return 1
 		HOOK_PROG=${out#prog_id=} ;;
 	guard-tcx|guard-clsact)
 		"$CG" attach tap0 --netns "$VM" --backend bpf --mode "$mode" --quiet ||
@@ -239,9 +242,9 @@ hook_off() {
 
 	case $1 in
 	none) ;;
-	empty-*)
+	empty-*|minimal-*)
 		"$BB/attach-empty" detach --netns "$VM" --dev tap0 --mode "$mode" \
-			--pin "$PINDIR/empty-link" || return 1 ;;
+			--pin "$PINDIR/${1%%-*}-link" || return 1 ;;
 	guard-*|before-*|kmod)
 		"$CG" detach tap0 --netns "$VM" --quiet || return 1 ;;
 	comp | comp-tx)
@@ -256,7 +259,7 @@ hook_off() {
 # Everything a tap benchmark may have left: hooks, pins, the namespace.
 tap_cleanup() {
 	[ -e "/run/netns/$VM" ] && "$CG" detach tap0 --netns "$VM" --quiet 2>/dev/null
-	rm -f "$PINDIR/empty-link"
+	rm -f "$PINDIR/empty-link" "$PINDIR/minimal-link"
 	rmdir "$PINDIR" 2>/dev/null
 	netns_del "$VM"
 	netns_del "$VM-far"

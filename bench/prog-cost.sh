@@ -3,8 +3,10 @@
 # prog-cost.sh - what the guard program itself costs per packet, from
 # kernel.bpf_stats_enabled (run_time_ns / run_cnt), against the empty
 # program, with real frames through a tap (topology: lib.sh). The programs:
-# the empty one, the guard, and the guard of $BEFORE_REV for the
-# before/after of the last optimisation. Two methods, in one run:
+# the empty one, the minimal one (bench/minimal.bpf.c: the simplest correct
+# guard, IPv4 only, the anchor the guard is held to), the guard, and the
+# guard of $BEFORE_REV for the before/after of the last optimisation. Two
+# methods, in one run:
 #
 # chained  The programs sit on tap0's tcx hook together and every frame
 #          runs them all, one after the other, so whatever slows one
@@ -57,12 +59,12 @@ guard_dropped() { "$CG" status tap0 --netns "$VM" --json | jq -r .dropped; }
 measure() {
 	local r=$1 conf=$2 kind=$3 t0 n0 t1 n1 d0 d1 want=$((PACKETS + WARMUP)) drops=0
 
-	[ "$conf" != empty-tcx ] && d0=$(guard_dropped)
+	case $conf in guard-* | before-*) d0=$(guard_dropped) ;; esac
 	read -r t0 n0 <<<"$(prog_stats "$HOOK_PROG")"
 	tapwrite "$kind" "$PACKETS" >/dev/null || die "tapwrite failed ($conf, $kind)"
 	read -r t1 n1 <<<"$(prog_stats "$HOOK_PROG")"
 	[ $((n1 - n0)) = "$want" ] || die "$conf $kind: the program ran $((n1 - n0)) times for $want frames"
-	if [ "$conf" != empty-tcx ]; then
+	if [ "${conf%%-*}" = guard ] || [ "${conf%%-*}" = before ]; then
 		d1=$(guard_dropped)
 		[ "$kind" = bad ] && drops=$want
 		[ $((d1 - d0)) = "$drops" ] ||
@@ -74,7 +76,8 @@ measure() {
 
 # --- chained ---------------------------------------------------------------
 
-declare -A CHAIN_OBJ=([empty]=$EMPTY_OBJ [guard]=$GUARD_OBJ [before]=$BEFORE_OBJ)
+declare -A CHAIN_OBJ=([empty]=$EMPTY_OBJ [minimal]=$MINIMAL_OBJ [guard]=$GUARD_OBJ
+	[before]=$BEFORE_OBJ)
 declare -A CHAIN_ID=()
 CHAIN_KINDS="partial none"
 
@@ -189,8 +192,8 @@ chain_first() {
 		}' "$TMPD/chain.$1"
 }
 
-CONFS="empty-tcx guard-tcx"
-CHAIN="empty guard"
+CONFS="empty-tcx minimal-tcx guard-tcx"
+CHAIN="empty minimal guard"
 BEFORE=
 if before_build; then
 	BEFORE=1
@@ -254,7 +257,7 @@ kind_label() {
 
 # chain_row KIND: the chained table's row
 chain_row() {
-	local line="| $(kind_label "$1") | $(chain_cell "$1" guard empty) |"
+	local line="| $(kind_label "$1") | $(chain_cell "$1" guard minimal) | $(chain_cell "$1" minimal empty) | $(chain_cell "$1" guard empty) |"
 
 	if [ -n "$BEFORE" ]; then
 		line="$line $(chain_cell "$1" before empty) | $(chain_cell "$1" guard before) |"
@@ -264,7 +267,10 @@ chain_row() {
 
 # row LABEL KIND
 row() {
-	local line="| $1 | $(med "$2" empty-tcx) | $(med "$2" guard-tcx) | $(diff_cell "$2" guard-tcx empty-tcx) |"
+	local line="| $1 | $(med "$2" empty-tcx) | $(med "$2" minimal-tcx) | $(med "$2" guard-tcx) |"
+
+	line="$line $(diff_cell "$2" guard-tcx minimal-tcx) | $(diff_cell "$2" minimal-tcx empty-tcx) |"
+	line="$line $(diff_cell "$2" guard-tcx empty-tcx) |"
 
 	if [ -n "$BEFORE" ]; then
 		line="$line $(med "$2" before-tcx) | $(diff_cell "$2" before-tcx empty-tcx) |"
@@ -274,16 +280,16 @@ row() {
 }
 
 {
-	echo "## Program cost: guard vs empty program (kernel.bpf_stats_enabled, real frames)"
+	echo "## Program cost: guard vs the simplest correct guard and the empty program (kernel.bpf_stats_enabled, real frames)"
 	echo
 	echo "### Chained: every frame runs all the programs, in every order"
 	echo
 	if [ -n "$BEFORE" ]; then
-		echo "| frames | **guard − empty**, ns | guard of $BEFORE_REV − empty, ns | guard − $BEFORE_REV, ns |"
-		echo "|---|---:|---:|---:|"
+		echo "| frames | **guard − minimal**, ns | minimal − empty, ns | guard − empty, ns | guard of $BEFORE_REV − empty, ns | guard − $BEFORE_REV, ns |"
+		echo "|---|---:|---:|---:|---:|---:|"
 	else
-		echo "| frames | **guard − empty**, ns |"
-		echo "|---|---:|"
+		echo "| frames | **guard − minimal**, ns | minimal − empty, ns | guard − empty, ns |"
+		echo "|---|---:|---:|---:|"
 	fi
 	for kind in $CHAIN_KINDS; do
 		chain_row "$kind"
@@ -302,18 +308,19 @@ row() {
 	echo "### Alone: each program by itself on the hook, as in service"
 	echo
 	if [ -n "$BEFORE" ]; then
-		echo "| frames | empty, ns/run | guard, ns/run | **guard − empty**, ns | guard of $BEFORE_REV, ns/run | $BEFORE_REV − empty, ns | guard − $BEFORE_REV, ns |"
-		echo "|---|---:|---:|---:|---:|---:|---:|"
+		echo "| frames | empty, ns/run | minimal, ns/run | guard, ns/run | **guard − minimal**, ns | minimal − empty, ns | guard − empty, ns | guard of $BEFORE_REV, ns/run | $BEFORE_REV − empty, ns | guard − $BEFORE_REV, ns |"
+		echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	else
-		echo "| frames | empty, ns/run | guard, ns/run | **guard − empty**, ns |"
-		echo "|---|---:|---:|---:|"
+		echo "| frames | empty, ns/run | minimal, ns/run | guard, ns/run | **guard − minimal**, ns | minimal − empty, ns | guard − empty, ns |"
+		echo "|---|---:|---:|---:|---:|---:|---:|"
 	fi
 	for kind in $KINDS; do
 		row "$(kind_label "$kind")" "$kind"
 	done
 	echo
 	echo "Each program runs alone on tap0's tcx hook, attached as in service" \
-		"(\`csum-guard attach --mode tcx\`; \`bench/empty.bpf.c\` by \`bench/attach-empty\`);" \
+		"(\`csum-guard attach --mode tcx\`; \`bench/empty.bpf.c\` and \`bench/minimal.bpf.c\`" \
+		"by \`bench/attach-empty\`);" \
 		"each of $RUNS rounds measures every program on every kind of frame, $PACKETS frames" \
 		"per measurement, the programs" \
 		"in an order rotated from round to round. Differences: the median over rounds of the" \
