@@ -16,7 +16,7 @@ LOG_SHAPES=("--csum-start 20 --csum-offset 6" "--ihl 6 --csum-start 30 --csum-of
 LOG_WANT="20 14 5 csum_start,30 14 6 csum_start,34 14 4 unreadable"
 
 case_log_drops() {
-	local t="log-drops [$BACKEND]" got bad= shape lines held rings
+	local t="log-drops [$BACKEND]" got bad= shape lines held rings i
 
 	topo_up --mtu 1500 || { fail "$t: set-up"; topo_down; return; }
 	ip -n "$VM" tuntap add dev tap1 mode tap vnet_hdr && ip -n "$VM" link set tap1 up &&
@@ -57,7 +57,12 @@ case_log_drops() {
 	"$CG" detach tap1 --netns "$VM" --quiet
 	guard_off
 	if [ "$BACKEND" = bpf ]; then
-		rings=$(bpftool map show | grep -c "ringbuf  name $CG_EVENTS_MAP ")
+		# the ring goes with the last program, freed after a grace period
+		for i in $(seq 50); do
+			rings=$(bpftool map show | grep -c "ringbuf  name $CG_EVENTS_MAP ")
+			[ "$rings" = 0 ] && break
+			sleep 0.1
+		done
 		[ "$rings" = 0 ] || bad="$bad rings-left:$rings"
 	fi
 	if [ -z "$bad" ]; then
