@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # 97-docs.sh - the commands README.md and doc/*.md show work as shown.
+# A host case: the docs are the same for every kernel, and run once, on the
+# host, with its backend.
 #
 # The rule for what runs. Only the lines of fenced blocks (```) are read,
 # README.md first, then doc/*.md in the order of their names. A line that
@@ -134,4 +136,4 @@ case_docs_commands() {
 		pass "$t: $ran csum-guard commands of README.md and doc/*.md ran as shown, $skipped skipped by the rule, $jsons JSON examples parse"
 	fi
 }
-cg_case docs_commands
+cg_host_case docs_commands
