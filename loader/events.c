@@ -158,7 +158,6 @@ struct cg_events {
 	int nns, capns;
 	time_t ns_scanned;
 	__u32 last_map_id;		/* maps up to it looked at */
-	unsigned long long lost;	/* the group's socket overran */
 };
 
 static struct cg_evns *cg_evns_add(struct cg_events *ev, __u64 ino)
@@ -421,10 +420,8 @@ static void cg_ev_read_group(struct cg_events *ev)
 
 	for (;;) {
 		len = recv(ev->gfd, buf, sizeof(buf), MSG_DONTWAIT);
-		if (len < 0 && errno == ENOBUFS) {
-			ev->lost++;
-			continue;
-		}
+		if (len < 0 && errno == ENOBUFS)
+			continue;	/* the socket overran: those events are lost */
 		if (len <= 0)
 			return;
 		for (nh = (void *)buf; NLMSG_OK(nh, len); nh = NLMSG_NEXT(nh, len)) {

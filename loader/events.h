@@ -33,7 +33,7 @@ int cg_events_pollfds(const struct cg_events *ev, struct pollfd *p);
 /* Write what is there, without waiting; lines past the rate limit are
  * counted and said once a second. */
 void cg_events_read(struct cg_events *ev);
-/* Say what the rate limit held back, and the sources, to stderr. */
+/* The sources being read, in words, into buf. */
 const char *cg_events_sources(const struct cg_events *ev, char *buf, size_t n);
 
 /* csum-guard events [--json] */
