@@ -233,6 +233,14 @@ bool cg_netns_scan(void (*fn)(const struct cg_netns_ref *r, void *arg), void *ar
 	return pending;
 }
 
+const char *cg_netns_label(const char *netns, __u64 ino, char *buf, size_t n)
+{
+	if (!netns || !strchr(netns, '/'))
+		return netns;
+	snprintf(buf, n, "%llu", (unsigned long long)ino);
+	return buf;
+}
+
 /* Enter the namespace named by --netns (NULL: stay); ack says why not. */
 int cg_netns_join(const char *ns, struct cg_ack *ack)
 {

@@ -7,6 +7,7 @@
 #define CG_NETNS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <linux/types.h>
 
 #define CG_NETNS_RUN_DIR "/run/netns"		/* where `ip netns` names them */
@@ -26,6 +27,13 @@ int cg_netns_cookie(__u64 *cookie);		/* SO_NETNS_COOKIE, 0 before 5.14 */
 struct cg_ack;
 /* Enter the namespace ns (NULL: stay); ack says why not. */
 int cg_netns_join(const char *ns, struct cg_ack *ack);
+
+/*
+ * How output names a namespace given as netns (NULL: the caller's own) with
+ * inode ino: netns itself when it is a name, else the inode in decimal
+ * (into buf), never the /proc/PID/ns/net path that led to it this time.
+ */
+const char *cg_netns_label(const char *netns, __u64 ino, char *buf, size_t n);
 
 /* One way to a network namespace, as cg_netns_scan() found it. */
 struct cg_netns_ref {

@@ -11,14 +11,12 @@
 #include "csum_guard_abi.h"
 #include "json.h"
 #include "macros.h"
+#include "netns.h"
 #include "report.h"
 
 const char *cg_report_netns(const struct cg_report_row *r, char *buf, size_t n)
 {
-	if (!r->netns || !strchr(r->netns, '/'))
-		return r->netns;
-	snprintf(buf, n, "%llu", (unsigned long long)r->netns_ino);
-	return buf;
+	return cg_netns_label(r->netns, r->netns_ino, buf, n);
 }
 
 /*

@@ -101,15 +101,10 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 	struct sc_meta m;
 	char list[SC_MAX_PORTS * 8];
 	char dev[4 * IF_NAMESIZE + 1], nsbuf[4 * PATH_MAX + 1], ino[24];
-	const char *netns = t->netns;
+	/* named as csum-guard status names it: an unnamed namespace by inode */
+	const char *netns = cg_netns_label(t->netns, t->ino, ino, sizeof(ino));
 	bool live, first = true;
 	int port, sys;
-
-	/* named as csum-guard status names it: an unnamed namespace by inode */
-	if (netns && strchr(netns, '/')) {
-		snprintf(ino, sizeof(ino), "%llu", (unsigned long long)t->ino);
-		netns = ino;
-	}
 
 	live = !sc_map_get(t, SC_PIN_META, &m, 0) && sc_live(t, &m);
 	if (live) {
