@@ -53,12 +53,16 @@ LOADER_OBJS := $(LOADER_SRCS:loader/%.c=$(BUILD)/loader/%.o)
 # syncookie/: the second guard, its program and its command
 SC_SRCS := $(filter-out %.bpf.c,$(wildcard syncookie/*.c))
 SC_OBJS := $(SC_SRCS:syncookie/%.c=$(BUILD)/syncookie/%.o)
+# The tools the booted Debian hosts of tests/guest/hostroot.sh run: linked
+# statically, since their glibc may be older than this machine's.
+STATIC_TOOLS := $(BUILD)/tests/static/cg-inject $(BUILD)/tests/static/cg-udprecv
 TOOLS := $(BUILD)/tests/cg-inject $(BUILD)/tests/cg-sniff $(BUILD)/tests/cg-nfq \
 	$(BUILD)/tests/cg-stream $(BUILD)/tests/unit $(BUILD)/tests/guard-alt.bpf.o \
 	$(BUILD)/tests/guard-abi-next.bpf.o $(BUILD)/tests/guard-helper.bpf.o \
 	$(BUILD)/tests/sc-syn $(BUILD)/tests/xdp-pass.bpf.o $(BUILD)/tests/tc-pass.bpf.o \
 	$(BUILD)/tests/xdp-redirect.bpf.o $(BUILD)/tests/cg-hooks \
-	$(BUILD)/tests/cg-kdump $(BUILD)/tests/cg-sdrecv $(BUILD)/tests/csum-guard-next
+	$(BUILD)/tests/cg-kdump $(BUILD)/tests/cg-sdrecv $(BUILD)/tests/csum-guard-next \
+	$(BUILD)/tests/cg-udprecv $(STATIC_TOOLS)
 # What the benchmark tools and cg-stream share: netns, numbers, sockets.
 BENCH_UTIL := bench/util.c lib/netns.c lib/log.c lib/json.c
 
@@ -81,7 +85,7 @@ all: $(BUILD)/csum_guard.bpf.o $(BUILD)/syncookie.bpf.o $(BUILD)/csum-guard tool
 
 tools: $(TOOLS)
 
-$(BUILD) $(BUILD)/lib $(BUILD)/loader $(BUILD)/syncookie $(BUILD)/tests $(BUILD)/next $(DIST):
+$(BUILD) $(BUILD)/lib $(BUILD)/loader $(BUILD)/syncookie $(BUILD)/tests $(BUILD)/tests/static $(BUILD)/next $(DIST):
 	$(Q)mkdir -p $@
 
 # vmlinux.h is generated from the build host's BTF, never committed.
@@ -136,6 +140,10 @@ $(BUILD)/csum-guard: $(LOADER_OBJS) $(SC_OBJS) $(LIB_OBJS)
 $(BUILD)/tests/%: tests/tools/%.c tests/tools/csum.h tests/tools/capture.h tests/tools/synframe.h | $(BUILD)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $<
+
+$(BUILD)/tests/static/%: tests/tools/%.c tests/tools/csum.h tests/tools/capture.h tests/tools/synframe.h | $(BUILD)/tests/static
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -static -o $@ $<
 
 # cg-hooks asks the kernel which programs run on a device's tcx hooks.
 $(BUILD)/tests/cg-hooks: tests/tools/cg-hooks.c lib/compat.h | $(BUILD)/tests

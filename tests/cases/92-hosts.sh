@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# 92-hosts.sh - the packages on real Debian hosts, end to end.
+#
+# A host case (cg_host_case), once per run: a Debian host made by
+# tests/guest/hostroot.sh (its release's root, its own kernel from
+# kernels.list, systemd as PID 1, DKMS and the compiler, on an ext4 disk)
+# boots under QEMU (tests/guest/boot.sh) and does what an operator does
+# (tests/guest/host-e2e.sh, with a VM manager stand-in, host-vmm.sh):
+# apt installs both packages of build/dist, DKMS builds the module, the unit
+# guards the VM manager's tap, bad frames dropped and good ones intact; it
+# reboots, and at boot the guard is there before the guest's first frame;
+# apt purge leaves nothing behind. The host reports PASS/FAIL lines, tagged
+# with its release, which become this run's.
+#
+# make test boots the Debian 11 host (5.10): the oldest userland the
+# packages serve. make test-matrix (CG_DEPTH=full) boots the Debian 12 host
+# (6.1) too.
+
+# debian_host NAME: the host of kernel NAME of kernels.list.
+case_debian_host() {
+	local k=$1 t="debian-host" d ver rc secs t0=$SECONDS n
+
+	if [ "$CG_DEPTH" != full ] && [ "$k" != deb5.10 ]; then
+		skip "$t $k: make test boots the Debian 11 host only; make test-matrix boots this one"
+		return
+	fi
+	ver=$(cat "$TOP/VERSION")
+	d=$TOP/build/hosts/$k
+	rm -rf "$d"
+	mkdir -p "$d/debs"
+	if ! cp "$TOP/build/dist/csum-guard_${ver}_amd64.deb" "$TOP/build/dist/csum-guard-dkms_${ver}_all.deb" \
+		"$d/debs/" 2>"$TMPD/host-$k.err"; then
+		fail "$t $k: no packages of $ver in build/dist (make dist): $(head -1 "$TMPD/host-$k.err")"
+		return
+	fi
+	cp "$TOP/tests/guest/host-e2e.sh" "$d/run" &&
+		cp "$TOP/tests/guest/host-vmm.sh" "$d/vmm" &&
+		cp "$TOP/build/tests/static/cg-inject" "$TOP/build/tests/static/cg-udprecv" "$d/" &&
+		printf 'VERSION=%s\nBAD=%s\nGOOD=%s\n' "$ver" 5 20 >"$d/params" ||
+		{ fail "$t $k: cannot prepare the share (make all builds build/tests/static/)"; return; }
+	"$TOP/tests/guest/boot.sh" "$k" --share "$d" --timeout 1500 >"$TMPD/host-$k.log" 2>&1
+	rc=$?
+	secs=$((SECONDS - t0))
+	note "$t $k: the host's two boots took ${secs} s (exit $rc)"
+	n=0
+	if [ -f "$d/results" ]; then
+		while read -r r rest; do
+			case $r in
+			PASS) pass "$t $rest"; n=$((n + 1)) ;;
+			FAIL) fail "$t $rest"; n=$((n + 1)) ;;
+			'#') note "$t $rest" ;;
+			esac
+		done <"$d/results"
+	fi
+	if [ $rc != 0 ] || ! tail -1 "$d/results" 2>/dev/null | grep -q '^# \[.*\] end$'; then
+		fail "$t $k: the host did not finish (boot.sh exit $rc, $n results); its console's last lines:"
+		{ tail -5 "$TMPD/host-$k.log"; tail -25 "$d/console.log"; tail -15 "$d/log" 2>/dev/null; } |
+			sed 's/^/#   /'
+	fi
+	# the disk is 2 GB of a host that is done with
+	rm -f "$d/disk.img"
+}
+cg_host_case debian_host deb5.10
+cg_host_case debian_host deb6.1-fixed

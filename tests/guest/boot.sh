@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/guest/boot.sh - boot a Debian host of hostroot.sh, and let it reboot
+#
+#   boot.sh NAME --share DIR [--timeout S] [--mem SIZE] [--smp N]
+#
+# Copies the pristine image of host NAME to DIR/disk.img (the cache stays
+# as it was made), then boots it under QEMU (TCG) with its own kernel and
+# initrd, root=/dev/vda, systemd as init, DIR shared over 9p as "cg". At the
+# end of every boot the host's cg-boot.service runs /cg/run (DIR/run): the
+# test's script, which reboots the host (QEMU resets and boots the same disk
+# again) or powers it off (QEMU exits). The serial console goes to
+# DIR/console.log. No network: what the host installs, it gets from DIR.
+#
+# Exit status: QEMU's (0 after a power-off), 124 on timeout (QEMU killed),
+# 2 on usage, 1 if the host could not be made.
+
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+usage()
+{
+	echo "usage: $0 NAME --share DIR [--timeout S] [--mem SIZE] [--smp N]" >&2
+	exit 2
+}
+
+[ $# -ge 1 ] && [[ $1 != -* ]] || usage
+name=$1
+shift
+share= timeout=1200 mem=1G smp=1
+while [ $# -gt 0 ]; do
+	case $1 in
+	--share)	share=${2:?}; shift ;;
+	--timeout)	timeout=${2:?}; shift ;;
+	--mem)		mem=${2:?}; shift ;;
+	--smp)		smp=${2:?}; shift ;;
+	*)		usage ;;
+	esac
+	shift
+done
+[ -n "$share" ] && [ -d "$share" ] || usage
+[ -f "$share/run" ] || cg_die "$share/run: no script for the host to run"
+share=$(cd "$share" && pwd -P)
+
+cg_need_pkgs qemu-system-x86
+IMAGE= KERNEL= INITRD= KVER=
+eval "$("$CG_GUEST_DIR/hostroot.sh" "$name")" || cg_die "cannot make host $name"
+
+cp --sparse=always "$IMAGE" "$share/disk.img"
+: >"$share/console.log"
+
+append="root=/dev/vda rw console=ttyS0 net.ifnames=0 panic=-1"
+append+=" systemd.show_status=1 loglevel=4 cryptomgr.notests"
+
+timeout --kill-after=5 "$timeout" \
+	qemu-system-x86_64 -nodefaults -no-user-config -display none \
+	-machine pc,accel=tcg -cpu max -m "$mem" -smp "$smp" \
+	-kernel "$KERNEL" -initrd "$INITRD" -append "$append" \
+	-drive "file=$share/disk.img,if=virtio,format=raw,cache=unsafe" \
+	-fsdev "local,id=cg,path=$share,security_model=none,multidevs=remap" \
+	-device virtio-9p-pci,fsdev=cg,mount_tag=cg \
+	-serial "file:$share/console.log" </dev/null &
+qpid=$!
+trap 'kill -TERM $qpid 2>/dev/null; wait $qpid; exit 130' INT
+trap 'kill -TERM $qpid 2>/dev/null; wait $qpid; exit 143' TERM
+status=0
+wait $qpid || status=$?
+exit "$status"
