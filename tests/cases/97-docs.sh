@@ -137,3 +137,121 @@ case_docs_commands() {
 	fi
 }
 cg_host_case docs_commands
+
+# promtool_get: the path of promtool, from Debian's prometheus package
+# downloaded into build/tools and unpacked there with dpkg -x: nothing is
+# installed system-wide (the package would start a Prometheus server).
+promtool_get() {
+	local d=$TOP/build/tools/prometheus deb
+
+	if [ ! -x "$d/usr/bin/promtool" ]; then
+		mkdir -p "$d.dl" && rm -f "$d.dl"/*.deb &&
+			(cd "$d.dl" && apt-get -q download prometheus >"$d.dl/log" 2>&1 ||
+				{ apt-get -q update >>"$d.dl/log" 2>&1 && apt-get -q download prometheus >>"$d.dl/log" 2>&1; }) ||
+			{ echo "apt-get download prometheus failed: $(tail -1 "$d.dl/log")"; return 1; }
+		deb=$(ls "$d.dl"/prometheus_*.deb | head -1)
+		rm -rf "$d" && dpkg-deb -x "$deb" "$d" ||
+			{ echo "cannot unpack $deb"; return 1; }
+	fi
+	echo "$d/usr/bin/promtool"
+}
+
+# The README's alert rules, as Prometheus reads them, over what status
+# --prometheus really writes. promtool checks the rules (every block whose
+# lines begin with "- alert:", in one group), then runs them over series
+# made from a live status of this host: a guarded tap that dropped 3 frames
+# and a tap that is up and unguarded. Counters are 0 for 10 minutes, then
+# what status said; gauges are what status said. At 15 minutes the
+# unguarded tap fires CsumGuardUnguardedDevice, the tap that dropped fires
+# CsumGuardDrops, with the labels status gave them, and nothing fires
+# CsumGuardAhead. Then series of its own: a program ahead fires
+# CsumGuardAhead, unreadable drops CsumGuardDrops, and an unguarded tap
+# is pending at 30 s and firing at 2 minutes (for: 1m).
+case_prom_alerts() {
+	local t="prom-alerts" promtool d=$TMPD/alerts why= n
+
+	if ! promtool=$(promtool_get); then
+		fail "$t: no promtool: $promtool"
+		return
+	fi
+	mkdir -p "$d"
+	awk '/^```/ { inb = !inb; if (!inb && rule) rule = 0; next }
+	     inb && /^- alert:/ { rule = 1 }
+	     inb && rule { print "  " $0 }' "$TOP/README.md" >"$d/rules.body"
+	n=$(grep -c -- '- alert:' "$d/rules.body")
+	if [ "$n" -lt 3 ]; then
+		fail "$t: README.md shows $n alert rules, not the three it describes"
+		return
+	fi
+	{ echo "groups:"; echo "- name: csum-guard"; echo "  rules:"; cat "$d/rules.body"; } >"$d/rules.yml"
+	if ! "$promtool" check rules "$d/rules.yml" >"$d/check.out" 2>&1; then
+		fail "$t: promtool check rules: $(grep -v '^$' "$d/check.out" | tail -2 | tr '\n' ' ')"
+		return
+	fi
+
+	topo_up --mtu 1500 || { fail "$t: set-up"; topo_down; return; }
+	ip -n "$VM" tuntap add dev tap7 mode tap vnet_hdr && ip -n "$VM" link set tap7 up ||
+		why="$why; cannot make tap7"
+	"$CG" attach tap0 --netns "$VM" --quiet || why="$why; attach failed"
+	ip netns exec "$VM" "$INJECT" --dev tap0 --csum-start 20 --csum-offset 6 --count 3 ||
+		why="$why; inject failed"
+	"$CG" status --netns "$VM" --prometheus >"$d/status.prom" || why="$why; status --prometheus failed"
+	"$CG" detach tap0 --netns "$VM" --quiet
+	topo_down
+	[ -z "$why" ] || { fail "$t: ${why#; }"; return; }
+
+	# name<TAB>labels as JSON (empty values dropped, as Prometheus does)<TAB>value
+	awk '!/^#/ && NF {
+		i = index($0, "{"); j = index($0, "} ")
+		name = substr($0, 1, i - 1); lab = substr($0, i + 1, j - i - 1); val = substr($0, j + 2)
+		out = ""; n = split(lab, kv, /",/)
+		for (k = 1; k <= n; k++) {
+			e = index(kv[k], "=\""); key = substr(kv[k], 1, e - 1); v = substr(kv[k], e + 2)
+			sub(/"$/, "", v)
+			if (v != "") out = out (out == "" ? "" : ",") "\"" key "\":\"" v "\""
+		}
+		printf "%s\t{%s}\t%s\n", name, out, val
+	}' "$d/status.prom" >"$d/samples"
+	grep -q "^csum_guard_guarded	.*\"tap7\".*	0$" "$d/samples" ||
+		why="$why; status --prometheus has no csum_guard_guarded 0 for the unguarded tap7"
+	grep -q "^csum_guard_dropped_total	.*\"tap0\".*	3$" "$d/samples" ||
+		why="$why; status --prometheus has no csum_guard_dropped_total 3 for tap0"
+	[ -z "$why" ] || { fail "$t: ${why#; }"; return; }
+	# the test, in JSON (which is YAML): the series and the alerts expected
+	jq -R -s --arg rules "$d/rules.yml" '
+		[split("\n")[] | select(length > 0) | split("\t") |
+		 {name: .[0], labels: (.[1] | fromjson), value: (.[2] | tonumber)}] as $s |
+		def sel($f): $s | map(select(.name == $f));
+		def series($x): "\($x.name){\($x.labels | to_entries | map("\(.key)=\"\(.value)\"") | join(","))}";
+		def vals($x): if ($x.name | endswith("_total")) then "0x9 \($x.value)x5" else "\($x.value)x15" end;
+		{rule_files: [$rules], evaluation_interval: "1m",
+		 tests: [{interval: "1m",
+			input_series: [$s[] | {series: series(.), values: vals(.)}],
+			alert_rule_test: [
+				{eval_time: "15m", alertname: "CsumGuardUnguardedDevice",
+				 exp_alerts: [sel("csum_guard_guarded")[] | select(.value == 0) | {exp_labels: .labels}]},
+				{eval_time: "15m", alertname: "CsumGuardDrops",
+				 exp_alerts: [(sel("csum_guard_dropped_total") + sel("csum_guard_dropped_unreadable_total"))[] |
+					select(.value > 0) | {exp_labels: .labels}]},
+				{eval_time: "15m", alertname: "CsumGuardAhead",
+				 exp_alerts: [sel("csum_guard_ahead")[] | select(.value > 0) | {exp_labels: .labels}]}]},
+		  {interval: "1m",
+			input_series: [{series: "csum_guard_ahead{device=\"tap0\",netns=\"vm1\",backend=\"bpf\",mode=\"tcx\"}", values: "1x15"},
+				       {series: "csum_guard_dropped_unreadable_total{device=\"tap0\",netns=\"vm1\",backend=\"bpf\",mode=\"tcx\"}", values: "0x9 2x5"},
+				       {series: "csum_guard_guarded{device=\"tap7\",netns=\"vm1\"}", values: "0x15"}],
+			alert_rule_test: [
+				{eval_time: "15m", alertname: "CsumGuardAhead",
+				 exp_alerts: [{exp_labels: {device: "tap0", netns: "vm1", backend: "bpf", mode: "tcx"}}]},
+				{eval_time: "15m", alertname: "CsumGuardDrops",
+				 exp_alerts: [{exp_labels: {device: "tap0", netns: "vm1", backend: "bpf", mode: "tcx"}}]},
+				{eval_time: "30s", alertname: "CsumGuardUnguardedDevice", exp_alerts: []},
+				{eval_time: "2m", alertname: "CsumGuardUnguardedDevice",
+				 exp_alerts: [{exp_labels: {device: "tap7", netns: "vm1"}}]}]}]}' \
+		"$d/samples" >"$d/test.yml" || { fail "$t: cannot make the rules test"; return; }
+	if "$promtool" test rules "$d/test.yml" >"$d/test.out" 2>&1; then
+		pass "$t: README's $n alert rules pass promtool check rules, and over this host's status --prometheus fire for the unguarded tap and the tap that dropped, with their labels, and not for what is fine"
+	else
+		fail "$t: promtool test rules: $(grep -v '^$' "$d/test.out" | head -12 | tr '\n' ' ' | cut -c1-900)"
+	fi
+}
+cg_host_case prom_alerts
