@@ -9,22 +9,41 @@
 # apt installs both packages of build/dist, DKMS builds the module, the unit
 # guards the VM manager's tap, bad frames dropped and good ones intact; it
 # reboots, and at boot the guard is there before the guest's first frame;
-# apt purge leaves nothing behind. The host reports PASS/FAIL lines, tagged
+# on the Debian 12 host, csum-guard-dkms is upgraded to the next release
+# and the old module, which guards nothing, is unloaded; apt purge leaves
+# nothing behind. The host reports PASS/FAIL lines, tagged
 # with its release, which become this run's.
 #
 # make test boots the Debian 11 host (5.10): the oldest userland the
 # packages serve. make test-matrix (CG_DEPTH=full) boots the Debian 12 host
 # (6.1) too.
 
+# next_dkms_deb VERSION DEB DIR: DEB as the next release would be, in DIR:
+# version VERSION+next in its control, its maintainer scripts, its source
+# directory and the VERSION file the module's version comes from.
+next_dkms_deb() {
+	local ver=$1 deb=$2 dir=$3 x=$TMPD/nextdkms
+
+	rm -rf "$x" "$dir" && mkdir -p "$dir" && dpkg-deb -R "$deb" "$x" &&
+		mv "$x/usr/src/csum-guard-$ver" "$x/usr/src/csum-guard-$ver+next" &&
+		echo "$ver+next" >"$x/usr/src/csum-guard-$ver+next/VERSION" &&
+		sed -i "s/^Version: .*/Version: $ver+next/" "$x/DEBIAN/control" &&
+		sed -i "s/^VERSION=$ver\$/VERSION=$ver+next/" "$x/DEBIAN/postinst" "$x/DEBIAN/prerm" &&
+		(cd "$x" && find usr -type f | LC_ALL=C sort | xargs md5sum) >"$x/DEBIAN/md5sums" &&
+		dpkg-deb --root-owner-group -b "$x" "$dir/csum-guard-dkms_${ver}+next_all.deb" >/dev/null
+}
+
 # debian_host NAME: the host of kernel NAME of kernels.list.
 case_debian_host() {
-	local k=$1 t="debian-host" d ver rc secs t0=$SECONDS n
+	local k=$1 t="debian-host" d ver rc secs t0=$SECONDS n upgrade=0
 
 	if [ "$CG_DEPTH" != full ] && [ "$k" != deb5.10 ]; then
 		skip "$t $k: make test boots the Debian 11 host only; make test-matrix boots this one"
 		return
 	fi
 	ver=$(cat "$TOP/VERSION")
+	# the upgrade costs a second DKMS build: the Debian 12 host, in full
+	[ "$k" != deb5.10 ] && upgrade=1
 	d=$TOP/build/hosts/$k
 	rm -rf "$d"
 	mkdir -p "$d/debs"
@@ -36,8 +55,12 @@ case_debian_host() {
 	cp "$TOP/tests/guest/host-e2e.sh" "$d/run" &&
 		cp "$TOP/tests/guest/host-vmm.sh" "$d/vmm" &&
 		cp "$TOP/build/tests/static/cg-inject" "$TOP/build/tests/static/cg-udprecv" "$d/" &&
-		printf 'VERSION=%s\nBAD=%s\nGOOD=%s\n' "$ver" 5 20 >"$d/params" ||
+		printf 'VERSION=%s\nBAD=%s\nGOOD=%s\nUPGRADE=%s\n' "$ver" 5 20 "$upgrade" >"$d/params" ||
 		{ fail "$t $k: cannot prepare the share (make all builds build/tests/static/)"; return; }
+	if [ "$upgrade" = 1 ] && ! next_dkms_deb "$ver" "$d/debs/csum-guard-dkms_${ver}_all.deb" "$d/debs-next"; then
+		fail "$t $k: cannot make the next release's csum-guard-dkms"
+		return
+	fi
 	"$TOP/tests/guest/boot.sh" "$k" --share "$d" --timeout 1500 >"$TMPD/host-$k.log" 2>&1
 	rc=$?
 	secs=$((SECONDS - t0))

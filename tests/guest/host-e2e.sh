@@ -11,10 +11,12 @@
 # frames are dropped, good ones arrive intact; the operator installs the
 # libvirt hook; reboot.
 # Second boot: the VM manager made its tap and started its guest at boot,
-# after the unit was ready (host-vmm.sh checked the first frames); then
-# apt purge, which must leave no module, pin, unit or file behind; power off.
+# after the unit was ready (host-vmm.sh checked the first frames); with
+# UPGRADE=1, csum-guard-dkms is upgraded to VERSION+next (/cg/debs-next);
+# then apt purge, which must leave no module, pin, unit or file behind;
+# power off.
 #
-# /cg/params has VERSION, BAD and GOOD. Results: PASS/FAIL lines in
+# /cg/params has VERSION, BAD, GOOD and UPGRADE. Results: PASS/FAIL lines in
 # /cg/results (kept on the host's disk meanwhile), commands' output in
 # /cg/log. The last line of a finished run is "# [TAG] end".
 
@@ -163,6 +165,7 @@ stage2()
 	grep -q "at boot, the guest's first frames: the $BAD bad frames" "$S/results" ||
 		fail "the VM manager stand-in reported no traffic at boot (see its log)"
 	run csum-guard status
+	[ "${UPGRADE:-0}" = 1 ] && upgrade
 
 	t0=$(date +%s)
 	if run apt-get purge -y csum-guard csum-guard-dkms; then
@@ -189,6 +192,46 @@ stage2()
 		fail "the purge left:$left"
 	fi
 	finish poweroff
+}
+
+# An upgrade of csum-guard-dkms on a host whose module guards nothing (the
+# watcher stopped, every guard detached, the completion guard off; the
+# module still loaded): the package's postinst unloads the old module, and
+# the watcher, started again, guards with the new one.
+upgrade()
+{
+	run systemctl stop csum-guard-watch.service
+	run csum-guard detach --all
+	run csum-guard completion off
+	old=$(cat /sys/module/csum_guard/version 2>/dev/null)
+	cp "$C"/debs-next/*.deb /root/
+	if (cd /root && run apt-get install -y "./csum-guard-dkms_${VERSION}+next_all.deb"); then
+		pass "apt install of csum-guard-dkms ${VERSION}+next over $VERSION"
+	else
+		fail "apt install of csum-guard-dkms ${VERSION}+next failed: $(tail -3 "$S/log" | tr '\n' ' ')"
+	fi
+	rm -f /root/*.deb
+	# (the postinst starts the enabled watcher too, which loads the new one)
+	now=$(cat /sys/module/csum_guard/version 2>/dev/null || echo none)
+	if [ "$old" = "$VERSION" ] && { [ "$now" = none ] || [ "$now" = "$VERSION+next" ]; } &&
+	   grep -q "unloaded csum_guard $VERSION, which guarded nothing" "$S/log"; then
+		pass "the upgrade unloaded csum_guard $VERSION, which guarded nothing (loaded now: $now)"
+	else
+		fail "after the upgrade: csum_guard $old was loaded before, $(cat /sys/module/csum_guard/version 2>/dev/null || echo none) now"
+	fi
+	run systemctl start csum-guard-watch.service
+	i=0
+	while [ $i -lt 100 ] &&
+	      [ "$(csum-guard status vnet0 --json 2>/dev/null | jq -r '"\(.attached) \(.module_version)"')" != "true ${VERSION}+next" ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if [ "$(cat /sys/module/csum_guard/version 2>/dev/null)" = "${VERSION}+next" ] && [ $i -lt 100 ]; then
+		pass "the watcher, started again, guards vnet0 with csum_guard ${VERSION}+next"
+	else
+		fail "after the watcher's start: $(csum-guard status vnet0 --json 2>&1 | head -c 300)"
+	fi
+	run sh "$D/vmm" traffic "with the upgraded module"
 }
 
 case $boot in
