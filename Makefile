@@ -8,8 +8,9 @@
 # make test-mutants  every mutant of tests/mutants.list must fail a case
 # make bench      the benchmarks (never part of make test)
 # make dist       build/dist: the BPF object, the loader, the DKMS source
-#                 tarball, the two .debs (csum-guard, csum-guard-dkms),
-#                 each with a .sha256, and SHA256SUMS
+#                 tarball, the .debs (csum-guard, csum-guard-dkms), each
+#                 with a .sha256, and SHA256SUMS; on amd64 also the arm64
+#                 loader (csum-guard-arm64) and its csum-guard .deb
 # make build-deps only what building (make, make dist) needs
 # make install    the loader, the object, the man page csum-guard(8) and
 #                 csum-guard-watch.service (the module installs through
@@ -39,6 +40,9 @@ REPRO_FLAGS := -ffile-prefix-map=$(CURDIR)=. -ffile-prefix-map=$(abspath $(BUILD
 # immediate either way round, which keep its entry program within r0-r6.
 GUARD_BPF_FLAGS := -g -O2 -target bpf -mcpu=v3 $(REPRO_FLAGS)
 LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
+# The build machine's multiarch triplet (its asm/ headers for the BPF
+# objects), whatever CC builds the loader for.
+HOST_TRIPLET := $(shell cc -dumpmachine)
 # The loader is linked statically (STATIC=0: against the shared libbpf, for
 # development): one binary that runs on any x86_64 userland with glibc or
 # none, whatever libbpf it has, such as Debian 11's 0.3.
@@ -68,7 +72,8 @@ BENCH_UTIL := bench/util.c lib/netns.c lib/log.c lib/json.c
 
 # Debian packages each target needs on a fresh Debian 12 machine.
 BUILD_DEPS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
-TEST_DEPS := iproute2 kmod jq ethtool dkms util-linux nftables iptables curl strace debootstrap lintian
+TEST_DEPS := iproute2 kmod jq ethtool dkms util-linux nftables iptables curl strace debootstrap lintian \
+	qemu-user
 
 ifeq ($(V),1)
 Q :=
@@ -106,7 +111,7 @@ $(BUILD)/csum_guard.skel.h: $(BUILD)/csum_guard.bpf.o
 # any kernel with bpf_tcp_gen_syncookie (5.3+).
 $(BUILD)/syncookie.bpf.o: syncookie/syncookie.bpf.c syncookie/syncookie_abi.h | $(BUILD)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) -g -O2 -target bpf $(REPRO_FLAGS) -Isyncookie -I/usr/include/$(shell $(CC) -dumpmachine) -c $< -o $@
+	$(Q)$(CLANG) -g -O2 -target bpf $(REPRO_FLAGS) -Isyncookie -I/usr/include/$(HOST_TRIPLET) -c $< -o $@
 	$(Q)llvm-strip -g $@ 2>/dev/null || true
 
 $(BUILD)/syncookie.skel.h: $(BUILD)/syncookie.bpf.o
@@ -226,10 +231,10 @@ define apt-need
 endef
 
 deps:
-	$(call apt-need,$(BUILD_DEPS) $(TEST_DEPS))
+	$(call apt-need,$(BUILD_DEPS) $(CROSS_DEPS) $(TEST_DEPS))
 
 build-deps:
-	$(call apt-need,$(BUILD_DEPS))
+	$(call apt-need,$(BUILD_DEPS) $(CROSS_DEPS))
 
 # The suite checks the release artifacts too (tests/cases/90-dist.sh).
 test: deps
@@ -263,7 +268,12 @@ DKMS_TAR := $(DIST)/$(DKMS_DIR).tar.gz
 DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
 DEB := $(DIST)/csum-guard-dkms_$(VERSION)_all.deb
 LOADER_DEB := $(DIST)/csum-guard_$(VERSION)_$(DEB_ARCH).deb
-DIST_FILES := $(DIST)/csum_guard.bpf.o $(DIST)/csum-guard $(DKMS_TAR) $(DEB) $(LOADER_DEB)
+# The arm64 loader and package, from an amd64 build machine (see below).
+CROSS_ARCHES := $(if $(filter amd64,$(DEB_ARCH)),arm64)
+CROSS_LOADERS := $(CROSS_ARCHES:%=$(DIST)/csum-guard-%)
+CROSS_DEBS := $(CROSS_ARCHES:%=$(DIST)/csum-guard_$(VERSION)_%.deb)
+DIST_FILES := $(DIST)/csum_guard.bpf.o $(DIST)/csum-guard $(DKMS_TAR) $(DEB) $(LOADER_DEB) \
+	$(CROSS_LOADERS) $(CROSS_DEBS)
 # What DKMS needs (see dkms.conf), never kbuild's products in kmod/.
 DKMS_FILES = VERSION dkms.conf $(wildcard include/*.h) kmod/Kbuild kmod/Makefile \
 	$(filter-out %.mod.c,$(wildcard kmod/*.c)) $(wildcard kmod/*.h)
@@ -298,15 +308,21 @@ $(DEB): $(DKMS_TAR) $(wildcard packaging/dkms/*) $(DEB_COMMON)
 
 # csum-guard: the loader (stripped, as Debian ships binaries), the object for
 # --object, the man page, the watch unit and the libvirt hook example
-# (packaging/loader/).
-$(LOADER_DEB): $(BUILD)/csum-guard $(BUILD)/csum_guard.bpf.o doc/csum-guard.8 \
+# (packaging/loader/). One recipe for every architecture: the loader of
+# architecture A is $(BUILD)/csum-guard (the build machine's) or
+# $(BUILD)/A/csum-guard (cross-built), stripped by A's strip.
+loader_of = $(if $(filter $(DEB_ARCH),$(1)),$(BUILD)/csum-guard,$(BUILD)/$(1)/csum-guard)
+strip_of = $(if $(filter $(DEB_ARCH),$(1)),strip,$(CROSS_$(1))strip)
+.SECONDEXPANSION:
+$(LOADER_DEB) $(CROSS_DEBS): $(DIST)/csum-guard_$(VERSION)_%.deb: $$(call loader_of,$$*) \
+		$(BUILD)/csum_guard.bpf.o doc/csum-guard.8 \
 		packaging/csum-guard-watch.service packaging/libvirt-qemu-hook \
 		$(wildcard packaging/loader/*) $(DEB_COMMON) | $(DIST)
 	$(call msg,DEB,$@)
 	$(Q)rm -rf $(DIST_STAGE) && mkdir -p $(DIST_STAGE)/usr/sbin \
 		$(DIST_STAGE)/usr/share/man/man8 $(DIST_STAGE)/lib/systemd/system
-	$(Q)strip --strip-unneeded --remove-section=.comment --remove-section=.note \
-		-o $(DIST_STAGE)/usr/sbin/csum-guard $(BUILD)/csum-guard
+	$(Q)$(call strip_of,$*) --strip-unneeded --remove-section=.comment --remove-section=.note \
+		-o $(DIST_STAGE)/usr/sbin/csum-guard $(call loader_of,$*)
 	$(Q)install -D -m 0644 $(BUILD)/csum_guard.bpf.o $(DIST_STAGE)/usr/lib/csum-guard/csum_guard.bpf.o
 	$(Q)sed 's/@VERSION@/$(VERSION)/' doc/csum-guard.8 | gzip -9n \
 		> $(DIST_STAGE)/usr/share/man/man8/csum-guard.8.gz
@@ -314,8 +330,34 @@ $(LOADER_DEB): $(BUILD)/csum-guard $(BUILD)/csum_guard.bpf.o doc/csum-guard.8 \
 		> $(DIST_STAGE)/lib/systemd/system/csum-guard-watch.service
 	$(Q)install -D -m 0755 packaging/libvirt-qemu-hook \
 		$(DIST_STAGE)/usr/share/doc/csum-guard/examples/libvirt-qemu-hook
-	$(Q)ARCH=$(DEB_ARCH) $(MKDEB) $(DIST_STAGE) packaging/loader $@
+	$(Q)ARCH=$* $(MKDEB) $(DIST_STAGE) packaging/loader $@
 	$(Q)rm -rf $(DIST_STAGE)
+
+# --- cross-built loaders ---------------------------------------------------
+# The same sources, compiled by Debian's cross compiler for A (CROSS_A is
+# its prefix) in a make of their own with BUILD=$(BUILD)/A, and linked
+# statically against A's libbpf, libelf and zlib from Debian's packages,
+# unpacked into $(BUILD)/cross/A by packaging/cross-sysroot.sh (nothing
+# installed system-wide but the compiler). The BPF objects and skeletons
+# are made again there from the same sources: the same bytes, one object
+# for every architecture.
+CROSS_arm64 := aarch64-linux-gnu-
+CROSS_DEPS = $(foreach a,$(CROSS_ARCHES),gcc-$(patsubst %-,%,$(CROSS_$(a))))
+$(CROSS_LOADERS): $(DIST)/csum-guard-%: $(BUILD)/%/csum-guard | $(DIST)
+	$(call msg,DIST,$@)
+	$(Q)cp $< $@
+
+$(CROSS_ARCHES:%=$(BUILD)/%/csum-guard): $(BUILD)/%/csum-guard: $(LOADER_SRCS) $(SC_SRCS) $(LIB_SRCS) \
+		$(wildcard lib/*.h loader/*.h syncookie/*.h include/*.h) bpf/csum_guard.bpf.c \
+		syncookie/syncookie.bpf.c packaging/cross-sysroot.sh VERSION
+	$(call msg,SYSROOT,$(BUILD)/cross/$*)
+	$(Q)command -v $(CROSS_$*)gcc >/dev/null || \
+		{ echo "make: no $(CROSS_$*)gcc to build the $* loader: make build-deps installs it" >&2; exit 1; }
+	$(Q)sysroot=$$(packaging/cross-sysroot.sh $* $(BUILD)/cross/$*) && \
+	$(MAKE) --no-print-directory BUILD=$(BUILD)/$* CC=$(CROSS_$*)gcc \
+		CFLAGS='$(CFLAGS) -isystem '$$sysroot/usr/include \
+		LOADER_LIBS="-static -L$$sysroot/usr/lib/$(patsubst %-,%,$(CROSS_$*)) -lbpf -lelf -lz" \
+		$(BUILD)/$*/csum-guard
 
 $(DIST)/%.sha256: $(DIST)/%
 	$(Q)cd $(DIST) && sha256sum $* > $*.sha256

@@ -312,7 +312,7 @@ case_portable() {
 	local t="portable-loader" ROOT= r why= ns=$CG_PFX-port glibc ver deb wants left
 
 	ver=$(cat "$TOP/VERSION")
-	deb=$(ls "$TOP/build/dist/csum-guard_${ver}_"*.deb 2>/dev/null | head -1)
+	deb=$(ls "$TOP/build/dist/csum-guard_${ver}_$(dpkg --print-architecture).deb" 2>/dev/null)
 	if ! eval "$("$TOP/tests/guest/root.sh" bullseye 2>"$TMPD/root.log")" || [ -z "$ROOT" ]; then
 		fail "$t: cannot make a Debian 11 root: $(tail -1 "$TMPD/root.log")"
 		return
@@ -415,11 +415,15 @@ cg_host_case portable
 # in (Type=notify, before libvirt, wanted by multi-user.target), the libvirt
 # hook byte for byte, the man page of this version.
 case_lintian() {
-	local t="lintian" dist=$TOP/build/dist ver debs out why= x=$TMPD/loader-deb n
+	local t="lintian" dist=$TOP/build/dist ver debs out why= x=$TMPD/loader-deb n arch want
 
 	ver=$(cat "$TOP/VERSION")
-	debs=$(ls "$dist/csum-guard_${ver}_"*.deb "$dist/csum-guard-dkms_${ver}_all.deb" 2>/dev/null)
-	if [ "$(wc -w <<<"$debs")" != 2 ]; then
+	arch=$(dpkg --print-architecture)
+	# the build machine's loader package, arm64's (cross-built on amd64), the module's
+	want=$([ "$arch" = amd64 ] && echo 3 || echo 2)
+	debs=$(ls "$dist/csum-guard_${ver}_$arch.deb" "$dist/csum-guard-dkms_${ver}_all.deb" 2>/dev/null
+	       [ "$arch" = amd64 ] && ls "$dist/csum-guard_${ver}_arm64.deb" 2>/dev/null)
+	if [ "$(wc -w <<<"$debs")" != "$want" ]; then
 		fail "$t: build/dist lacks a package of $ver (make dist): $(echo $debs)"
 		return
 	fi
@@ -435,7 +439,7 @@ case_lintian() {
 	# shellcheck disable=SC2086
 	lintian --fail-on none --show-overrides $debs 2>/dev/null | grep '^O:' >"$TMPD/lintian.o"
 
-	rm -rf "$x" && mkdir -p "$x" && dpkg-deb -x "$dist/csum-guard_${ver}_"*.deb "$x"
+	rm -rf "$x" && mkdir -p "$x" && dpkg-deb -x "$dist/csum-guard_${ver}_$arch.deb" "$x"
 	cmp -s "$x/usr/share/doc/csum-guard/examples/libvirt-qemu-hook" "$TOP/packaging/libvirt-qemu-hook" ||
 		why="$why; the hook shipped is not packaging/libvirt-qemu-hook"
 	[ -x "$x/usr/share/doc/csum-guard/examples/libvirt-qemu-hook" ] || why="$why; the hook is not executable"
@@ -457,3 +461,52 @@ case_lintian() {
 	fi
 }
 cg_host_case lintian
+
+# The arm64 loader, cross-built on an amd64 machine (make dist): a static
+# AArch64 executable, listed in SHA256SUMS, that runs under qemu-user (no
+# arm64 machine here): it says its version and, from the host's kernel
+# BTF, finds the kfunc the guard needs; the bpf() syscall is what qemu-user
+# does not emulate, and probe says so. Its package has the files of the
+# amd64 one, the same BPF object byte for byte, and that loader.
+case_dist_arm64() {
+	local t="dist-arm64" dist=$TOP/build/dist ver why= a=$TMPD/deb-arm64 b=$TMPD/deb-native probe
+
+	if [ "$(dpkg --print-architecture)" != amd64 ]; then
+		skip "$t: the arm64 loader is cross-built on amd64 machines only"
+		return
+	fi
+	command -v qemu-aarch64 >/dev/null || { fail "$t: no qemu-aarch64 (make deps installs qemu-user)"; return; }
+	ver=$(cat "$TOP/VERSION")
+	for f in csum-guard-arm64 "csum-guard_${ver}_arm64.deb"; do
+		[ -f "$dist/$f" ] || { fail "$t: no build/dist/$f (make dist)"; return; }
+		grep -q "  $f\$" "$dist/SHA256SUMS" || why="$why; $f is not in SHA256SUMS"
+	done
+	(cd "$dist" && sha256sum --quiet -c SHA256SUMS) >/dev/null 2>&1 || why="$why; SHA256SUMS does not verify"
+	readelf -h "$dist/csum-guard-arm64" 2>/dev/null | grep -q 'Machine:.*AArch64' ||
+		why="$why; csum-guard-arm64 is not an AArch64 executable"
+	readelf -l "$dist/csum-guard-arm64" 2>/dev/null | grep -q INTERP &&
+		why="$why; csum-guard-arm64 is not static (it asks for a dynamic loader)"
+	qemu-aarch64 "$dist/csum-guard-arm64" version 2>&1 | grep -q "^csum-guard $ver " ||
+		why="$why; under qemu-aarch64 it says: $(qemu-aarch64 "$dist/csum-guard-arm64" version 2>&1 | head -1)"
+	probe=$(qemu-aarch64 "$dist/csum-guard-arm64" probe --json 2>/dev/null)
+	jq -e '.btf and .kfunc and (.bpf_unavailable | test("Function not implemented"))' <<<"$probe" >/dev/null ||
+		why="$why; probe under qemu-aarch64: $(head -c 300 <<<"$probe")"
+	rm -rf "$a" "$b" && mkdir -p "$a" "$b" &&
+		dpkg-deb -x "$dist/csum-guard_${ver}_arm64.deb" "$a" && dpkg-deb -x "$dist/csum-guard_${ver}_amd64.deb" "$b" ||
+		why="$why; cannot unpack the packages"
+	[ "$(dpkg-deb -f "$dist/csum-guard_${ver}_arm64.deb" Architecture)" = arm64 ] ||
+		why="$why; the arm64 package says Architecture $(dpkg-deb -f "$dist/csum-guard_${ver}_arm64.deb" Architecture)"
+	[ "$(cd "$a" && find . | sort)" = "$(cd "$b" && find . | sort)" ] ||
+		why="$why; the packages' files differ: $(diff <(cd "$a" && find . | sort) <(cd "$b" && find . | sort) | grep '^[<>]' | head -3 | tr '\n' ' ')"
+	cmp -s "$a/usr/lib/csum-guard/csum_guard.bpf.o" "$b/usr/lib/csum-guard/csum_guard.bpf.o" ||
+		why="$why; the two packages carry different BPF objects"
+	readelf -h "$a/usr/sbin/csum-guard" 2>/dev/null | grep -q 'Machine:.*AArch64' ||
+		why="$why; the arm64 package's loader is not AArch64"
+	rm -rf "$a" "$b"
+	if [ -z "$why" ]; then
+		pass "$t: csum-guard-arm64 and csum-guard_${ver}_arm64.deb: static AArch64, in SHA256SUMS; under qemu-aarch64 it is $ver and reads the kernel's BTF (the kfunc found; bpf() is not emulated); the package has the amd64 one's files and the same BPF object"
+	else
+		fail "$t: ${why#; }"
+	fi
+}
+cg_host_case dist_arm64
