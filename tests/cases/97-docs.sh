@@ -255,3 +255,35 @@ case_prom_alerts() {
 	fi
 }
 cg_host_case prom_alerts
+
+# Every relative link of README.md and doc/*.md leads somewhere: the file
+# exists and, for a link into a Markdown file, its #anchor is one of that
+# file's headings as GitHub names them (lower case, punctuation dropped,
+# spaces as '-').
+docs_anchors() {
+	grep -E '^#{1,6} ' "$1" | sed -E 's/^#+ //' | tr 'A-Z' 'a-z' | sed -E 's/[^a-z0-9 _-]//g; s/ /-/g'
+}
+case_docs_links() {
+	local t="docs-links" f l path frag target n=0 bad=()
+
+	for f in "$TOP/README.md" "$TOP"/doc/*.md; do
+		while read -r l; do
+			path=${l%%#*} frag=
+			[[ $l == *#* ]] && frag=${l#*#}
+			target=$f
+			[ -n "$path" ] && target=$(dirname "$f")/$path
+			n=$((n + 1))
+			if [ ! -e "$target" ]; then
+				bad+=("${f#"$TOP"/}: ($l): no such file")
+			elif [ -n "$frag" ] && [[ $target == *.md ]] && ! docs_anchors "$target" | grep -qx -- "$frag"; then
+				bad+=("${f#"$TOP"/}: ($l): no such heading")
+			fi
+		done < <(grep -o '\]([^)]*)' "$f" | sed 's/^](//; s/)$//' | grep -vE '^[a-z]+:')
+	done
+	if [ ${#bad[@]} = 0 ] && [ $n -gt 50 ]; then
+		pass "$t: the $n relative links of README.md and doc/*.md lead to a file and, where they name one, a heading"
+	else
+		fail "$t: ${#bad[@]} of $n links lead nowhere: ${bad[*]:0:5}"
+	fi
+}
+cg_host_case docs_links
