@@ -5,11 +5,15 @@
  *
  *   sc-syn --dev DEV --dst-mac MAC --src ADDR --dst ADDR --port P
  *          [--kind good|csum|doff|doff-long|opt|ipcsum] [--count N] [--wait MS]
+ *          [--vlan ID] [--mss]
  *
  * Each SYN has its own source port. Replies are TCP segments from dst to
  * src on one of those ports; the result line is
  *
  *   sent=N synack=A rst=R other=O
+ *
+ * with " mss=M" after it under --mss: the MSS option of the last SYN-ACK
+ * (0: none came, or it had none). --vlan ID tags each SYN with 802.1Q ID.
  *
  * (the host's own stack may answer a SYN-ACK of a port it never opened
  * with a RST: that is its business, not counted here). Exit 0 when all
@@ -37,7 +41,7 @@
 static int usage(void)
 {
 	fprintf(stderr, "usage: " PROG " --dev DEV --dst-mac MAC --src ADDR --dst ADDR --port P "
-		"[--kind good|csum|doff|doff-long|opt|ipcsum] [--count N] [--wait MS]\n");
+		"[--kind good|csum|doff|doff-long|opt|ipcsum] [--count N] [--wait MS] [--vlan ID] [--mss]\n");
 	return 2;
 }
 
@@ -66,10 +70,14 @@ int main(int argc, char **argv)
 		{ "kind", required_argument, NULL, 'k' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "wait", required_argument, NULL, 'w' },
+		{ "vlan", required_argument, NULL, 'v' },
+		{ "mss", no_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dev = NULL, *src = NULL, *dst = NULL;
 	unsigned int count = 1, wait_ms = 500, port = 0, sent = 0, synack = 0, rst = 0, other = 0;
+	unsigned int vlan = 0, mss = 0;
+	bool show_mss = false;
 	enum syn_kind kind = SYN_GOOD;
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
 	struct syn_addr a = {};
@@ -99,6 +107,8 @@ int main(int argc, char **argv)
 			break;
 		case 'c': count = atoi(optarg); break;
 		case 'w': wait_ms = atoi(optarg); break;
+		case 'v': vlan = atoi(optarg); if (vlan < 1 || vlan > 4094) return usage(); break;
+		case 'M': show_mss = true; break;
 		default: return usage();
 		}
 	}
@@ -128,6 +138,15 @@ int main(int argc, char **argv)
 	for (i = 0; i < (int)count; i++) {
 		size_t len = syn_frame(buf, &a, kind, base + i, port, rand());
 
+		if (vlan) {	/* the tag between the MACs and the type */
+			memmove(buf + 16, buf + 12, len - 12);
+			buf[12] = 0x81;
+			buf[13] = 0x00;
+			buf[14] = vlan >> 8;
+			buf[15] = vlan;
+			len += 4;
+		}
+
 		if (send(fd, buf, len, 0) != (ssize_t)len) {
 			perror(PROG ": send");
 			return 1;
@@ -151,13 +170,18 @@ int main(int argc, char **argv)
 		flags = syn_reply(buf, n, &a, &sp, &dp);
 		if (flags < 0 || sp != port || dp < base || dp >= base + count)
 			continue;
-		if ((flags & 0x12) == 0x12)
+		if ((flags & 0x12) == 0x12) {
 			synack++;
+			mss = syn_reply_mss(buf, n, &a);
+		}
 		else if (flags & 0x04)
 			rst++;
 		else
 			other++;
 	}
-	printf("sent=%u synack=%u rst=%u other=%u\n", sent, synack, rst, other);
+	printf("sent=%u synack=%u rst=%u other=%u", sent, synack, rst, other);
+	if (show_mss)
+		printf(" mss=%u", mss);
+	putchar('\n');
 	return 0;
 }

@@ -126,4 +126,26 @@ static inline int syn_reply(const uint8_t *f, size_t len, const struct syn_addr 
 	return th[13];
 }
 
+/* The MSS option of a reply syn_reply() took (len bytes), or 0 */
+static inline unsigned int syn_reply_mss(const uint8_t *f, size_t len, const struct syn_addr *a)
+{
+	const uint8_t *th = f + 14 + (a->v6 ? 40 : 20);
+	size_t thlen = (th[12] >> 4) * 4, off = 20;
+
+	if (th + thlen > f + len)
+		return 0;
+	while (off + 1 < thlen && th[off]) {
+		if (th[off] == 1) {
+			off++;
+			continue;
+		}
+		if (th[off + 1] < 2 || off + th[off + 1] > thlen)
+			return 0;
+		if (th[off] == 2 && th[off + 1] == 4)
+			return th[off + 2] << 8 | th[off + 3];
+		off += th[off + 1];
+	}
+	return 0;
+}
+
 #endif /* CG_TOOLS_SYNFRAME_H */
