@@ -60,7 +60,9 @@ int sc_load(struct sc_obj *o, bool xdp, bool tcx, const struct sc_target *reuse,
 	o->tc = bpf_object__find_program_by_name(o->obj, SC_PROG_TC);
 	o->ports = bpf_object__find_map_by_name(o->obj, SC_MAP_PORTS);
 	o->counters = bpf_object__find_map_by_name(o->obj, SC_MAP_COUNTERS);
-	if (!o->xdp || !o->tc || !o->ports || !o->counters) {
+	o->conf = bpf_object__find_map_by_name(o->obj, SC_MAP_CONF);
+	o->routes = bpf_object__find_map_by_name(o->obj, SC_MAP_ROUTES);
+	if (!o->xdp || !o->tc || !o->ports || !o->counters || !o->conf || !o->routes) {
 		snprintf(why, why_len, "the built-in object lacks a program or map");
 		err = -ENOEXEC;
 		goto fail;
@@ -74,6 +76,12 @@ int sc_load(struct sc_obj *o, bool xdp, bool tcx, const struct sc_target *reuse,
 		sc_pin(path, sizeof(path), reuse, SC_PIN_COUNTERS);
 		if (!err)
 			err = bpf_map__set_pin_path(o->counters, path);
+		sc_pin(path, sizeof(path), reuse, SC_PIN_CONF);
+		if (!err)
+			err = bpf_map__set_pin_path(o->conf, path);
+		sc_pin(path, sizeof(path), reuse, SC_PIN_ROUTES);
+		if (!err)
+			err = bpf_map__set_pin_path(o->routes, path);
 	}
 	if (!err)
 		err = bpf_object__load(o->obj);
@@ -160,6 +168,18 @@ static int sc_hook(const struct sc_target *t, const struct sc_ports *ports, stru
 				return err;
 		}
 		if (!pinned) {
+			struct sc_conf conf;
+
+			err = sc_conf_read(t, &conf);
+			if (!err)
+				err = bpf_map_update_elem(bpf_map__fd(o.conf), &key, &conf, BPF_ANY) ? -errno : 0;
+			if (!err)
+				err = sc_routes_sync(bpf_map__fd(o.routes));
+			if (err) {
+				snprintf(why, why_len, "cannot read its addresses and routes: %s",
+					 strerror(-err));
+				goto out;
+			}
 			err = bpf_map_update_elem(bpf_map__fd(o.ports), &key, ports, BPF_ANY) ? -errno : 0;
 			sc_pin(path, sizeof(path), t, SC_PIN_PORTS);
 			if (!err)
@@ -167,6 +187,12 @@ static int sc_hook(const struct sc_target *t, const struct sc_ports *ports, stru
 			sc_pin(path, sizeof(path), t, SC_PIN_COUNTERS);
 			if (!err)
 				err = bpf_map__pin(o.counters, path);
+			sc_pin(path, sizeof(path), t, SC_PIN_CONF);
+			if (!err)
+				err = bpf_map__pin(o.conf, path);
+			sc_pin(path, sizeof(path), t, SC_PIN_ROUTES);
+			if (!err)
+				err = bpf_map__pin(o.routes, path);
 			if (err) {
 				snprintf(why, why_len, "cannot pin the maps: %s", strerror(-err));
 				goto out;
@@ -312,6 +338,31 @@ out:
 	return err;
 }
 
+/*
+ * A running program's view of its device and namespace, read again: what
+ * attach run again does, after an address, route, MAC or MTU changed.
+ */
+static int sc_refresh(const struct sc_target *t)
+{
+	char path[PATH_MAX];
+	struct sc_conf conf;
+	int err, fd;
+
+	err = sc_conf_read(t, &conf);
+	if (!err)
+		err = sc_map_put(t, SC_PIN_CONF, &conf, sizeof(conf));
+	if (!err) {
+		sc_pin(path, sizeof(path), t, SC_PIN_ROUTES);
+		fd = bpf_obj_get(path);
+		err = fd < 0 ? -errno : sc_routes_sync(fd);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (err)
+		cg_err("cannot update the addresses and routes of %s: %s", t->dev, strerror(-err));
+	return err;
+}
+
 int sc_attach(const struct sc_args *a)
 {
 	struct cg_ack ack = {};
@@ -341,6 +392,8 @@ int sc_attach(const struct sc_args *a)
 			       "to change the mode", t.dev, sc_mode_name(m.mode));
 			return 1;
 		}
+		if (m.mode != SC_NFT && sc_refresh(&t))
+			return 1;
 		if (!sc_map_get(&t, SC_PIN_PORTS, &cur, 0) && !memcmp(&cur, &a->ports, sizeof(cur))) {
 			cg_info("already answering SYNs on %s (%s)", t.dev, sc_mode_name(m.mode));
 			return 0;

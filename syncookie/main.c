@@ -19,7 +19,9 @@
  *	/sys/fs/bpf/csum_guard_syncookie/<netns inode>/<ifindex>/
  *		meta      mode, flags, the sysctl value found (struct sc_meta)
  *		ports     the protected ports, a bitmap (updated in place)
- *		counters  per-CPU synack / passed / malformed (bpf modes)
+ *		counters  per-CPU synack / passed / malformed / foreign (bpf modes)
+ *		conf      the device's MAC and MSS       routes  the namespace's
+ *		          addresses and routes, an LPM trie (both: addr.c)
  *		link      xdp or tcx link        prog   clsact: the program
  *
  * The returning ACK is checked by the kernel's cookie_v4_check /
@@ -121,9 +123,10 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 		}
 		sc_ports_text(&p, list, sizeof(list));
 		printf("answering SYNs (%s), ports %s, synack %llu, passed %llu, malformed %llu, "
-		       "%s %d\n", sc_mode_name(m.mode), list,
+		       "foreign %llu, %s %d\n", sc_mode_name(m.mode), list,
 		       (unsigned long long)c.v[SC_CNT_SYNACK], (unsigned long long)c.v[SC_CNT_PASSED],
-		       (unsigned long long)c.v[SC_CNT_MALFORMED], sc_sysctl_name(m.mode), sys);
+		       (unsigned long long)c.v[SC_CNT_MALFORMED], (unsigned long long)c.v[SC_CNT_FOREIGN],
+		       sc_sysctl_name(m.mode), sys);
 		return true;
 	}
 	if (first_row && !*first_row)
@@ -142,9 +145,10 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 			printf("%s%d", first ? "" : ",", port);
 			first = false;
 		}
-	printf("],\"counters\":{\"synack\":%llu,\"passed\":%llu,\"malformed\":%llu}",
+	printf("],\"counters\":{\"synack\":%llu,\"passed\":%llu,\"malformed\":%llu,"
+	       "\"foreign\":%llu}",
 	       (unsigned long long)c.v[SC_CNT_SYNACK], (unsigned long long)c.v[SC_CNT_PASSED],
-	       (unsigned long long)c.v[SC_CNT_MALFORMED]);
+	       (unsigned long long)c.v[SC_CNT_MALFORMED], (unsigned long long)c.v[SC_CNT_FOREIGN]);
 	if (sys >= 0)
 		printf(",\"%s\":%d", live && m.mode == SC_NFT ? "nf_conntrack_tcp_loose" :
 		       "tcp_syncookies", sys);

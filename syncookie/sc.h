@@ -3,7 +3,8 @@
  * sc.h - what the files of the SYN-cookie responder share: its modes, its
  * meta on bpffs, its target, and the functions each file offers the others
  * (state.c: modes, sysctls, pins, liveness, removal; nft.c: the SYNPROXY
- * fallback; attach.c: load, attach, detach). main.c has the command line,
+ * fallback; addr.c: the device and namespace the program is told of;
+ * attach.c: load, attach, detach). main.c has the command line,
  * status and probe; syncookie.h is what the csum-guard command calls.
  */
 #ifndef CG_SC_H
@@ -68,7 +69,7 @@ struct sc_target {
 struct sc_obj {
 	struct bpf_object *obj;
 	struct bpf_program *xdp, *tc;
-	struct bpf_map *ports, *counters;
+	struct bpf_map *ports, *counters, *conf, *routes;
 };
 
 /* state.c */
@@ -88,6 +89,10 @@ void sc_remove(const struct sc_target *t, const struct sc_meta *m, bool ours);
 #define SC_LOCK		1	/* sc_resolve: the command changes state */
 #define SC_GONE_OK	2	/* sc_resolve: what is gone is no error */
 int sc_resolve(const struct sc_args *a, struct sc_target *t, const char *verb, unsigned int how);
+
+/* addr.c */
+int sc_conf_read(const struct sc_target *t, struct sc_conf *c);
+int sc_routes_sync(int map_fd);
 
 /* nft.c */
 bool sc_nft_have(void);

@@ -117,7 +117,8 @@ int sc_map_put(const struct sc_target *t, const char *name, const void *val,
 	char path[PATH_MAX];
 
 	sc_pin(path, sizeof(path), t, name);
-	return cg_pin_array_put(path, !strcmp(name, SC_PIN_META) ? "sc_meta" : SC_MAP_PORTS,
+	return cg_pin_array_put(path, !strcmp(name, SC_PIN_META) ? "sc_meta" :
+				!strcmp(name, SC_PIN_CONF) ? SC_MAP_CONF : SC_MAP_PORTS,
 				val, size);
 }
 
@@ -215,7 +216,8 @@ static bool sc_sysctl_hand_over(const struct sc_target *t, const struct sc_meta 
 void sc_remove(const struct sc_target *t, const struct sc_meta *m, bool ours)
 {
 	static const char *const pins[] = {
-		SC_PIN_LINK, SC_PIN_PROG, SC_PIN_PORTS, SC_PIN_COUNTERS, CG_PIN_NAMES, SC_PIN_META,
+		SC_PIN_LINK, SC_PIN_PROG, SC_PIN_PORTS, SC_PIN_COUNTERS, SC_PIN_CONF, SC_PIN_ROUTES,
+		CG_PIN_NAMES, SC_PIN_META,
 	};
 	char path[PATH_MAX];
 	int fd;

@@ -13,8 +13,11 @@
  * The SYN-ACK carries the MSS option alone: without a timestamp option the
  * cookie cannot encode window scaling, SACK or ECN, so none is offered,
  * which is what the kernel's own cookies do for a client without
- * timestamps. Anything that is not a well-formed SYN to a protected port
- * (or that the helper declines) passes untouched.
+ * timestamps. Its MSS is this host's (the device's MTU, and the listener's
+ * TCP_MAXSEG as far as the cookie shows it); the cookie encodes the
+ * client's. Anything that is not a well-formed SYN to a protected port,
+ * addressed to this host the way its own stack would take it (sc_for_us),
+ * or that the helper declines, passes untouched.
  */
 #include <stdbool.h>
 #include <linux/bpf.h>
@@ -57,6 +60,21 @@ struct {
 	__type(value, __u64);
 } sc_counters SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sc_conf);
+} sc_conf SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, SC_ROUTES_MAX);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct sc_route_key);
+	__type(value, __u32);
+} sc_routes SEC(".maps");
+
 /* The SYN-ACK's TCP header, built on the stack for its checksum. */
 struct sc_tcp {
 	__be16 source, dest;
@@ -97,11 +115,12 @@ static __always_inline bool sc_port_protected(__u16 port)
 
 /*
  * The options of the SYN end inside its header: every option but EOL and
- * NOP has a length byte of at least 2 that stays within thlen. The stack
+ * NOP has a length byte of at least 2 that stays within thlen (the MSS
+ * option's value into *cmss on the way). The stack
  * tolerates worse; such a SYN is its to judge. The mask the compiler
  * cannot drop keeps the verifier's states few: off never exceeds 60.
  */
-static __always_inline bool sc_options_ok(__u8 *th, __u32 thlen, void *data_end)
+static __always_inline bool sc_options_ok(__u8 *th, __u32 thlen, void *data_end, __u32 *cmss)
 {
 	__u32 off = 20, i;
 	__u8 *o;
@@ -122,17 +141,92 @@ static __always_inline bool sc_options_ok(__u8 *th, __u32 thlen, void *data_end)
 		}
 		if ((void *)(o + 2) > data_end || o[1] < 2 || off + o[1] > thlen)
 			return false;
+		if (o[0] == 2 && o[1] == 4 && (void *)(o + 4) <= data_end)
+			*cmss = (o[2] << 8) | o[3];
 		off += o[1];
 	}
 	return true;
+}
+
+/* The namespace's route for a 16-byte address (attach's snapshot). */
+static __always_inline __u32 sc_route(const void *addr)
+{
+	struct sc_route_key k = { .prefixlen = 128 };
+	__u32 *v;
+
+	__builtin_memcpy(k.addr, addr, 16);
+	v = bpf_map_lookup_elem(&sc_routes, &k);
+	return v ? *v : SC_ROUTE_REJECT;
+}
+
+/* an IPv4 address as the trie keeps it: ::ffff:a.b.c.d */
+static __always_inline __u32 sc_route4(__be32 a)
+{
+	__u32 m[4] = { 0, 0, bpf_htonl(0xffff), a };
+
+	return sc_route(m);
+}
+
+/*
+ * Would this host's own stack take the SYN as addressed to it, and be able
+ * to answer? The frame is for the device's MAC; the destination is an
+ * address of the host (so not another host's, forwarded, nor a subnet
+ * broadcast, nor loopback); the source is a unicast address that is not
+ * the host's own, not loopback, unspecified, multicast or IPv4-mapped, with
+ * a route back through the device the SYN came in on. Routes and addresses
+ * are attach's snapshot of the namespace (bpf_fib_lookup cannot tell: it
+ * answers FWD_DISABLED wherever forwarding is off, and NOT_FWDED alike
+ * for local, broadcast and unroutable destinations).
+ */
+static __always_inline bool sc_for_us(const struct sc_conf *c, const struct ethhdr *eth,
+				      const void *ip, bool v6, __u32 ifindex)
+{
+	const struct iphdr *ip4 = ip;
+	const struct ipv6hdr *ip6 = ip;
+
+	if (*(__u32 *)eth->h_dest != *(__u32 *)c->mac ||
+	    *(__u16 *)(eth->h_dest + 4) != *(__u16 *)(c->mac + 4))
+		return false;
+	if (!v6) {
+		__u32 s = bpf_ntohl(ip4->saddr), d = bpf_ntohl(ip4->daddr);
+
+		/* 0/8, 127/8, multicast, class E and broadcast, either end */
+		if ((s >> 24) == 0 || (s >> 24) == 127 || (s >> 28) >= 0xe ||
+		    (d >> 24) == 0 || (d >> 24) == 127 || (d >> 28) >= 0xe || s == d)
+			return false;
+		return sc_route4(ip4->daddr) == SC_ROUTE_LOCAL && sc_route4(ip4->saddr) == ifindex;
+	}
+	{
+		const __u32 *s = ip6->saddr.s6_addr32, *d = ip6->daddr.s6_addr32;
+
+		/* ::, ::1 and ::ffff:0:0/96 as a source; :: and ::1 as a destination */
+		if (!(s[0] | s[1]) && (!s[2] || s[2] == bpf_htonl(0xffff)))
+			return false;
+		if (!(d[0] | d[1] | d[2]) && (!d[3] || d[3] == bpf_htonl(1)))
+			return false;
+		if (ip6->saddr.s6_addr[0] == 0xff || ip6->daddr.s6_addr[0] == 0xff ||
+		    (s[0] == d[0] && s[1] == d[1] && s[2] == d[2] && s[3] == d[3]))
+			return false;
+		return sc_route(&ip6->daddr) == SC_ROUTE_LOCAL && sc_route(&ip6->saddr) == ifindex;
+	}
+}
+
+/* The MSS a cookie carries for mss (the kernel's tables, v4 and v6) */
+static __always_inline __u32 sc_mss_quantum(__u32 mss, bool v6)
+{
+	if (!v6)
+		return mss >= 1460 ? 1460 : mss >= 1440 ? 1440 : mss >= 1300 ? 1300 : 536;
+	return mss >= 8940 ? 8940 : mss >= 1440 ? 1440 : mss >= 1420 ? 1420 : 1220;
 }
 
 /*
  * Judge the frame. SC_ANSWER: it has become the SYN-ACK, to be cut to
  * *len bytes (never more than it had) and sent back. Otherwise it is
  * untouched. Counts every SYN to a protected port it does not answer.
+ * ifindex: the device the frame came in on.
  */
-static __always_inline int sc_handle(void *ctx, void *data, void *data_end, __u32 *len)
+static __always_inline int sc_handle(void *ctx, void *data, void *data_end, __u32 ifindex,
+				     __u32 *len)
 {
 	__u32 thbuf[SC_TH_MAX / 4] = {};
 	struct bpf_sock_tuple tuple = {};
@@ -142,8 +236,10 @@ static __always_inline int sc_handle(void *ctx, void *data, void *data_end, __u3
 	__u32 thlen, seglen, tlen, i, *w;
 	__u64 hl;
 	__u64 sum = 0;
+	struct sc_conf *conf;
 	struct bpf_sock *sk;
 	struct sc_tcp t;
+	__u32 zero = 0, cmss = 0, adv;
 	__u8 mac[ETH_ALEN];
 	__s64 cookie;
 	__u32 mss;
@@ -180,6 +276,11 @@ static __always_inline int sc_handle(void *ctx, void *data, void *data_end, __u3
 		return SC_PASS;
 	if ((th[13] & (TH_SYN | TH_ACK)) != TH_SYN || !sc_port_protected(bpf_ntohs(*(__be16 *)(th + 2))))
 		return SC_PASS;
+	conf = bpf_map_lookup_elem(&sc_conf, &zero);
+	if (!conf || !sc_for_us(conf, eth, ip4, v6, ifindex)) {
+		sc_count(SC_CNT_FOREIGN);
+		return SC_PASS;
+	}
 
 	thlen = (th[12] >> 4) * 4;
 	if (!v6) {
@@ -221,7 +322,7 @@ static __always_inline int sc_handle(void *ctx, void *data, void *data_end, __u3
 			sum += w[i];
 		}
 	}
-	if (sc_fold(sum) != 0xffff || !sc_options_ok(th, thlen, data_end))
+	if (sc_fold(sum) != 0xffff || !sc_options_ok(th, thlen, data_end, &cmss))
 		goto malformed;
 
 	if (!v6) {
@@ -239,7 +340,12 @@ static __always_inline int sc_handle(void *ctx, void *data, void *data_end, __u3
 	}
 	if (!sk)
 		goto passed;	/* closed: the stack resets it */
-	if (sk->state != BPF_TCP_LISTEN) {
+	/* a listener, and not one bound to loopback (the stack would never
+	 * take a SYN from the wire for it) */
+	if (sk->state != BPF_TCP_LISTEN ||
+	    (!v6 && (bpf_ntohl(sk->src_ip4) >> 24) == 127) ||
+	    (v6 && !(sk->src_ip6[0] | sk->src_ip6[1] | sk->src_ip6[2]) &&
+	     sk->src_ip6[3] == bpf_htonl(1))) {
 		bpf_sk_release(sk);
 		goto passed;
 	}
@@ -259,6 +365,15 @@ static __always_inline int sc_handle(void *ctx, void *data, void *data_end, __u3
 	if (cookie < 0)
 		goto passed;	/* -ENOENT: not under flood and tcp_syncookies != 2 */
 	mss = cookie >> 32;
+	/*
+	 * What we advertise: the device's MSS, below it the listener's
+	 * TCP_MAXSEG where the cookie shows one (the helper clamps the
+	 * client's MSS by it before quantising). No option: the kernel's
+	 * default, 536 or 1220.
+	 */
+	adv = v6 ? conf->mss6 : conf->mss4;
+	if (mss < sc_mss_quantum(cmss ?: (v6 ? 1220 : 536), v6) && mss < adv)
+		adv = mss;
 
 	/* The reply, in place: addresses and ports swapped, seq the cookie. */
 	__builtin_memcpy(mac, eth->h_dest, ETH_ALEN);
@@ -277,7 +392,7 @@ static __always_inline int sc_handle(void *ctx, void *data, void *data_end, __u3
 	t.urg_ptr = 0;
 	t.mss_kind = 2;
 	t.mss_len = 4;
-	t.mss = bpf_htons(mss);
+	t.mss = bpf_htons(adv);
 	if (!v6) {
 		__be32 a = ip4->saddr;
 
@@ -334,7 +449,7 @@ int syncookie_xdp(struct xdp_md *ctx)
 	void *data_end = (void *)(long)ctx->data_end;
 	__u32 len;
 
-	if (sc_handle(ctx, data, data_end, &len) != SC_ANSWER)
+	if (sc_handle(ctx, data, data_end, ctx->ingress_ifindex, &len) != SC_ANSWER)
 		return XDP_PASS;
 	/* only ever shrinks, which fails only below an Ethernet header */
 	if (bpf_xdp_adjust_tail(ctx, (int)len - (int)(data_end - data)))
@@ -357,7 +472,14 @@ int syncookie_tc(struct __sk_buff *skb)
 		data = (void *)(long)skb->data;
 		data_end = (void *)(long)skb->data_end;
 	}
-	if (sc_handle(skb, data, data_end, &len) != SC_ANSWER)
+	/*
+	 * A tagged frame is the stack's (as XDP, which sees the tag in the
+	 * frame, leaves it): tc has the tag in the skb, not in the frame, and
+	 * an answer would go back tagged for a VLAN the host may not have.
+	 */
+	if (skb->vlan_present)
+		return TC_ACT_NEXT;
+	if (sc_handle(skb, data, data_end, skb->ifindex, &len) != SC_ANSWER)
 		return TC_ACT_NEXT;
 	/* the SYN is gone either way: a failed cut drops it, the client retries */
 	if (bpf_skb_change_tail(skb, len, 0))

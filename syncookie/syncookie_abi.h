@@ -8,15 +8,43 @@
 #ifndef SYNCOOKIE_ABI_H
 #define SYNCOOKIE_ABI_H
 
-#define SC_ABI_VERSION		1
+#define SC_ABI_VERSION		2
 
 /* Per-CPU counters. Only SYNs to a protected port are counted. */
 enum sc_counter {
 	SC_CNT_SYNACK = 0,	/* answered with a cookie SYN-ACK */
 	SC_CNT_PASSED = 1,	/* handed to the stack, malformed ones included */
 	SC_CNT_MALFORMED = 2,	/* of those, malformed (never answered) */
+	SC_CNT_FOREIGN = 3,	/* not for this host's own listeners: left to the stack,
+				 * not in passed (see struct sc_conf) */
 	SC_CNT_MAX,
 };
+
+/*
+ * What the program knows of its device, written by attach (and again by
+ * every attach that finds it running): the device's MAC, the MSS its MTU
+ * allows, IPv4 and IPv6 (host order).
+ */
+struct sc_conf {
+	unsigned char mac[6];
+	unsigned short mss4, mss6;
+	unsigned short pad;
+};
+
+/*
+ * The namespace's addresses and routes as attach found them, an LPM trie:
+ * IPv4 as ::ffff:a.b.c.d (prefix + 96). The value is SC_ROUTE_LOCAL for an
+ * address of the host (a /128), SC_ROUTE_REJECT for an unreachable,
+ * blackhole or prohibit route, else the ifindex of the route's device.
+ */
+struct sc_route_key {
+	unsigned int prefixlen;
+	unsigned char addr[16];
+};
+
+#define SC_ROUTE_LOCAL		0xffffffffU
+#define SC_ROUTE_REJECT		0U
+#define SC_ROUTES_MAX		4096
 
 /* The protected ports: one bit per port, port p at bits[p >> 3] bit p & 7. */
 struct sc_ports {
@@ -27,6 +55,8 @@ struct sc_ports {
 #define SC_PROG_TC		"syncookie_tc"
 #define SC_MAP_PORTS		"sc_ports"
 #define SC_MAP_COUNTERS		"sc_counters"
+#define SC_MAP_CONF		"sc_conf"
+#define SC_MAP_ROUTES		"sc_routes"
 
 #define SC_PIN_ROOT		"/sys/fs/bpf/csum_guard_syncookie"
 /* under SC_PIN_ROOT/<netns inode>/<ifindex>/ */
@@ -34,6 +64,8 @@ struct sc_ports {
 #define SC_PIN_PROG		"prog"		/* clsact: the filter's program */
 #define SC_PIN_PORTS		"ports"
 #define SC_PIN_COUNTERS		"counters"
+#define SC_PIN_CONF		"conf"
+#define SC_PIN_ROUTES		"routes"
 #define SC_PIN_META		"meta"
 
 /* nft mode (no helper): the kernel's SYNPROXY in a table of our own per device */

@@ -247,6 +247,118 @@ case_syn_malformed() {
 }
 cg_kernel_case syn_malformed
 
+# sc_attach_mode MODE: the responder on veth1 in MODE (base: none, the
+# stack alone); native XDP needs an XDP program on the client's veth to
+# see its XDP_TX. Fails with a reason in $TMPD/err.
+sc_attach_mode() {
+	case $1 in
+	base) return 0 ;;
+	xdp) ip -n "$SC_C" link set dev veth0 xdpdrv obj "$XDP_PASS_OBJ" sec xdp 2>"$TMPD/err" || return 1 ;;
+	esac
+	sc_on --ports "$2" --mode "$1" 2>"$TMPD/err"
+}
+sc_detach_mode() {
+	[ "$1" = base ] && return 0
+	sc_off
+	[ "$1" = xdp ] && ip -n "$SC_C" link set dev veth0 xdpdrv off
+	true
+}
+
+# What the host's own stack would not answer, the responder does not
+# either: each kind of SYN below goes to a protected port with a listener
+# (wildcard, and one bound to loopback), first with the stack alone
+# (tcp_syncookies=2 either way), then through the responder in each mode.
+# The stack answers the two controls and none of the rest (else the case
+# would prove nothing); the responder answers exactly what the stack does,
+# and its synack counter moves only for the controls.
+#   label|dst MAC|src|dst|port|sc-syn extra
+SC_LO=5303		# protected, listeners on 127.0.0.1 and ::1 only
+sc_kinds() {
+	cat <<-EOT
+	good|$SC_MAC|10.9.0.1|10.9.0.2|$SC_PORT|
+	other-mac|02:00:5e:00:53:99|10.9.0.1|10.9.0.2|$SC_PORT|
+	multicast-mac|01:00:5e:00:00:01|10.9.0.1|10.9.0.2|$SC_PORT|
+	subnet-broadcast|$SC_MAC|10.9.0.1|10.9.0.255|$SC_PORT|
+	not-local|$SC_MAC|10.9.0.1|10.9.0.77|$SC_PORT|
+	land|$SC_MAC|10.9.0.2|10.9.0.2|$SC_PORT|
+	from-127|$SC_MAC|127.0.0.1|10.9.0.2|$SC_PORT|
+	from-0|$SC_MAC|0.0.0.0|10.9.0.2|$SC_PORT|
+	no-route-back|$SC_MAC|192.0.2.1|10.9.0.2|$SC_PORT|
+	loopback-listener|$SC_MAC|10.9.0.1|127.0.0.1|$SC_LO|
+	vlan-100|$SC_MAC|10.9.0.1|10.9.0.2|$SC_PORT|--vlan 100
+	good6|$SC_MAC|fd09::1|fd09::2|$SC_PORT|
+	other-mac6|02:00:5e:00:53:99|fd09::1|fd09::2|$SC_PORT|
+	not-local6|$SC_MAC|fd09::1|fd09::77|$SC_PORT|
+	land6|$SC_MAC|fd09::2|fd09::2|$SC_PORT|
+	from-::1|$SC_MAC|::1|fd09::2|$SC_PORT|
+	from-::|$SC_MAC|::|fd09::2|$SC_PORT|
+	from-v4-mapped|$SC_MAC|::ffff:10.9.0.1|fd09::2|$SC_PORT|
+	no-route-back6|$SC_MAC|2001:db8::1|fd09::2|$SC_PORT|
+	loopback-listener6|$SC_MAC|fd09::1|::1|$SC_LO|
+	vlan-100v6|$SC_MAC|fd09::1|fd09::2|$SC_PORT|--vlan 100
+	EOT
+}
+
+case_syn_addressing() {
+	local t="syn-addressing" why= m l pids= label mac src dst port extra r acks c0 c1 n k=0
+	declare -A base
+
+	sc_up || { fail "$t: set-up"; return; }
+	ip netns exec "$SC_S" sysctl -qw net.ipv4.tcp_syncookies=2
+	for l in :: 127.0.0.1 ::1; do
+		rm -f "$TMPD/sc.ready"
+		"$STREAM" --netns "$SC_S" --listen $l --port $([ $l = :: ] && echo $SC_PORT || echo $SC_LO) \
+			--ready-file "$TMPD/sc.ready" --timeout 300 >/dev/null 2>&1 &
+		pids="$pids $!"
+		wait_ready "$TMPD/sc.ready"
+	done
+	for m in base xdp xdp-generic tc; do
+		if ! sc_attach_mode $m $SC_PORT,$SC_LO; then
+			if [ $m = xdp ]; then
+				note "$t: no native XDP here: $(head -1 "$TMPD/err")"
+				continue
+			fi
+			why="$why; attach $m: $(head -1 "$TMPD/err")"
+			continue
+		fi
+		while IFS='|' read -r label mac src dst port extra; do
+			[ -n "$label" ] || continue
+			[ $m = base ] || c0=$(sc_counters)
+			r=$(ip netns exec "$SC_C" "$SYN" --dev veth0 --dst-mac "$mac" --src "$src" --dst "$dst" \
+				--port "$port" --count $SC_N --wait $SC_WAIT $extra)
+			acks=$(sed -n 's/.*synack=\([0-9]*\).*/\1/p' <<<"$r")
+			if [ $m = base ]; then
+				base[$label]=$acks
+				case $label in
+				good*) [ "$acks" = $SC_N ] || why="$why; the stack alone answered $label with $r" ;;
+				*) [ "$acks" = 0 ] || why="$why; the stack alone answers $label ($r): not a case" ;;
+				esac
+				continue
+			fi
+			c1=$(sc_counters)
+			set -- $c0 $c1
+			n=$(($4 - $1))
+			case $label in
+			good*) [ "$acks" = $SC_N ] && [ $n = $SC_N ] ||
+				why="$why; $m $label: $r, program synack +$n" ;;
+			*) [ "$acks" = "${base[$label]}" ] && [ $n = 0 ] ||
+				why="$why; $m $label: $r (the stack alone: ${base[$label]}), program synack +$n" ;;
+			esac
+			k=$((k + 1))
+		done < <(sc_kinds)
+		sc_detach_mode $m
+	done
+	kill $pids 2>/dev/null
+	wait $pids 2>/dev/null
+	if [ -z "$why" ]; then
+		pass "$t: $k SYNs kinds x modes: other or multicast MAC, subnet broadcast, not local, LAND, from loopback, 0/:: or v4-mapped, no route back, loopback-only listener, VLAN 100 (IPv4, IPv6): none answered, as by the stack alone; the controls answered by the program"
+	else
+		fail "$t:${why#;}"
+	fi
+	sc_down
+}
+cg_kernel_case syn_addressing
+
 # Attach converges, ports change in place with the counters kept, another
 # mode is refused while attached, auto picks generic XDP on a veth, and
 # detach leaves nothing: no pins, programs, XDP, tc or nft state, and the

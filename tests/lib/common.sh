@@ -40,6 +40,7 @@ VM=$CG_PFX-vm
 FAR=$CG_PFX-far
 SC_C=$CG_PFX-sc		# the SYN-cookie cases' client and server (tests/cases/80-syncookie.sh)
 SC_S=$CG_PFX-ss
+SC_V=$CG_PFX-sv		# a guest behind the SYN-cookie server, which forwards to it
 TMPD=${TMPD:-$(mktemp -d /tmp/cg-test.XXXXXX)}
 
 # How deep the costly lifecycle cases go (tests/cases/70-faults.sh): quick
@@ -323,6 +324,7 @@ topo_down() {
 sc_down() {
 	ip netns del "$SC_C" 2>/dev/null
 	ip netns del "$SC_S" 2>/dev/null
+	ip netns del "$SC_V" 2>/dev/null
 	true
 }
 

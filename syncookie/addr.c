@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * addr.c - what the program needs to know of its device and namespace to
+ * answer only what the host itself would: the device's MAC and MTU (struct
+ * sc_conf) and the namespace's addresses and routes (the sc_routes trie),
+ * read in the namespace entered and written by every attach.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <linux/route.h>
+#include <linux/ipv6_route.h>
+
+#include <bpf/bpf.h>
+
+#include "sc.h"
+
+#define SC_TCP_HDR	20
+
+int sc_conf_read(const struct sc_target *t, struct sc_conf *c)
+{
+	struct ifreq ifr = {};
+	int fd, err = 0;
+
+	memset(c, 0, sizeof(*c));
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", t->dev);
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr)) {
+		err = -errno;
+		goto out;
+	}
+	memcpy(c->mac, ifr.ifr_hwaddr.sa_data, sizeof(c->mac));
+	if (ioctl(fd, SIOCGIFMTU, &ifr)) {
+		err = -errno;
+		goto out;
+	}
+	/* IPv6 needs 1280; below that the device carries no IPv6 anyway */
+	c->mss4 = ifr.ifr_mtu > 576 ? ifr.ifr_mtu - 20 - SC_TCP_HDR : 536;
+	c->mss6 = ifr.ifr_mtu > 1280 ? ifr.ifr_mtu - 40 - SC_TCP_HDR : 1220;
+out:
+	close(fd);
+	return err;
+}
+
+/* The routes read so far: the keys to keep in the trie */
+struct sc_rt {
+	struct sc_route_key *k;
+	__u32 *v;
+	int n, cap;
+};
+
+static int sc_rt_add(struct sc_rt *r, const void *addr, bool v4, unsigned int plen, __u32 val)
+{
+	struct sc_route_key k = { .prefixlen = v4 ? plen + 96 : plen };
+	int i;
+
+	if (v4) {
+		k.addr[10] = k.addr[11] = 0xff;
+		memcpy(k.addr + 12, addr, 4);
+	} else {
+		memcpy(k.addr, addr, 16);
+	}
+	for (i = 0; i < r->n; i++)
+		if (!memcmp(&r->k[i], &k, sizeof(k))) {
+			/* an address of the host wins over a route to it */
+			if (val == SC_ROUTE_LOCAL)
+				r->v[i] = val;
+			return 0;
+		}
+	if (r->n == r->cap) {
+		int cap = r->cap ? r->cap * 2 : 64;
+		struct sc_route_key *nk = realloc(r->k, cap * sizeof(*nk));
+		__u32 *nv;
+
+		if (!nk)
+			return -ENOMEM;
+		r->k = nk;
+		nv = realloc(r->v, cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		r->v = nv;
+		r->cap = cap;
+	}
+	if (r->n >= SC_ROUTES_MAX)
+		return -E2BIG;
+	r->k[r->n] = k;
+	r->v[r->n++] = val;
+	return 0;
+}
+
+static __u32 sc_rt_dev(const char *name, unsigned int flags)
+{
+	if (flags & RTF_REJECT)
+		return SC_ROUTE_REJECT;
+	/* a blackhole has no device: "*" */
+	return if_nametoindex(name);
+}
+
+/* IPv4 routes of the main table (/proc/net/route shows no other) */
+static int sc_rt_read4(struct sc_rt *r)
+{
+	char line[512], dev[IF_NAMESIZE + 1];
+	unsigned int dst, gw, flags, mask;
+	int err = 0;
+	FILE *f = fopen("/proc/net/route", "re");
+
+	if (!f)
+		return -errno;
+	while (!err && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%16s %x %x %x %*d %*d %*d %x", dev, &dst, &gw, &flags, &mask) != 5)
+			continue;	/* the heading */
+		err = sc_rt_add(r, &dst, true, __builtin_popcount(mask), sc_rt_dev(dev, flags));
+	}
+	fclose(f);
+	return err;
+}
+
+static int sc_hex16(const char *s, __u8 *out)
+{
+	int i;
+
+	for (i = 0; i < 16; i++)
+		if (sscanf(s + 2 * i, "%2hhx", &out[i]) != 1)
+			return -1;
+	return 0;
+}
+
+/*
+ * IPv6 routes, every table (/proc/net/ipv6_route does not say which): the
+ * host's own addresses (RTF_LOCAL), anycast, cached and multicast routes
+ * are not routes back to a client.
+ */
+static int sc_rt_read6(struct sc_rt *r)
+{
+	char line[512], dst[33], dev[IF_NAMESIZE + 1];
+	unsigned int plen, flags;
+	__u8 a[16];
+	int err = 0;
+	FILE *f = fopen("/proc/net/ipv6_route", "re");
+
+	if (!f)
+		return errno == ENOENT ? 0 : -errno;	/* no IPv6 */
+	while (!err && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%32s %x %*s %*x %*s %*x %*x %*x %x %16s", dst, &plen, &flags, dev) != 4 ||
+		    sc_hex16(dst, a) || plen > 128)
+			continue;
+		if ((flags & (RTF_LOCAL | RTF_ANYCAST | RTF_CACHE)) || a[0] == 0xff)
+			continue;
+		err = sc_rt_add(r, a, false, plen, sc_rt_dev(dev, flags));
+	}
+	fclose(f);
+	return err;
+}
+
+/* The host's own addresses, loopback ones aside (the program refuses those) */
+static int sc_rt_local(struct sc_rt *r)
+{
+	static const __u8 lo6[16] = { [15] = 1 };
+	struct ifaddrs *ifa, *i;
+	int err = 0;
+
+	if (getifaddrs(&ifa))
+		return -errno;
+	for (i = ifa; !err && i; i = i->ifa_next) {
+		if (!i->ifa_addr)
+			continue;
+		if (i->ifa_addr->sa_family == AF_INET) {
+			struct in_addr *a = &((struct sockaddr_in *)i->ifa_addr)->sin_addr;
+
+			if ((ntohl(a->s_addr) >> 24) != 127)
+				err = sc_rt_add(r, a, true, 32, SC_ROUTE_LOCAL);
+		} else if (i->ifa_addr->sa_family == AF_INET6) {
+			struct in6_addr *a = &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr;
+
+			if (memcmp(a, lo6, 16))
+				err = sc_rt_add(r, a, false, 128, SC_ROUTE_LOCAL);
+		}
+	}
+	freeifaddrs(ifa);
+	return err;
+}
+
+/*
+ * Make the trie (map_fd) what the namespace entered has now: the new
+ * entries first, then the old ones that are gone, so a program reading it
+ * meanwhile sees either.
+ */
+int sc_routes_sync(int map_fd)
+{
+	struct sc_rt r = {};
+	struct sc_route_key k, next, *prev = NULL;
+	int err, i;
+
+	err = sc_rt_local(&r);
+	if (!err)
+		err = sc_rt_read4(&r);
+	if (!err)
+		err = sc_rt_read6(&r);
+	for (i = 0; !err && i < r.n; i++)
+		if (bpf_map_update_elem(map_fd, &r.k[i], &r.v[i], BPF_ANY))
+			err = -errno;
+	while (!err && !bpf_map_get_next_key(map_fd, prev, &next)) {
+		for (i = 0; i < r.n && memcmp(&r.k[i], &next, sizeof(next)); i++)
+			;
+		if (i == r.n && !bpf_map_delete_elem(map_fd, &next)) {
+			prev = NULL;	/* start over: the walk lost its place */
+			continue;
+		}
+		k = next;
+		prev = &k;
+	}
+	free(r.k);
+	free(r.v);
+	return err;
+}
