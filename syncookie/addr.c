@@ -3,7 +3,8 @@
  * addr.c - what the program needs to know of its device and namespace to
  * answer only what the host itself would: the device's MAC and MTU (struct
  * sc_conf) and the namespace's addresses and routes (the sc_routes trie),
- * read in the namespace entered and written by every attach.
+ * read in the namespace entered and written by every attach; and where the
+ * listener keeps its TCP_MAXSEG on this kernel.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,6 +21,8 @@
 #include <linux/ipv6_route.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
 
 #include "sc.h"
 
@@ -222,4 +225,83 @@ int sc_routes_sync(int map_fd)
 	free(r.k);
 	free(r.v);
 	return err;
+}
+
+/* The byte offset of member name in the struct (or union) id of btf, or -1 */
+static long sc_btf_member(const struct btf *btf, __u32 id, const char *name, __u32 *type)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const struct btf_member *m;
+	int i;
+
+	if (!t || (!btf_is_struct(t) && !btf_is_union(t)))
+		return -1;
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++, m++) {
+		const char *n = btf__name_by_offset(btf, m->name_off);
+
+		if (n && !strcmp(n, name) && !(btf_member_bit_offset(t, i) % 8)) {
+			*type = m->type;
+			return btf_member_bit_offset(t, i) / 8;
+		}
+	}
+	return -1;
+}
+
+/*
+ * offsetof(struct tcp_sock, rx_opt.user_mss) from this kernel's BTF, where
+ * the listener keeps its TCP_MAXSEG; 0 if the kernel has no BTF or the
+ * layout is not the one expected (a 16-bit field in a struct member).
+ */
+__u32 sc_user_mss_offset(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *t;
+	long off1, off2;
+	__u32 type = 0, id;
+	__s32 sid;
+
+	if (libbpf_get_error(btf))
+		return 0;
+	sid = btf__find_by_name_kind(btf, "tcp_sock", BTF_KIND_STRUCT);
+	off1 = sid > 0 ? sc_btf_member(btf, sid, "rx_opt", &type) : -1;
+	id = type;
+	off2 = off1 >= 0 ? sc_btf_member(btf, btf__resolve_type(btf, id), "user_mss", &type) : -1;
+	t = off2 >= 0 ? btf__type_by_id(btf, btf__resolve_type(btf, type)) : NULL;
+	if (!t || !btf_is_int(t) || t->size != 2)
+		off2 = -1;
+	btf__free(btf);
+	return off2 >= 0 ? off1 + off2 : 0;
+}
+
+/* Set the const volatile __u32 name of obj's .rodata, before load */
+int sc_rodata_set(struct bpf_object *obj, const char *name, __u32 val)
+{
+	struct btf *btf = bpf_object__btf(obj);
+	struct bpf_map *map = bpf_object__find_map_by_name(obj, ".rodata");
+	const struct btf_var_secinfo *v;
+	const struct btf_type *sec;
+	size_t size;
+	__s32 id;
+	char *data;
+	int i;
+
+	if (!btf || !map)
+		return -ENOENT;
+	id = btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC);
+	sec = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	data = (char *)bpf_map__initial_value(map, &size);
+	if (!sec || !data)
+		return -ENOENT;
+	v = btf_var_secinfos(sec);
+	for (i = 0; i < btf_vlen(sec); i++, v++) {
+		const struct btf_type *var = btf__type_by_id(btf, v->type);
+
+		if (var && !strcmp(btf__name_by_offset(btf, var->name_off), name) &&
+		    v->size == sizeof(val) && v->offset + sizeof(val) <= size) {
+			memcpy(data + v->offset, &val, sizeof(val));
+			return 0;
+		}
+	}
+	return -ENOENT;
 }

@@ -40,8 +40,8 @@
  * one is the probe's question: does the helper work here? With reuse, the
  * maps already pinned for that target serve the new program.
  */
-int sc_load(struct sc_obj *o, bool xdp, bool tcx, const struct sc_target *reuse,
-	    char *why, size_t why_len)
+static int sc_load_once(struct sc_obj *o, bool xdp, bool tcx, const struct sc_target *reuse,
+			__u32 mss_off, char *why, size_t why_len)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "syncookie");
 	char path[PATH_MAX];
@@ -70,7 +70,9 @@ int sc_load(struct sc_obj *o, bool xdp, bool tcx, const struct sc_target *reuse,
 	if (tcx)
 		bpf_program__set_expected_attach_type(o->tc, CG_BPF_TCX_INGRESS);
 	bpf_program__set_autoload(xdp ? o->tc : o->xdp, false);
-	if (reuse) {
+	if (mss_off)
+		err = sc_rodata_set(o->obj, "sc_user_mss_off", mss_off);
+	if (!err && reuse) {
 		sc_pin(path, sizeof(path), reuse, SC_PIN_PORTS);
 		err = bpf_map__set_pin_path(o->ports, path);
 		sc_pin(path, sizeof(path), reuse, SC_PIN_COUNTERS);
@@ -97,6 +99,23 @@ fail:
 	bpf_object__close(o->obj);
 	memset(o, 0, sizeof(*o));
 	return err;
+}
+
+/*
+ * With the listener's TCP_MAXSEG read where the kernel has BTF and
+ * bpf_skc_to_tcp_sock; where it refuses that, without (the program then
+ * sees TCP_MAXSEG only as far as the cookie shows it).
+ */
+int sc_load(struct sc_obj *o, bool xdp, bool tcx, const struct sc_target *reuse,
+	    char *why, size_t why_len)
+{
+	static __u32 mss_off = (__u32)-1;
+
+	if (mss_off == (__u32)-1)
+		mss_off = sc_user_mss_offset();
+	if (mss_off && !sc_load_once(o, xdp, tcx, reuse, mss_off, why, why_len))
+		return 0;
+	return sc_load_once(o, xdp, tcx, reuse, 0, why, why_len);
 }
 
 /*

@@ -93,6 +93,8 @@ int sc_resolve(const struct sc_args *a, struct sc_target *t, const char *verb, u
 /* addr.c */
 int sc_conf_read(const struct sc_target *t, struct sc_conf *c);
 int sc_routes_sync(int map_fd);
+__u32 sc_user_mss_offset(void);
+int sc_rodata_set(struct bpf_object *obj, const char *name, __u32 val);
 
 /* nft.c */
 bool sc_nft_have(void);

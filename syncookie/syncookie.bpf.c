@@ -45,6 +45,13 @@
 #define TH_ACK		0x10
 
 const volatile __u32 abi_version = SC_ABI_VERSION;
+/*
+ * offsetof(struct tcp_sock, rx_opt.user_mss) on this kernel, from its BTF
+ * (attach.c), or 0: unknown, and the code that reads it is dead to the
+ * verifier, so the program still loads where bpf_skc_to_tcp_sock (5.9) or
+ * BTF is missing.
+ */
+const volatile __u32 sc_user_mss_off = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -239,7 +246,7 @@ static __always_inline int sc_handle(void *ctx, void *data, void *data_end, __u3
 	struct sc_conf *conf;
 	struct bpf_sock *sk;
 	struct sc_tcp t;
-	__u32 zero = 0, cmss = 0, adv;
+	__u32 zero = 0, cmss = 0, adv, user_mss;
 	__u8 mac[ETH_ALEN];
 	__s64 cookie;
 	__u32 mss;
@@ -357,6 +364,14 @@ static __always_inline int sc_handle(void *ctx, void *data, void *data_end, __u3
 	 */
 	hl = thlen;
 	asm volatile("%0 &= 0x3c\n\tif %0 > 19 goto +1\n\t%0 = 20" : "+r"(hl));
+	/* the listener's TCP_MAXSEG, where this kernel lets us read it */
+	user_mss = 0;
+	if (sc_user_mss_off) {
+		char *tp = (char *)bpf_skc_to_tcp_sock(sk);
+
+		if (tp)
+			user_mss = *(__u16 *)(tp + sc_user_mss_off);
+	}
 	if (!v6)
 		cookie = bpf_tcp_gen_syncookie(sk, ip4, SC_IP4_LEN, (void *)thbuf, hl);
 	else
@@ -366,13 +381,17 @@ static __always_inline int sc_handle(void *ctx, void *data, void *data_end, __u3
 		goto passed;	/* -ENOENT: not under flood and tcp_syncookies != 2 */
 	mss = cookie >> 32;
 	/*
-	 * What we advertise: the device's MSS, below it the listener's
-	 * TCP_MAXSEG where the cookie shows one (the helper clamps the
-	 * client's MSS by it before quantising). No option: the kernel's
-	 * default, 536 or 1220.
+	 * What we advertise, as the stack does: the device's MSS, clamped by
+	 * the listener's TCP_MAXSEG. Where that cannot be read, the cookie
+	 * shows it, coarsely: the helper clamps the client's MSS by it before
+	 * quantising, so a cookie MSS below the client's own (no option: the
+	 * kernel's default, 536 or 1220) is the listener's doing.
 	 */
 	adv = v6 ? conf->mss6 : conf->mss4;
-	if (mss < sc_mss_quantum(cmss ?: (v6 ? 1220 : 536), v6) && mss < adv)
+	if (user_mss && user_mss < adv)
+		adv = user_mss;
+	else if (!sc_user_mss_off && mss < sc_mss_quantum(cmss ?: (v6 ? 1220 : 536), v6) &&
+		 mss < adv)
 		adv = mss;
 
 	/* The reply, in place: addresses and ports swapped, seq the cookie. */

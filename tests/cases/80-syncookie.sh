@@ -76,12 +76,13 @@ inject() {
 		--port "$1" --kind "$2" --count $SC_N --wait $SC_WAIT
 }
 
-# connect ADDR: SC_BYTES over one connection to SC_PORT, every byte checked
+# connect ADDR [NS]: SC_BYTES over one connection to SC_PORT of NS (the
+# server's by default), every byte checked
 connect() {
 	local l rc_l rc_c
 
 	rm -f "$TMPD/sc.ready"
-	"$STREAM" --netns "$SC_S" --listen "$1" --ready-file "$TMPD/sc.ready" --timeout 20 \
+	"$STREAM" --netns "${2:-$SC_S}" --listen "$1" --ready-file "$TMPD/sc.ready" --timeout 20 \
 		>"$TMPD/sc.listen" 2>&1 &
 	l=$!
 	wait_ready "$TMPD/sc.ready"
@@ -358,6 +359,138 @@ case_syn_addressing() {
 	sc_down
 }
 cg_kernel_case syn_addressing
+
+# A host that forwards to a guest behind it, and listens itself on the
+# same port (wildcard): clients of the guest connect through the responder
+# as without it, and the program answers none of their SYNs.
+#
+#   $SC_C veth0 10.9.0.1 fd09::1 -- veth1 10.9.0.2 fd09::2  $SC_S (forwards)
+#                                    vm0 10.90.1.1 fd90::1 -- vm1 10.90.1.2 fd90::2  $SC_V
+case_syn_forward() {
+	local t="syn-forward" why= m l addr c0 c1 k=0
+
+	sc_up && ip netns add "$SC_V" && ip -n "$SC_V" link set lo up &&
+		ip -n "$SC_S" link add vm0 type veth peer name vm1 netns "$SC_V" &&
+		ip -n "$SC_S" addr add 10.90.1.1/24 dev vm0 && ip -n "$SC_S" addr add fd90::1/64 dev vm0 nodad &&
+		ip -n "$SC_V" addr add 10.90.1.2/24 dev vm1 && ip -n "$SC_V" addr add fd90::2/64 dev vm1 nodad &&
+		ip -n "$SC_S" link set vm0 up && ip -n "$SC_V" link set vm1 up &&
+		ip -n "$SC_V" route add default via 10.90.1.1 && ip -n "$SC_V" route add default via fd90::1 &&
+		ip -n "$SC_C" route add 10.90.1.0/24 via 10.9.0.2 && ip -n "$SC_C" route add fd90::/64 via fd09::2 &&
+		ip netns exec "$SC_S" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 \
+			net.ipv4.tcp_syncookies=2 || { fail "$t: set-up"; sc_down; return; }
+	rm -f "$TMPD/sc.ready"
+	"$STREAM" --netns "$SC_S" --listen :: --ready-file "$TMPD/sc.ready" --timeout 300 >/dev/null 2>&1 &
+	l=$!
+	wait_ready "$TMPD/sc.ready"
+	for m in base xdp xdp-generic tc; do
+		if ! sc_attach_mode $m $SC_PORT; then
+			[ $m = xdp ] && { note "$t: no native XDP here: $(head -1 "$TMPD/err")"; continue; }
+			why="$why; attach $m: $(head -1 "$TMPD/err")"
+			continue
+		fi
+		for addr in 10.90.1.2 fd90::2; do
+			[ $m = base ] || c0=$(sc_counters)
+			connect $addr "$SC_V" ||
+				why="$why; $m $addr: $(tr '\n' ' ' <"$TMPD/sc.listen") $(tr '\n' ' ' <"$TMPD/sc.conn")"
+			[ $m = base ] && continue
+			c1=$(sc_counters)
+			set -- $c0 $c1
+			[ $(($4 - $1)) = 0 ] || why="$why; $m $addr: the program answered $(($4 - $1)) SYN(s) for the guest"
+			k=$((k + 1))
+		done
+		sc_detach_mode $m
+	done
+	kill $l 2>/dev/null
+	wait $l 2>/dev/null
+	if [ -z "$why" ]; then
+		pass "$t: $k connections to a guest behind the host (IPv4, IPv6; xdp, xdp-generic, tc) carry $SC_BYTES bytes intact as without the responder, which answered none of their SYNs though the host listens on the port too"
+	else
+		fail "$t:${why#;}"
+	fi
+	sc_down
+}
+cg_kernel_case syn_forward
+
+# The SYN-ACK advertises this host's MSS, as the stack does: with the
+# server's MTU at 1400, 1360 for IPv4 and 1340 for IPv6, where the client
+# offers 1460; a listener with TCP_MAXSEG 1000 gets no more than 1000. And
+# an upload through the responder arrives whole (with the client's MSS
+# echoed, the client's full-size segments would not fit the server's MTU).
+SC_SEG=5304		# protected, a listener with TCP_MAXSEG 1000
+SC_ANY=5305		# protected, a listener without
+case_syn_mss() {
+	local t="syn-mss" why= m py addr r mss c0 c1 k=0
+	declare -A base
+
+	command -v python3 >/dev/null || { skip "$t: no python3 for a listener with TCP_MAXSEG"; return; }
+	sc_up && ip -n "$SC_S" link set veth1 mtu 1400 &&
+		ip netns exec "$SC_S" sysctl -qw net.ipv4.tcp_syncookies=2 || { fail "$t: set-up"; sc_down; return; }
+	rm -f "$TMPD/sc.ready"
+	ip netns exec "$SC_S" python3 -c '
+import socket, sys, time
+ls = []
+for port, seg in ((int(sys.argv[1]), 1000), (int(sys.argv[2]), 0)):
+    s = socket.socket(socket.AF_INET6)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if seg:
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, seg)
+    s.bind(("::", port))
+    s.listen(64)
+    ls.append(s)
+open(sys.argv[3], "w").close()
+time.sleep(300)' $SC_SEG $SC_ANY "$TMPD/sc.ready" &
+	py=$!
+	wait_ready "$TMPD/sc.ready"
+	for m in base xdp xdp-generic tc; do
+		if ! sc_attach_mode $m $SC_PORT,$SC_SEG,$SC_ANY; then
+			[ $m = xdp ] && { note "$t: no native XDP here: $(head -1 "$TMPD/err")"; continue; }
+			why="$why; attach $m: $(head -1 "$TMPD/err")"
+			continue
+		fi
+		for addr in 10.9.0.2 fd09::2; do
+			for port in $SC_ANY $SC_SEG; do
+				r=$(ip netns exec "$SC_C" "$SYN" --dev veth0 --dst-mac "$SC_MAC" \
+					--src $([ $addr = fd09::2 ] && echo fd09::1 || echo 10.9.0.1) --dst $addr \
+					--port $port --count 1 --wait $SC_WAIT --mss)
+				mss=${r##*mss=}
+				if [ $m = base ]; then
+					base[$addr/$port]=$mss
+					continue
+				fi
+				# without kernel BTF the program sees TCP_MAXSEG only through
+				# the cookie: IPv4 at most 1000, IPv6 (whose cookie table
+				# starts at 1220) not at all
+				if [ $port = $SC_ANY ] || [ -e /sys/kernel/btf/vmlinux ]; then
+					[ "$mss" = "${base[$addr/$port]}" ] ||
+						why="$why; $m $addr port $port: advertised $r, the stack ${base[$addr/$port]}"
+				elif [ $addr = 10.9.0.2 ]; then
+					[ "$mss" -ge 536 ] && [ "$mss" -le 1000 ] ||
+						why="$why; $m $addr TCP_MAXSEG 1000: advertised $r"
+				fi
+			done
+			[ $m = base ] || c0=$(sc_counters)
+			connect $addr ||
+				why="$why; $m $addr: upload failed: $(tr '\n' ' ' <"$TMPD/sc.listen") $(tr '\n' ' ' <"$TMPD/sc.conn")"
+			[ $m = base ] && continue
+			c1=$(sc_counters)
+			set -- $c0 $c1
+			[ $(($4 - $1)) = 1 ] || why="$why; $m $addr: the program answered $(($4 - $1)) of the upload's SYNs"
+			k=$((k + 1))
+		done
+		sc_detach_mode $m
+	done
+	kill $py 2>/dev/null
+	wait $py 2>/dev/null
+	r="${base[10.9.0.2/$SC_ANY]}/${base[fd09::2/$SC_ANY]}/${base[10.9.0.2/$SC_SEG]}/${base[fd09::2/$SC_SEG]}"
+	[ "$r" = 1360/1340/1000/1000 ] || why="$why; the stack alone advertised $r, not 1360/1340/1000/1000"
+	if [ -z "$why" ]; then
+		pass "$t: MTU 1400: the program advertises 1360 (IPv4) and 1340 (IPv6) as the stack does, to a TCP_MAXSEG 1000 listener 1000 as the stack (where the kernel has BTF, else at most 1000 for IPv4); $k uploads of $SC_BYTES bytes through it intact"
+	else
+		fail "$t:${why#;}"
+	fi
+	sc_down
+}
+cg_kernel_case syn_mss
 
 # Attach converges, ports change in place with the counters kept, another
 # mode is refused while attached, auto picks generic XDP on a veth, and
