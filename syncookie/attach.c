@@ -500,6 +500,16 @@ int sc_detach(const struct sc_args *a)
 	}
 	/* a device (or namespace) of that name that is gone, or was made again */
 	gone = sc_forget(a, &t);
+	/*
+	 * and any other device gone from this namespace under its responder:
+	 * so that the sysctl one of them set comes back with the last detach
+	 * here, whatever name it is given
+	 */
+	if (t.ino) {
+		struct sc_target g = { .ino = t.ino, .cookie = t.cookie };
+
+		cg_state_gone_devs(SC_PIN_ROOT, t.ino, NULL, sc_forget_gone, &g);
+	}
 	if (live)
 		cg_info("detached the SYN responder from %s", a->dev);
 	if (gone && err == -ENOENT)

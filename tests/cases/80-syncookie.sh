@@ -552,7 +552,7 @@ case_syn_detach_gone() {
 	local t="syn-detach-gone" why= ino out rc m before sysctl0 p0
 
 	p0=$(sc_progs)
-	for m in xdp-generic nft netns; do
+	for m in xdp-generic tc nft netns; do
 		[ $m = nft ] && ! command -v nft >/dev/null && continue
 		sc_up || { why="$why; set-up"; break; }
 		ino=$(stat -L -c %i "/run/netns/$SC_S")
@@ -580,10 +580,29 @@ case_syn_detach_gone() {
 		fi
 		sc_down
 	done
+	# the device that set the sysctl is deleted, and never detached by
+	# name: the detach of the other responder of its namespace puts the
+	# sysctl back and takes the gone one's pins too
+	if sc_up && ip -n "$SC_S" link add vx0 type veth peer name vx1 && ip -n "$SC_S" link set vx0 up; then
+		ino=$(stat -L -c %i "/run/netns/$SC_S")
+		ip netns exec "$SC_S" sysctl -qw net.ipv4.tcp_syncookies=1
+		sc_on --ports $SC_PORT --mode tc --set-sysctl &&
+			"$CG" syncookie attach vx0 --netns "$SC_S" --ports $SC_PORT --quiet ||
+			why="$why; attach veth1 and vx0 failed"
+		ip -n "$SC_S" link del veth1
+		"$CG" syncookie detach vx0 --netns "$SC_S" --quiet || why="$why; detach vx0 failed"
+		[ "$(ip netns exec "$SC_S" sysctl -n net.ipv4.tcp_syncookies)" = 1 ] ||
+			why="$why; tcp_syncookies $(ip netns exec "$SC_S" sysctl -n net.ipv4.tcp_syncookies) after the last detach, was 1"
+		[ -z "$(find "/sys/fs/bpf/csum_guard_syncookie/$ino" -mindepth 1 2>/dev/null)" ] ||
+			why="$why; pins left after detaching the other device"
+	else
+		why="$why; set-up (two devices)"
+	fi
+	sc_down
 	sleep 0.3
 	[ "$(sc_progs)" = "$p0" ] || why="$why; programs $(sc_progs), was $p0"
 	if [ -z "$why" ]; then
-		pass "$t: device deleted (generic XDP, nft) and namespace deleted (tc): detach exits 0, sysctl and nft table put back, no pin or program left"
+		pass "$t: device deleted (generic XDP, tc, nft) and namespace deleted (tc): detach exits 0, sysctl and nft table put back, no pin or program left; the deleted device that set the sysctl is undone by the detach of another device of its namespace"
 	else
 		fail "$t: ${why#; }"
 	fi
