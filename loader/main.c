@@ -57,6 +57,7 @@ static const char usage_text[] =
 	"       csum-guard completion on|off|status [--json]\n"
 	"       csum-guard syncookie attach DEV --ports P[,P...] [--netns NS]\n"
 	"                         [--mode auto|xdp|xdp-generic|tc|nft] [--set-sysctl]\n"
+	"                         [--allow CIDR[,CIDR...]]\n"
 	"       csum-guard syncookie detach DEV [--netns NS]\n"
 	"       csum-guard syncookie detach --all [--netns NS]\n"
 	"       csum-guard syncookie status [DEV] [--netns NS] [--json]\n"
@@ -104,7 +105,8 @@ static const char usage_text[] =
 	"  XDP or tc (bpf_tcp_gen_syncookie), or the kernel's SYNPROXY (nft) where\n"
 	"  the helper is missing. Needs net.ipv4.tcp_syncookies=2 in DEV's netns\n"
 	"  (nft: net.netfilter.nf_conntrack_tcp_loose=0); --set-sysctl sets it and\n"
-	"  detach puts the old value back.\n";
+	"  detach puts the old value back. Only SYNs this host would answer itself are\n"
+	"  answered; --allow: only from those sources (give the ones the firewall accepts).\n";
 
 struct cg_args {
 	enum cg_attach_mode mode;	/* --mode */

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <arpa/inet.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -194,37 +195,93 @@ static int sc_rt_local(struct sc_rt *r)
 }
 
 /*
- * Make the trie (map_fd) what the namespace entered has now: the new
- * entries first, then the old ones that are gone, so a program reading it
+ * Make the trie (map_fd) hold the n keys k with values v: the new entries
+ * first, then the old ones that are gone, so a program reading it
  * meanwhile sees either.
  */
+static int sc_lpm_sync(int map_fd, const struct sc_route_key *k, const __u32 *v, int n)
+{
+	struct sc_route_key cur, next, *prev = NULL;
+	int err = 0, i;
+
+	for (i = 0; !err && i < n; i++)
+		if (bpf_map_update_elem(map_fd, &k[i], &v[i], BPF_ANY))
+			err = -errno;
+	while (!err && !bpf_map_get_next_key(map_fd, prev, &next)) {
+		for (i = 0; i < n && memcmp(&k[i], &next, sizeof(next)); i++)
+			;
+		if (i == n && !bpf_map_delete_elem(map_fd, &next)) {
+			prev = NULL;	/* start over: the walk lost its place */
+			continue;
+		}
+		cur = next;
+		prev = &cur;
+	}
+	return err;
+}
+
+/* The routes trie (map_fd) made what the namespace entered has now */
 int sc_routes_sync(int map_fd)
 {
 	struct sc_rt r = {};
-	struct sc_route_key k, next, *prev = NULL;
-	int err, i;
+	int err;
 
 	err = sc_rt_local(&r);
 	if (!err)
 		err = sc_rt_read4(&r);
 	if (!err)
 		err = sc_rt_read6(&r);
-	for (i = 0; !err && i < r.n; i++)
-		if (bpf_map_update_elem(map_fd, &r.k[i], &r.v[i], BPF_ANY))
-			err = -errno;
-	while (!err && !bpf_map_get_next_key(map_fd, prev, &next)) {
-		for (i = 0; i < r.n && memcmp(&r.k[i], &next, sizeof(next)); i++)
-			;
-		if (i == r.n && !bpf_map_delete_elem(map_fd, &next)) {
-			prev = NULL;	/* start over: the walk lost its place */
-			continue;
-		}
-		k = next;
-		prev = &k;
-	}
+	if (!err)
+		err = sc_lpm_sync(map_fd, r.k, r.v, r.n);
 	free(r.k);
 	free(r.v);
 	return err;
+}
+
+/* The allow trie (map_fd) made a's --allow (empty without) */
+int sc_allow_sync(int map_fd, const struct sc_args *a)
+{
+	__u32 one[SC_ALLOW_MAX];
+	int i;
+
+	for (i = 0; i < a->nallow; i++)
+		one[i] = 1;
+	return sc_lpm_sync(map_fd, a->allow, one, a->nallow);
+}
+
+/* "10.0.0.0/8", "2001:db8::/32" or an address alone, as the tries key it; -1 if not */
+int sc_parse_cidr(const char *s, struct sc_route_key *k)
+{
+	char buf[INET6_ADDRSTRLEN + 8], *slash, *end;
+	bool v6 = strchr(s, ':');
+	long plen = v6 ? 128 : 32;
+	__u8 a[16];
+	int i;
+
+	if (snprintf(buf, sizeof(buf), "%s", s) >= (int)sizeof(buf))
+		return -1;
+	slash = strchr(buf, '/');
+	if (slash) {
+		*slash = '\0';
+		plen = strtol(slash + 1, &end, 10);
+		if (end == slash + 1 || *end || plen < 0 || plen > (v6 ? 128 : 32))
+			return -1;
+	}
+	if (inet_pton(v6 ? AF_INET6 : AF_INET, buf, a) != 1)
+		return -1;
+	memset(k, 0, sizeof(*k));
+	if (v6) {
+		memcpy(k->addr, a, 16);
+		k->prefixlen = plen;
+	} else {
+		k->addr[10] = k->addr[11] = 0xff;
+		memcpy(k->addr + 12, a, 4);
+		k->prefixlen = plen + 96;
+	}
+	/* the host bits off, so that the same prefix is the same key */
+	for (i = k->prefixlen; i < 128; i++)
+		k->addr[i / 8] &= ~(0x80 >> (i % 8));
+	return 0;
 }
 
 /* The byte offset of member name in the struct (or union) id of btf, or -1 */

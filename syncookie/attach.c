@@ -62,7 +62,9 @@ static int sc_load_once(struct sc_obj *o, bool xdp, bool tcx, const struct sc_ta
 	o->counters = bpf_object__find_map_by_name(o->obj, SC_MAP_COUNTERS);
 	o->conf = bpf_object__find_map_by_name(o->obj, SC_MAP_CONF);
 	o->routes = bpf_object__find_map_by_name(o->obj, SC_MAP_ROUTES);
-	if (!o->xdp || !o->tc || !o->ports || !o->counters || !o->conf || !o->routes) {
+	o->allow = bpf_object__find_map_by_name(o->obj, SC_MAP_ALLOW);
+	if (!o->xdp || !o->tc || !o->ports || !o->counters || !o->conf || !o->routes ||
+	    !o->allow) {
 		snprintf(why, why_len, "the built-in object lacks a program or map");
 		err = -ENOEXEC;
 		goto fail;
@@ -84,6 +86,9 @@ static int sc_load_once(struct sc_obj *o, bool xdp, bool tcx, const struct sc_ta
 		sc_pin(path, sizeof(path), reuse, SC_PIN_ROUTES);
 		if (!err)
 			err = bpf_map__set_pin_path(o->routes, path);
+		sc_pin(path, sizeof(path), reuse, SC_PIN_ALLOW);
+		if (!err)
+			err = bpf_map__set_pin_path(o->allow, path);
 	}
 	if (!err)
 		err = bpf_object__load(o->obj);
@@ -159,7 +164,7 @@ static int sc_pin_link(const struct sc_target *t, int link_fd)
  * works), filling m->mode and m->prog_id; ports and counters are pinned
  * from the first object loaded and reused by a later one.
  */
-static int sc_hook(const struct sc_target *t, const struct sc_ports *ports, struct sc_meta *m,
+static int sc_hook(const struct sc_target *t, const struct sc_args *a, struct sc_meta *m,
 		   enum sc_mode req, struct sc_obj *op, char *why, size_t why_len)
 {
 	static const enum sc_mode order[] = { SC_XDP, SC_XDP_GENERIC, SC_TC };
@@ -190,16 +195,19 @@ static int sc_hook(const struct sc_target *t, const struct sc_ports *ports, stru
 			struct sc_conf conf;
 
 			err = sc_conf_read(t, &conf);
+			conf.allow = a->nallow > 0;
 			if (!err)
 				err = bpf_map_update_elem(bpf_map__fd(o.conf), &key, &conf, BPF_ANY) ? -errno : 0;
 			if (!err)
 				err = sc_routes_sync(bpf_map__fd(o.routes));
+			if (!err)
+				err = sc_allow_sync(bpf_map__fd(o.allow), a);
 			if (err) {
 				snprintf(why, why_len, "cannot read its addresses and routes: %s",
 					 strerror(-err));
 				goto out;
 			}
-			err = bpf_map_update_elem(bpf_map__fd(o.ports), &key, ports, BPF_ANY) ? -errno : 0;
+			err = bpf_map_update_elem(bpf_map__fd(o.ports), &key, &a->ports, BPF_ANY) ? -errno : 0;
 			sc_pin(path, sizeof(path), t, SC_PIN_PORTS);
 			if (!err)
 				err = bpf_map__pin(o.ports, path);
@@ -212,6 +220,9 @@ static int sc_hook(const struct sc_target *t, const struct sc_ports *ports, stru
 			sc_pin(path, sizeof(path), t, SC_PIN_ROUTES);
 			if (!err)
 				err = bpf_map__pin(o.routes, path);
+			sc_pin(path, sizeof(path), t, SC_PIN_ALLOW);
+			if (!err)
+				err = bpf_map__pin(o.allow, path);
 			if (err) {
 				snprintf(why, why_len, "cannot pin the maps: %s", strerror(-err));
 				goto out;
@@ -319,7 +330,7 @@ static int sc_attach_fresh(const struct sc_target *t, const struct sc_args *a)
 	if (m.mode == SC_NFT) {
 		err = sc_map_put(t, SC_PIN_PORTS, &a->ports, sizeof(a->ports));
 		if (!err)
-			err = sc_nft_apply(t, &a->ports, true);
+			err = sc_nft_apply(t, a, true);
 		if (err)
 			goto undo;
 		cur = sc_sysctl_read(SC_SYSCTL_LOOSE);
@@ -330,7 +341,7 @@ static int sc_attach_fresh(const struct sc_target *t, const struct sc_args *a)
 			goto undo;
 		}
 	} else {
-		err = sc_hook(t, &a->ports, &m, a->mode, &o, why, sizeof(why));
+		err = sc_hook(t, a, &m, a->mode, &o, why, sizeof(why));
 		o.obj = NULL;	/* sc_hook closed it */
 		if (err) {
 			cg_err("cannot attach to %s: %s", t->dev, why);
@@ -361,13 +372,21 @@ out:
  * A running program's view of its device and namespace, read again: what
  * attach run again does, after an address, route, MAC or MTU changed.
  */
-static int sc_refresh(const struct sc_target *t)
+static int sc_refresh(const struct sc_target *t, const struct sc_args *a)
 {
 	char path[PATH_MAX];
 	struct sc_conf conf;
 	int err, fd;
 
-	err = sc_conf_read(t, &conf);
+	/* the sources first: a narrower --allow holds before conf says so */
+	sc_pin(path, sizeof(path), t, SC_PIN_ALLOW);
+	fd = bpf_obj_get(path);
+	err = fd < 0 ? -errno : sc_allow_sync(fd, a);
+	if (fd >= 0)
+		close(fd);
+	if (!err)
+		err = sc_conf_read(t, &conf);
+	conf.allow = a->nallow > 0;
 	if (!err)
 		err = sc_map_put(t, SC_PIN_CONF, &conf, sizeof(conf));
 	if (!err) {
@@ -411,15 +430,16 @@ int sc_attach(const struct sc_args *a)
 			       "to change the mode", t.dev, sc_mode_name(m.mode));
 			return 1;
 		}
-		if (m.mode != SC_NFT && sc_refresh(&t))
+		if (m.mode != SC_NFT && sc_refresh(&t, a))
+			return 1;
+		/* nft: the sources and ports again, in place */
+		if (m.mode == SC_NFT && sc_nft_apply(&t, a, false))
 			return 1;
 		if (!sc_map_get(&t, SC_PIN_PORTS, &cur, 0) && !memcmp(&cur, &a->ports, sizeof(cur))) {
 			cg_info("already answering SYNs on %s (%s)", t.dev, sc_mode_name(m.mode));
 			return 0;
 		}
 		/* other ports: in place, counters kept */
-		if (m.mode == SC_NFT && sc_nft_apply(&t, &a->ports, false))
-			return 1;
 		err = sc_map_put(&t, SC_PIN_PORTS, &a->ports, sizeof(a->ports));
 		if (err) {
 			cg_err("cannot update the ports of %s: %s", t.dev, strerror(-err));

@@ -4,7 +4,7 @@
  * device with SYN cookies before the stack sees them.
  *
  *	csum-guard syncookie attach DEV --ports P[,P...] [--netns NS]
- *		[--mode auto|xdp|xdp-generic|tc|nft] [--set-sysctl]
+ *		[--mode auto|xdp|xdp-generic|tc|nft] [--set-sysctl] [--allow CIDR[,CIDR...]]
  *	csum-guard syncookie detach DEV [--netns NS]
  *	csum-guard syncookie status [DEV] [--netns NS] [--json]
  *	csum-guard syncookie probe [--json]
@@ -297,6 +297,27 @@ static int sc_parse_ports(const char *s, struct sc_args *a)
 	return a->nports > SC_MAX_PORTS ? -1 : 0;
 }
 
+/* --allow A[,B...]: a->allow and a->nallow */
+static int sc_parse_allow(const char *s, struct sc_args *a)
+{
+	char buf[64];
+	size_t n;
+
+	a->nallow = 0;
+	for (;;) {
+		n = strcspn(s, ",");
+		if (!n || n >= sizeof(buf) || a->nallow == SC_ALLOW_MAX)
+			return -1;
+		memcpy(buf, s, n);
+		buf[n] = '\0';
+		if (sc_parse_cidr(buf, &a->allow[a->nallow++]))
+			return -1;
+		if (!s[n])
+			return 0;
+		s += n + 1;
+	}
+}
+
 int cg_syncookie(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -305,6 +326,7 @@ int cg_syncookie(int argc, char **argv)
 		{ "mode", required_argument, NULL, 'm' },
 		{ "set-sysctl", no_argument, NULL, 's' },
 		{ "all", no_argument, NULL, 'A' },
+		{ "allow", required_argument, NULL, 'a' },
 		CG_OPT_JSON,
 		CG_OPT_QUIET,
 		CG_OPT_END,
@@ -362,6 +384,13 @@ int cg_syncookie(int argc, char **argv)
 			if (strcmp(a.cmd, "status") && strcmp(a.cmd, "probe"))
 				return cg_usage_err("--json goes with syncookie status and probe");
 			a.json = true;
+			break;
+		case 'a':
+			if (!attach)
+				return cg_usage_err("--allow goes with syncookie attach");
+			if (sc_parse_allow(optarg, &a))
+				return cg_usage_err("--allow needs 1 to %d addresses or prefixes (IPv4 or "
+						    "IPv6), comma-separated, not '%s'", SC_ALLOW_MAX, optarg);
 			break;
 		case 'A':
 			if (strcmp(a.cmd, "detach"))

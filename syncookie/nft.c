@@ -146,6 +146,30 @@ void sc_ports_text(const struct sc_ports *p, char *buf, size_t n)
 }
 
 /*
+ * The IPv4 sources of --allow, "10.0.0.0/8, 192.0.2.1/32"; without --allow
+ * every source, "0.0.0.0/0"; "" when --allow has IPv6 ones only.
+ */
+static void sc_allow_text4(const struct sc_args *a, char *buf, size_t n)
+{
+	size_t len = 0;
+	int i;
+
+	buf[0] = '\0';
+	if (!a->nallow) {
+		snprintf(buf, n, "0.0.0.0/0");
+		return;
+	}
+	for (i = 0; i < a->nallow && len < n; i++) {
+		const struct sc_route_key *k = &a->allow[i];
+
+		if (k->prefixlen < 96 || k->addr[10] != 0xff || k->addr[11] != 0xff)
+			continue;	/* IPv6: SYNPROXY here is IPv4 only */
+		len += snprintf(buf + len, n - len, "%s%u.%u.%u.%u/%u", len ? ", " : "", k->addr[12],
+				k->addr[13], k->addr[14], k->addr[15], k->prefixlen - 96);
+	}
+}
+
+/*
  * The table, made or updated in one nft transaction. IPv4 SYNs to the
  * ports skip conntrack; SYNPROXY answers them and the returning ACK
  * (untracked or invalid), then opens the connection to the listener
@@ -154,11 +178,12 @@ void sc_ports_text(const struct sc_ports *p, char *buf, size_t n)
  * rewrite windows). IPv4 only: on 6.18 the IPv6 SYNPROXY dropped the SYN
  * without answering, even in a plain ip6 table, so IPv6 stays the stack's.
  */
-int sc_nft_apply(const struct sc_target *t, const struct sc_ports *p, bool fresh)
+int sc_nft_apply(const struct sc_target *t, const struct sc_args *a, bool fresh)
 {
 	static const char *const argv[] = { "nft", "-f", "-", NULL };
-	char table[64], list[SC_MAX_PORTS * 8], err[256];
-	size_t cap = 8192 + sizeof(list) * 4;
+	char table[64], list[SC_MAX_PORTS * 8], err[256], allow[SC_ALLOW_MAX * 20];
+	size_t cap = 8192 + sizeof(list) * 4 + sizeof(allow) * 2;
+	const struct sc_ports *p = &a->ports;
 	char *s = malloc(cap);
 	unsigned int mtu = 1500;
 	struct ifreq ifr = {};
@@ -174,25 +199,29 @@ int sc_nft_apply(const struct sc_target *t, const struct sc_ports *p, bool fresh
 		close(fd);
 	sc_nft_table(table, sizeof(table), t->ifindex);
 	sc_ports_text(p, list, sizeof(list));
+	sc_allow_text4(a, allow, sizeof(allow));
 	if (!fresh)
-		snprintf(s, cap, "flush set inet %s ports\nadd element inet %s ports { %s }\n",
-			 table, table, list);
+		snprintf(s, cap, "flush set inet %1$s ports\nadd element inet %1$s ports { %2$s }\n"
+			 "flush set inet %1$s allow4\n%3$s%1$s allow4 { %4$s }\n",
+			 table, list, *allow ? "add element inet " : "# ", allow);
 	else
 		snprintf(s, cap,
 			 "table inet %1$s {\n"
 			 "  counter synack { }\n"
 			 "  set ports { type inet_service; elements = { %2$s } }\n"
+			 "  set allow4 { type ipv4_addr; flags interval; %5$s%6$s%7$s}\n"
 			 "  chain pre {\n"
 			 "    type filter hook prerouting priority raw; policy accept;\n"
-			 "    iif \"%3$s\" meta nfproto ipv4 tcp dport @ports tcp flags & (syn | ack) == syn notrack\n"
+			 "    iif \"%3$s\" meta nfproto ipv4 ip saddr @allow4 tcp dport @ports tcp flags & (syn | ack) == syn notrack\n"
 			 "  }\n"
 			 "  chain in {\n"
 			 "    type filter hook input priority filter; policy accept;\n"
-			 "    iif \"%3$s\" meta nfproto ipv4 tcp dport @ports tcp flags & (syn | ack) == syn ct state untracked counter name synack\n"
-			 "    iif \"%3$s\" meta nfproto ipv4 tcp dport @ports ct state invalid,untracked synproxy mss %4$u wscale 7 timestamp sack-perm\n"
-			 "    iif \"%3$s\" meta nfproto ipv4 tcp dport @ports ct state invalid drop\n"
+			 "    iif \"%3$s\" meta nfproto ipv4 ip saddr @allow4 tcp dport @ports tcp flags & (syn | ack) == syn ct state untracked counter name synack\n"
+			 "    iif \"%3$s\" meta nfproto ipv4 ip saddr @allow4 tcp dport @ports ct state invalid,untracked synproxy mss %4$u wscale 7 timestamp sack-perm\n"
+			 "    iif \"%3$s\" meta nfproto ipv4 ip saddr @allow4 tcp dport @ports ct state invalid drop\n"
 			 "  }\n"
-			 "}\n", table, list, t->dev, mtu - 40);
+			 "}\n", table, list, t->dev, mtu - 40, *allow ? "elements = { " : "",
+			 allow, *allow ? " }; " : "");
 	rc = sc_nft(argv, s, NULL, 0, err, sizeof(err));
 	free(s);
 	if (rc) {

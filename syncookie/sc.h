@@ -51,6 +51,8 @@ struct sc_args {
 	const char *netns;
 	struct sc_ports ports;
 	int nports;
+	struct sc_route_key allow[SC_ALLOW_MAX];	/* --allow, as the tries key them */
+	int nallow;
 	enum sc_mode mode;
 	bool set_sysctl;
 	bool json;
@@ -69,7 +71,7 @@ struct sc_target {
 struct sc_obj {
 	struct bpf_object *obj;
 	struct bpf_program *xdp, *tc;
-	struct bpf_map *ports, *counters, *conf, *routes;
+	struct bpf_map *ports, *counters, *conf, *routes, *allow;
 };
 
 /* state.c */
@@ -93,6 +95,8 @@ int sc_resolve(const struct sc_args *a, struct sc_target *t, const char *verb, u
 /* addr.c */
 int sc_conf_read(const struct sc_target *t, struct sc_conf *c);
 int sc_routes_sync(int map_fd);
+int sc_allow_sync(int map_fd, const struct sc_args *a);
+int sc_parse_cidr(const char *s, struct sc_route_key *k);
 __u32 sc_user_mss_offset(void);
 int sc_rodata_set(struct bpf_object *obj, const char *name, __u32 val);
 
@@ -101,7 +105,7 @@ bool sc_nft_have(void);
 bool sc_nft_exists(int ifindex);
 void sc_nft_delete(int ifindex);
 void sc_ports_text(const struct sc_ports *p, char *buf, size_t n);
-int sc_nft_apply(const struct sc_target *t, const struct sc_ports *p, bool fresh);
+int sc_nft_apply(const struct sc_target *t, const struct sc_args *a, bool fresh);
 __u64 sc_nft_synack(int ifindex);
 
 /* attach.c */

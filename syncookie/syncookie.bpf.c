@@ -82,6 +82,14 @@ struct {
 	__type(value, __u32);
 } sc_routes SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, SC_ALLOW_MAX);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct sc_route_key);
+	__type(value, __u32);
+} sc_allow SEC(".maps");
+
 /* The SYN-ACK's TCP header, built on the stack for its checksum. */
 struct sc_tcp {
 	__be16 source, dest;
@@ -155,23 +163,23 @@ static __always_inline bool sc_options_ok(__u8 *th, __u32 thlen, void *data_end,
 	return true;
 }
 
-/* The namespace's route for a 16-byte address (attach's snapshot). */
-static __always_inline __u32 sc_route(const void *addr)
+/* The value of the longest prefix of trie (routes or allow) that holds a 16-byte address, or 0 */
+static __always_inline __u32 sc_lpm(void *trie, const void *addr)
 {
 	struct sc_route_key k = { .prefixlen = 128 };
 	__u32 *v;
 
 	__builtin_memcpy(k.addr, addr, 16);
-	v = bpf_map_lookup_elem(&sc_routes, &k);
-	return v ? *v : SC_ROUTE_REJECT;
+	v = bpf_map_lookup_elem(trie, &k);
+	return v ? *v : 0;
 }
 
-/* an IPv4 address as the trie keeps it: ::ffff:a.b.c.d */
-static __always_inline __u32 sc_route4(__be32 a)
+/* an IPv4 address as the tries keep it: ::ffff:a.b.c.d */
+static __always_inline __u32 sc_lpm4(void *trie, __be32 a)
 {
 	__u32 m[4] = { 0, 0, bpf_htonl(0xffff), a };
 
-	return sc_route(m);
+	return sc_lpm(trie, m);
 }
 
 /*
@@ -180,7 +188,8 @@ static __always_inline __u32 sc_route4(__be32 a)
  * address of the host (so not another host's, forwarded, nor a subnet
  * broadcast, nor loopback); the source is a unicast address that is not
  * the host's own, not loopback, unspecified, multicast or IPv4-mapped, with
- * a route back through the device the SYN came in on. Routes and addresses
+ * a route back through the device the SYN came in on, and (attach --allow)
+ * one of the sources the operator allows. Routes and addresses
  * are attach's snapshot of the namespace (bpf_fib_lookup cannot tell: it
  * answers FWD_DISABLED wherever forwarding is off, and NOT_FWDED alike
  * for local, broadcast and unroutable destinations).
@@ -201,7 +210,9 @@ static __always_inline bool sc_for_us(const struct sc_conf *c, const struct ethh
 		if ((s >> 24) == 0 || (s >> 24) == 127 || (s >> 28) >= 0xe ||
 		    (d >> 24) == 0 || (d >> 24) == 127 || (d >> 28) >= 0xe || s == d)
 			return false;
-		return sc_route4(ip4->daddr) == SC_ROUTE_LOCAL && sc_route4(ip4->saddr) == ifindex;
+		return sc_lpm4(&sc_routes, ip4->daddr) == SC_ROUTE_LOCAL &&
+		       sc_lpm4(&sc_routes, ip4->saddr) == ifindex &&
+		       (!c->allow || sc_lpm4(&sc_allow, ip4->saddr));
 	}
 	{
 		const __u32 *s = ip6->saddr.s6_addr32, *d = ip6->daddr.s6_addr32;
@@ -214,7 +225,9 @@ static __always_inline bool sc_for_us(const struct sc_conf *c, const struct ethh
 		if (ip6->saddr.s6_addr[0] == 0xff || ip6->daddr.s6_addr[0] == 0xff ||
 		    (s[0] == d[0] && s[1] == d[1] && s[2] == d[2] && s[3] == d[3]))
 			return false;
-		return sc_route(&ip6->daddr) == SC_ROUTE_LOCAL && sc_route(&ip6->saddr) == ifindex;
+		return sc_lpm(&sc_routes, &ip6->daddr) == SC_ROUTE_LOCAL &&
+		       sc_lpm(&sc_routes, &ip6->saddr) == ifindex &&
+		       (!c->allow || sc_lpm(&sc_allow, &ip6->saddr));
 	}
 }
 

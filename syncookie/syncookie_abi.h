@@ -23,12 +23,12 @@ enum sc_counter {
 /*
  * What the program knows of its device, written by attach (and again by
  * every attach that finds it running): the device's MAC, the MSS its MTU
- * allows, IPv4 and IPv6 (host order).
+ * allows, IPv4 and IPv6 (host order), whether --allow limits the sources.
  */
 struct sc_conf {
 	unsigned char mac[6];
 	unsigned short mss4, mss6;
-	unsigned short pad;
+	unsigned short allow;	/* 1: answer only sources in the sc_allow trie */
 };
 
 /*
@@ -45,6 +45,8 @@ struct sc_route_key {
 #define SC_ROUTE_LOCAL		0xffffffffU
 #define SC_ROUTE_REJECT		0U
 #define SC_ROUTES_MAX		4096
+/* attach --allow: the sources answered, the same keys, value 1 */
+#define SC_ALLOW_MAX		256
 
 /* The protected ports: one bit per port, port p at bits[p >> 3] bit p & 7. */
 struct sc_ports {
@@ -57,6 +59,7 @@ struct sc_ports {
 #define SC_MAP_COUNTERS		"sc_counters"
 #define SC_MAP_CONF		"sc_conf"
 #define SC_MAP_ROUTES		"sc_routes"
+#define SC_MAP_ALLOW		"sc_allow"
 
 #define SC_PIN_ROOT		"/sys/fs/bpf/csum_guard_syncookie"
 /* under SC_PIN_ROOT/<netns inode>/<ifindex>/ */
@@ -66,6 +69,7 @@ struct sc_ports {
 #define SC_PIN_COUNTERS		"counters"
 #define SC_PIN_CONF		"conf"
 #define SC_PIN_ROUTES		"routes"
+#define SC_PIN_ALLOW		"allow"
 #define SC_PIN_META		"meta"
 
 /* nft mode (no helper): the kernel's SYNPROXY in a table of our own per device */

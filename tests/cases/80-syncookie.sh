@@ -248,7 +248,7 @@ case_syn_malformed() {
 }
 cg_kernel_case syn_malformed
 
-# sc_attach_mode MODE: the responder on veth1 in MODE (base: none, the
+# sc_attach_mode MODE PORTS [ARGS]: the responder on veth1 in MODE (base: none, the
 # stack alone); native XDP needs an XDP program on the client's veth to
 # see its XDP_TX. Fails with a reason in $TMPD/err.
 sc_attach_mode() {
@@ -256,7 +256,7 @@ sc_attach_mode() {
 	base) return 0 ;;
 	xdp) ip -n "$SC_C" link set dev veth0 xdpdrv obj "$XDP_PASS_OBJ" sec xdp 2>"$TMPD/err" || return 1 ;;
 	esac
-	sc_on --ports "$2" --mode "$1" 2>"$TMPD/err"
+	sc_on --ports $2 --mode "$1" 2>"$TMPD/err"
 }
 sc_detach_mode() {
 	[ "$1" = base ] && return 0
@@ -491,6 +491,95 @@ time.sleep(300)' $SC_SEG $SC_ANY "$TMPD/sc.ready" &
 	sc_down
 }
 cg_kernel_case syn_mss
+
+# attach --allow: the responder answers only the sources the operator
+# allows, as the server's input filter does (which accepts the port from
+# 10.9.0.1 and fd09::1 only, with `ct state invalid drop`). The client's
+# second address, 10.9.0.3 / fd09::3, is rejected: with the responder (xdp,
+# xdp-generic, tc; nft for IPv4) as without it, it gets no SYN-ACK and no
+# connection; the allowed source is answered by the program and connects.
+case_syn_allow() {
+	local t="syn-allow" why= m src r acks c0 c1 addr k=0 l rc want wrc
+	declare -A base
+
+	sc_up && ip -n "$SC_C" addr add 10.9.0.3/24 dev veth0 && ip -n "$SC_C" addr add fd09::3/64 dev veth0 nodad &&
+		ip netns exec "$SC_S" sysctl -qw net.ipv4.tcp_syncookies=2 &&
+		ip netns exec "$SC_S" nft -f - <<-EOT || { fail "$t: set-up"; sc_down; return; }
+		table inet fw {
+			chain in {
+				type filter hook input priority filter; policy accept;
+				ct state invalid drop
+				tcp dport $SC_PORT ip saddr 10.9.0.1 accept
+				tcp dport $SC_PORT ip6 saddr fd09::1 accept
+				tcp dport $SC_PORT drop
+			}
+		}
+		EOT
+	for m in base xdp xdp-generic tc nft; do
+		[ $m = nft ] && ! command -v nft >/dev/null && continue
+		if ! sc_attach_mode $m "$SC_PORT --allow 10.9.0.1,fd09::1/128 --set-sysctl"; then
+			[ $m = xdp ] && { note "$t: no native XDP here: $(head -1 "$TMPD/err")"; continue; }
+			why="$why; attach $m: $(head -1 "$TMPD/err")"
+			continue
+		fi
+		for src in 10.9.0.1 10.9.0.3 fd09::1 fd09::3; do
+			[ $m = nft ] && [ "$src" != "${src#fd}" ] && continue	# SYNPROXY here: IPv4 only
+			addr=$([ "$src" = "${src#fd}" ] && echo 10.9.0.2 || echo fd09::2)
+			# the listener for the SYNs, and the connection after them
+			rm -f "$TMPD/sc.ready"
+			"$STREAM" --netns "$SC_S" --listen $addr --ready-file "$TMPD/sc.ready" --timeout 4 \
+				>"$TMPD/sc.listen" 2>&1 &
+			l=$!
+			wait_ready "$TMPD/sc.ready"
+			[ $m = base ] || c0=$(sc_counters)
+			r=$(ip netns exec "$SC_C" "$SYN" --dev veth0 --dst-mac "$SC_MAC" --src $src --dst $addr \
+				--port $SC_PORT --count $SC_N --wait $SC_WAIT)
+			acks=$(sed -n 's/.*synack=\([0-9]*\).*/\1/p' <<<"$r")
+			# the connection from src: the subnet's route prefers it (IPv6
+			# keeps the kernel's at metric 256 beside one replaced)
+			if [ $addr = 10.9.0.2 ]; then
+				ip -n "$SC_C" route replace 10.9.0.0/24 dev veth0 src $src
+			else
+				ip -n "$SC_C" route replace fd09::/64 dev veth0 src $src metric 1
+			fi
+			# (a connect whose SYNs are dropped would retry for minutes)
+			timeout 5 "$STREAM" --netns "$SC_C" --connect $addr --bytes 100000 --timeout 3 \
+				>"$TMPD/sc.conn" 2>&1
+			rc=$?
+			wait $l
+			[ $m = base ] || c1=$(sc_counters)
+			case $src in
+			*.1|*::1) want=$SC_N; wrc=0 ;;
+			*) want=0; wrc=x ;;
+			esac
+			if [ $m = base ]; then
+				base[$src]="$acks $rc"
+				if [ "$acks" != $want ] || { [ $wrc = 0 ] && [ $rc != 0 ]; } ||
+				   { [ $wrc = x ] && [ $rc = 0 ]; }; then
+					why="$why; the stack alone: $src: $r, connect rc $rc: not a case"
+				fi
+				continue
+			fi
+			set -- $c0 $c1
+			if [ $wrc = 0 ]; then
+				[ "$acks" = $SC_N ] && [ $rc = 0 ] && [ $(($4 - $1)) -ge $SC_N ] ||
+					why="$why; $m allowed $src: $r, connect rc $rc, synack +$(($4 - $1))"
+			else
+				[ "$acks" = 0 ] && [ $rc != 0 ] && [ $(($4 - $1)) = 0 ] ||
+					why="$why; $m rejected $src: $r, connect rc $rc ($(tr '\n' ' ' <"$TMPD/sc.conn")), synack +$(($4 - $1))"
+			fi
+			k=$((k + 1))
+		done
+		sc_detach_mode $m
+	done
+	if [ -z "$why" ]; then
+		pass "$t: $k source x mode checks: --allow'ed sources answered by the program and connected; the source the input filter rejects got no SYN-ACK and no connection, as with the filter alone (IPv4, IPv6; xdp, xdp-generic, tc, nft)"
+	else
+		fail "$t:${why#;}"
+	fi
+	sc_down
+}
+cg_kernel_case syn_allow
 
 # Attach converges, ports change in place with the counters kept, another
 # mode is refused while attached, auto picks generic XDP on a veth, and
@@ -729,6 +818,10 @@ case_syn_bad_input() {
 	2|detach veth1 --set-sysctl --netns $SC_S
 	2|status veth1 --mode xdp --netns $SC_S
 	2|probe veth1
+	2|attach veth1 --netns $SC_S --ports 80 --allow 10.0.0.0/33
+	2|attach veth1 --netns $SC_S --ports 80 --allow 10.0.0.1,
+	2|attach veth1 --netns $SC_S --ports 80 --allow fd09::zz
+	2|detach veth1 --allow 10.0.0.1 --netns $SC_S
 	2|probe --netns $SC_S
 	2|detach
 	1|attach veth1 --netns $SC_S --ports 80
