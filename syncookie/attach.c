@@ -407,7 +407,7 @@ int sc_attach(const struct sc_args *a)
 	struct sc_target t;
 	struct sc_ports cur;
 	struct sc_meta m;
-	char list[64];
+	char list[160];
 	int err;
 
 	if (cg_cli_need_root("attach"))
@@ -417,6 +417,17 @@ int sc_attach(const struct sc_args *a)
 	err = cg_bpffs_ready(&ack);
 	if (err) {
 		cg_err("cannot attach to %s: %s", t.dev, ack.msg);
+		return 1;
+	}
+	/*
+	 * The responder answers before the firewall: where one filters what
+	 * the namespace receives, the operator says which sources it may
+	 * answer (--allow; 0.0.0.0/0,::/0 for every one)
+	 */
+	if (!a->nallow && sc_nft_input_filtered(list, sizeof(list))) {
+		cg_err("cannot attach to %s: %s filters input in its namespace, and the responder "
+		       "answers before it; pass --allow with the sources it accepts on these ports "
+		       "(0.0.0.0/0,::/0: every source)", t.dev, list);
 		return 1;
 	}
 	err = sc_map_get(&t, SC_PIN_META, &m, 0);

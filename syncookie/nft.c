@@ -231,6 +231,64 @@ int sc_nft_apply(const struct sc_target *t, const struct sc_args *a, bool fresh)
 	return 0;
 }
 
+/* Does line hold word w, delimited by blanks, ';' or its ends? */
+static bool sc_has_word(const char *line, const char *w)
+{
+	size_t n = strlen(w);
+	const char *p;
+
+	for (p = strstr(line, w); p; p = strstr(p + 1, w))
+		if ((p == line || strchr(" \t;", p[-1])) && strchr(" \t;\n", p[n]))
+			return true;
+	return false;
+}
+
+/*
+ * Does a table of the namespace entered filter what it receives: a chain
+ * on the input hook with a drop policy, or a drop or reject rule (iptables
+ * on nftables included; the responder's own tables aside)? The name of
+ * the first such table into what. Without nft, or where it cannot list
+ * the ruleset, false.
+ */
+bool sc_nft_input_filtered(char *what, size_t what_len)
+{
+	static const char *const argv[] = { "nft", "list", "ruleset", NULL };
+	char table[128] = "", *out, *line, *save = NULL;
+	bool ours = false, input = false, found = false;
+	size_t cap = 1 << 20;
+
+	out = malloc(cap);
+	if (!out)
+		return false;
+	if (sc_nft(argv, NULL, out, cap, NULL, 0) != 0) {
+		free(out);
+		return false;
+	}
+	for (line = strtok_r(out, "\n", &save); line && !found; line = strtok_r(NULL, "\n", &save)) {
+		line += strspn(line, " \t");
+		if (!strncmp(line, "table ", 6)) {
+			int n = strcspn(line + 6, "{");
+
+			while (n > 0 && line[6 + n - 1] == ' ')
+				n--;
+			snprintf(table, sizeof(table), "%.*s", n, line + 6);
+			ours = !!strstr(table, "csum_guard_syncookie_");
+			input = false;
+		} else if (!strncmp(line, "chain ", 6)) {
+			input = false;
+		} else if (sc_has_word(line, "hook") && sc_has_word(line, "input")) {
+			input = true;
+			found = !ours && strstr(line, "policy drop");
+		} else if (input && !ours && (sc_has_word(line, "drop") || sc_has_word(line, "reject"))) {
+			found = true;
+		}
+	}
+	if (found)
+		snprintf(what, what_len, "table %s", table);
+	free(out);
+	return found;
+}
+
 __u64 sc_nft_synack(int ifindex)
 {
 	char table[64], out[4096];

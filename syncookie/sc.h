@@ -107,6 +107,7 @@ void sc_nft_delete(int ifindex);
 void sc_ports_text(const struct sc_ports *p, char *buf, size_t n);
 int sc_nft_apply(const struct sc_target *t, const struct sc_args *a, bool fresh);
 __u64 sc_nft_synack(int ifindex);
+bool sc_nft_input_filtered(char *what, size_t what_len);
 
 /* attach.c */
 int sc_load(struct sc_obj *o, bool xdp, bool tcx, const struct sc_target *reuse,

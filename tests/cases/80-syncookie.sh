@@ -515,6 +515,12 @@ case_syn_allow() {
 			}
 		}
 		EOT
+	# without --allow, attach refuses: one line, exit 1, nothing made
+	sc_on --ports $SC_PORT --set-sysctl 2>"$TMPD/err"
+	rc=$?
+	[ $rc = 1 ] && [ "$(wc -l <"$TMPD/err")" = 1 ] && grep -q 'table inet fw filters input' "$TMPD/err" &&
+		[ -z "$(find "/sys/fs/bpf/csum_guard_syncookie/$(stat -L -c %i "/run/netns/$SC_S")" 2>/dev/null)" ] ||
+		why="$why; attach without --allow: exit $rc: $(head -2 "$TMPD/err" | tr '\n' ' ')"
 	for m in base xdp xdp-generic tc nft; do
 		[ $m = nft ] && ! command -v nft >/dev/null && continue
 		if ! sc_attach_mode $m "$SC_PORT --allow 10.9.0.1,fd09::1/128 --set-sysctl"; then
@@ -573,7 +579,7 @@ case_syn_allow() {
 		sc_detach_mode $m
 	done
 	if [ -z "$why" ]; then
-		pass "$t: $k source x mode checks: --allow'ed sources answered by the program and connected; the source the input filter rejects got no SYN-ACK and no connection, as with the filter alone (IPv4, IPv6; xdp, xdp-generic, tc, nft)"
+		pass "$t: attach without --allow refused (the input filter named); $k source x mode checks: --allow'ed sources answered by the program and connected; the source the input filter rejects got no SYN-ACK and no connection, as with the filter alone (IPv4, IPv6; xdp, xdp-generic, tc, nft)"
 	else
 		fail "$t:${why#;}"
 	fi
