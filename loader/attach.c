@@ -24,12 +24,35 @@
 
 #define CG_OBJECT_MAX	(64 << 20)	/* attach --object: far above any guard */
 
+/*
+ * Which backend a device guarded by none gets: chosen from the quick probe
+ * (nothing loaded: the attach's own load is the test) or, if that finds
+ * none or full is asked, from the full one. NONE with the reason in ack.
+ */
+static enum cg_choice cg_attach_choose(enum cg_choice want, bool full, struct cg_ack *ack)
+{
+	struct cg_probe p;
+	enum cg_choice c;
+	char why[256];
+
+	if (!full) {
+		cg_probe_quick(&p, want);
+		c = cg_select(&p, want, why, sizeof(why));
+		if (c != CG_CHOICE_NONE)
+			return c;
+	}
+	cg_probe_all(&p);
+	c = cg_select(&p, want, why, sizeof(why));
+	if (c == CG_CHOICE_NONE)
+		cg_ack_err(ack, -EOPNOTSUPP, "%s", why);
+	return c;
+}
+
 int cg_attach(const struct cg_attach_req *r, struct cg_attach_result *res, struct cg_ack *ack)
 {
 	struct cg_attach_opts o = r->opts;
-	enum cg_choice want = r->backend;
+	enum cg_choice want = r->backend, c;
 	struct cg_target t;
-	struct cg_probe p;
 	char why[256], kind[CG_KIND_LEN];
 	int err;
 
@@ -41,6 +64,7 @@ int cg_attach(const struct cg_attach_req *r, struct cg_attach_result *res, struc
 		err = cg_target_resolve(&t, r->dev, r->netns, ack);
 	if (err)
 		return err;
+	res->ifindex = t.ifindex;
 	/* A macvtap's guest frames leave through it: guard where they go */
 	err = cg_link_kind(t.ifindex, kind, sizeof(kind));
 	if (err)
@@ -55,12 +79,30 @@ int cg_attach(const struct cg_attach_req *r, struct cg_attach_result *res, struc
 				  cg_choice_name(res->was_by));
 	res->by = res->was_by;
 	if (res->by == CG_CHOICE_NONE) {
-		cg_probe_all(&p);
-		res->by = cg_select(&p, want, why, sizeof(why));
+		res->by = cg_attach_choose(want, false, ack);
 		if (res->by == CG_CHOICE_NONE)
-			return cg_ack_err(ack, -EOPNOTSUPP, "%s", why);
+			return -EOPNOTSUPP;
 	}
 	err = cg_backends[res->by]->attach(&t, &o, ack);
+	if (err && res->was_by == CG_CHOICE_NONE) {
+		struct cg_ack full = {};
+
+		/*
+		 * What the quick probe took on trust may be what failed (a
+		 * kernel whose BTF lacks the kfunc, a program that does not
+		 * load): probe in full, as the choice always did, and take
+		 * what it picks if that is another answer.
+		 */
+		c = cg_attach_choose(want, true, &full);
+		if (c != res->by) {
+			if (ack)
+				*ack = full;	/* the reason if none is left */
+			if (c == CG_CHOICE_NONE)
+				return -EOPNOTSUPP;
+			res->by = c;
+			err = cg_backends[res->by]->attach(&t, &o, ack);
+		}
+	}
 	if (err == -EOPNOTSUPP && o.egress && !r->opts.egress) {
 		snprintf(why, sizeof(why), "%s", cg_ack_why(ack, err));
 		if (ack)
@@ -150,21 +192,15 @@ static void cg_changes_text(const struct cg_status *was, const struct cg_status 
  * program or hook there that redirects or duplicates guest frames sends
  * them past the guard (the completion guard still covers them where the
  * module loads). Not an error: the guard is in place for everything else.
+ * cg_attach() left us in the device's namespace, with its status in res.
  */
-static void cg_attach_warn_ahead(const struct cg_attach_req *r, const char *where)
+static void cg_attach_warn_ahead(const struct cg_attach_result *res, const char *where)
 {
-	struct cg_ack ack = {};
-	struct cg_status st = {};
 	struct cg_ahead a;
-	struct cg_target t;
-	enum cg_choice c;
 	char buf[4 * sizeof(a.item[0])];
 	int i;
 
-	if (cg_target_resolve(&t, r->dev, r->netns, &ack))
-		return;
-	c = cg_guarded_by(&t, &st);
-	cg_ahead_of(t.ifindex, cg_choice_name(c), &st, &a);
+	cg_ahead_of(res->ifindex, cg_choice_name(res->by), &res->now, &a);
 	for (i = 0; i < a.n && i < CG_AHEAD_MAX; i++)
 		cg_info("warning: on %s, %s runs before the guard: what it redirects or "
 			"duplicates, the guard does not see", where,
@@ -232,7 +268,7 @@ int cg_cmd_attach(struct cg_attach_req *r, const char *sha256)
 		where, cg_choice_name(res.by), res.now.mode, cg_opts_text(&res.now), what,
 		res.kind && res.kind->egress ? ": " : "",
 		res.kind && res.kind->egress ? res.kind->why : "");
-	cg_attach_warn_ahead(r, where);
+	cg_attach_warn_ahead(&res, where);
 	return 0;
 }
 

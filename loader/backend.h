@@ -97,6 +97,12 @@ struct cg_backend {
 	const char *name;	/* "bpf", "kmod" */
 	/* Fill this backend's part of *p; never fails, records reasons. */
 	void (*probe)(struct cg_probe *p);
+	/*
+	 * What choosing this backend for an attach needs, loading nothing:
+	 * what only a load can tell is taken as it will be for the attach's
+	 * own load, whose failure sends the caller back to probe.
+	 */
+	void (*probe_quick)(struct cg_probe *p);
 	/* Idempotent: attaching an attached device converges to opts. */
 	int (*attach)(const struct cg_target *t, const struct cg_attach_opts *o,
 		      struct cg_ack *ack);

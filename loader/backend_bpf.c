@@ -573,6 +573,27 @@ static void cg_bpf_probe(struct cg_probe *p)
 	cg_obj_close(&obj);
 }
 
+/*
+ * The part of probe an attach needs: kernel BTF, root and which hook. The
+ * kfunc lookup and the test load each cost a parse of the kernel's BTF (and
+ * the load a verification) that the attach's own load repeats: that load
+ * tells instead, and a failure of it sends cg_attach() to the full probe.
+ */
+static void cg_bpf_probe_quick(struct cg_probe *p)
+{
+	p->btf = !access("/sys/kernel/btf/vmlinux", R_OK);
+	if (!p->btf) {
+		snprintf(p->bpf_err, sizeof(p->bpf_err), "no kernel BTF (/sys/kernel/btf/vmlinux)");
+		return;
+	}
+	if (!p->root) {
+		snprintf(p->bpf_err, sizeof(p->bpf_err), "not root");
+		return;
+	}
+	p->kfunc = p->prog_loads = true;	/* as the attach's load will tell */
+	p->tcx = cg_have_tcx();
+}
+
 /* Egress is a hook of the same kind wherever ingress is (tcx and clsact). */
 static void cg_bpf_probe_all(struct cg_probe *p)
 {
@@ -584,6 +605,7 @@ static void cg_bpf_probe_all(struct cg_probe *p)
 const struct cg_backend cg_backend_bpf = {
 	.name = "bpf",
 	.probe = cg_bpf_probe_all,
+	.probe_quick = cg_bpf_probe_quick,
 	.attach = cg_bpf_attach,
 	.detach = cg_bpf_detach,
 	.forget = cg_bpf_forget,

@@ -527,6 +527,7 @@ int cg_kmod_completion(int want, struct cg_completion *c, struct cg_ack *ack)
 const struct cg_backend cg_backend_kmod = {
 	.name = "kmod",
 	.probe = cg_kmod_probe_all,
+	.probe_quick = cg_kmod_probe,
 	.attach = cg_kmod_attach,
 	.detach = cg_kmod_detach,
 	.forget = cg_kmod_forget,

@@ -19,6 +19,10 @@ extern const struct cg_backend *const cg_backends[CG_CHOICE_KMOD + 1];
 enum cg_choice cg_guarded_by(const struct cg_target *t, struct cg_status *st);
 /* What every backend finds on this host. */
 void cg_probe_all(struct cg_probe *p);
+/* What choosing among the backends want allows needs, loading nothing
+ * (struct cg_backend's probe_quick): for attach, which probes in full
+ * only when the backend chosen so fails. */
+void cg_probe_quick(struct cg_probe *p, enum cg_choice want);
 /* ", egress, log-drops": the options a guard has, for messages */
 const char *cg_opts_text(const struct cg_status *st);
 
@@ -36,13 +40,14 @@ struct cg_attach_result {
 	enum cg_choice was_by;	/* the backend that guarded it before; NONE */
 	enum cg_choice by;	/* the backend that guards it now */
 	struct cg_status was, now;
+	int ifindex;		/* the device's, in the namespace entered */
 	const struct cg_kind *kind;	/* a guest-facing kind (lib/link.h), or NULL */
 };
 
 /*
  * Attach as asked, under the host lock (held until exit), saying nothing:
  * 0, or -errno with the reason in ack, worded to follow "cannot attach to
- * DEV in netns NS: ".
+ * DEV in netns NS: ". It returns in the device's namespace.
  */
 int cg_attach(const struct cg_attach_req *r, struct cg_attach_result *res, struct cg_ack *ack);
 /* The commands: exit status 0 or 1, with one line said on failure. */

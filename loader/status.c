@@ -46,6 +46,17 @@ void cg_probe_all(struct cg_probe *p)
 	cg_backend_kmod.probe(p);
 }
 
+void cg_probe_quick(struct cg_probe *p, enum cg_choice want)
+{
+	memset(p, 0, sizeof(*p));
+	p->root = geteuid() == 0;
+	if (want != CG_CHOICE_KMOD)
+		cg_backend_bpf.probe_quick(p);
+	/* auto takes the bpf backend where it can run: the module only if not */
+	if (want == CG_CHOICE_KMOD || (want == CG_CHOICE_NONE && *p->bpf_err))
+		cg_backend_kmod.probe_quick(p);
+}
+
 /* ", egress, log-drops": the options a guard has, for messages */
 const char *cg_opts_text(const struct cg_status *st)
 {
