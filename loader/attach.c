@@ -386,9 +386,22 @@ static int cg_walk_here(const char *label, __u64 ino, void *arg)
 	return cg_each_guard_here(label, ino, cg_walk_one, w);
 }
 
+/* What guards of devices or namespaces that are gone left: in namespace
+ * ino, or (0) in every one. Under the host lock. */
+static void cg_prune_gone(__u64 ino)
+{
+	enum cg_choice c;
+
+	for (c = CG_CHOICE_BPF; c <= CG_CHOICE_KMOD; c++)
+		if (cg_backends[c]->prune)
+			cg_backends[c]->prune(ino);
+}
+
 /*
  * Under the host lock, the walk w in the namespace netns names, or (netns
- * NULL) in ours and then in every other one of the host.
+ * NULL) in ours and then in every other one of the host; first, what is
+ * gone there is dropped (an attach or detach drops it only in the
+ * namespace it acts on).
  */
 static int cg_walk_locked(const char *netns, struct cg_walk *w, struct cg_ack *ack)
 {
@@ -400,6 +413,7 @@ static int cg_walk_locked(const char *netns, struct cg_walk *w, struct cg_ack *a
 		err = cg_target_resolve(&t, NULL, netns, ack);
 	if (err)
 		return err;
+	cg_prune_gone(netns ? t.netns_ino : 0);
 	cg_walk_here(netns, t.netns_ino, w);
 	return netns ? 0 : cg_state_each_netns(NULL, cg_walk_here, w, ack);
 }

@@ -116,6 +116,12 @@ struct cg_backend {
 	 * guards it removed, or -errno.
 	 */
 	int (*forget)(const struct cg_target *t);
+	/*
+	 * Drop what guards whose device or namespace is gone left behind,
+	 * in namespace ino (0: in every one); under the host lock. How many
+	 * guards' state is left there. NULL: the backend keeps no such state.
+	 */
+	int (*prune)(__u64 ino);
 	/* st->attached = false (and 0 returned) when not guarded. */
 	int (*status)(const struct cg_target *t, struct cg_status *st);
 	/* Up to max ifindexes this backend guards in the current namespace:

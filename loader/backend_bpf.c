@@ -326,7 +326,8 @@ static int cg_bpf_attach(const struct cg_target *t, const struct cg_attach_opts 
 	err = cg_netns_cookie(&cookie);
 	if (err)
 		return err;
-	cg_prune();
+	/* this namespace's leftovers only: an attach costs the same on any host */
+	cg_prune(t->netns_ino);
 	cg_state_dir(dir, sizeof(dir), CG_PIN_ROOT, t->netns_ino, t->ifindex);
 
 	err = cg_meta_read(dir, &m);
@@ -387,7 +388,7 @@ static int cg_bpf_detach(const struct cg_target *t, struct cg_ack *ack)
 	live = cg_state_ours(dir, t, &m, cookie);
 	/* a stale state of another namespace is not ours to undo here */
 	cg_state_remove(dir, m.netns_cookie == cookie ? t->ifindex : 0, &m);
-	cg_prune();
+	cg_prune(t->netns_ino);
 	return live ? 0 : -ENOENT;
 }
 
@@ -519,7 +520,8 @@ static int cg_bpf_list_one(const char *dir, __u64 ino, int ifindex, void *arg)
 /*
  * The ifindexes this backend guards in the current namespace. Read-only:
  * state whose device or namespace is gone is skipped here, and removed by
- * the next command that changes state (cg_prune).
+ * the next attach or detach in its namespace, or by detach --all, upgrade
+ * or watch (cg_prune).
  */
 static int cg_bpf_list(int *ifindexes, int max)
 {
@@ -609,6 +611,7 @@ const struct cg_backend cg_backend_bpf = {
 	.attach = cg_bpf_attach,
 	.detach = cg_bpf_detach,
 	.forget = cg_bpf_forget,
+	.prune = cg_prune,
 	.status = cg_bpf_status,
 	.list = cg_bpf_list,
 };

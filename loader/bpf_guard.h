@@ -107,7 +107,11 @@ void cg_unpin_all(const char *dir);
 void cg_hook_detach(const char *dir, int ifindex, const struct cg_meta *m,
 		    enum cg_hook h);
 void cg_state_remove(const char *dir, int ifindex, const struct cg_meta *m);
-void cg_prune(void);
+/* Drop the state of guards whose device is gone, in namespace ino (0: in
+ * every one): a command drops what it comes across in the namespace it
+ * acts on; detach --all, upgrade and watch drop the rest. How many guards'
+ * state is left there. */
+int cg_prune(__u64 ino);
 
 /* bpf_object.c */
 void cg_obj_close(struct cg_obj *o);

@@ -349,17 +349,20 @@ void cg_state_forget_followers(const struct cg_target *t, const char *dir, __u32
 
 /*
  * Drop the state of tcx links whose device is gone (deleted, or its
- * namespace destroyed), anywhere on the host. A clsact filter goes with its
- * device by itself; its pins are dropped the next time its namespace
- * inode is seen with another cookie.
+ * namespace destroyed). A clsact filter goes with its device by itself;
+ * its pins are dropped the next time its namespace inode is seen with
+ * another cookie.
  */
 static int cg_prune_dev(const char *dir, __u64 ino, int ifindex, void *arg)
 {
 	struct cg_meta m;
+	int *left = arg;
 
 	if (!cg_meta_read(dir, &m) && m.mode == CG_MODE_TCX &&
 	    cg_tcx_link_ifindex(dir, CG_HOOK_INGRESS, NULL) == 0)
 		cg_state_remove(dir, 0, &m);
+	else
+		(*left)++;
 	return 0;
 }
 
@@ -367,13 +370,19 @@ static int cg_prune_ns(__u64 ino, void *arg)
 {
 	char nsdir[PATH_MAX];
 
-	cg_state_each_dev(CG_PIN_ROOT, ino, cg_prune_dev, NULL);
+	cg_state_each_dev(CG_PIN_ROOT, ino, cg_prune_dev, arg);
 	snprintf(nsdir, sizeof(nsdir), "%s/%llu", CG_PIN_ROOT, (unsigned long long)ino);
 	rmdir(nsdir);	/* if empty */
 	return 0;
 }
 
-void cg_prune(void)
+int cg_prune(__u64 ino)
 {
-	cg_state_each_ns(CG_PIN_ROOT, cg_prune_ns, NULL);
+	int left = 0;
+
+	if (ino)
+		cg_prune_ns(ino, &left);
+	else
+		cg_state_each_ns(CG_PIN_ROOT, cg_prune_ns, &left);
+	return left;
 }

@@ -68,7 +68,7 @@
 #endif
 
 
-static __u64 cg_now_ms(void)
+__u64 cg_wnow_ms(void)
 {
 	struct timespec ts;
 
@@ -253,8 +253,57 @@ static bool cg_wguard(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d)
 	}
 	printf("cannot guard %s netns %s: %s\n", dev, nsl, why);
 	d->state = CG_W_FAILED;
-	d->retry_at = cg_now_ms() + CG_RETRY_MS;
+	d->retry_at = cg_wnow_ms() + CG_RETRY_MS;
 	return true;
+}
+
+/*
+ * What the guards of the namespaces forgotten lately left (a tcx link's
+ * pins, once the kernel has freed its device), dropped in a child under
+ * the host lock: those namespaces only, never a walk over the host. True
+ * when nothing of theirs is left.
+ */
+static bool cg_wprune_once(struct cg_watch *w)
+{
+	struct cg_ack ack = {};
+	enum cg_choice c;
+	int i, left = 0, status;
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (!pid) {
+		if (cg_lock_host(&ack))
+			_exit(2);
+		for (i = 0; i < w->ngone; i++)
+			for (c = CG_CHOICE_BPF; c <= CG_CHOICE_KMOD; c++)
+				if (cg_backends[c]->prune)
+					left += cg_backends[c]->prune(w->gone[i]);
+		_exit(left ? 1 : 0);
+	}
+	if (pid < 0)
+		return false;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(status) && !WEXITSTATUS(status);
+}
+
+/*
+ * Prune when it is due; while something is left (a namespace still being
+ * torn down, or one alive without a name or process), again later, at
+ * twice the wait, CG_PRUNE_TRIES times at most.
+ */
+static void cg_wprune(struct cg_watch *w)
+{
+	if (!w->ngone || cg_wnow_ms() < w->prune_at)
+		return;
+	if (cg_wprune_once(w) || --w->prune_tries <= 0) {
+		w->ngone = 0;
+		return;
+	}
+	w->prune_wait *= 2;
+	w->prune_at = cg_wnow_ms() + w->prune_wait;
 }
 
 static bool cg_wsignalled(struct cg_watch *w)
@@ -274,7 +323,7 @@ static void cg_wwork(struct cg_watch *w)
 		for (j = 0; j < w->ns[i]->ndevs; j++) {
 			d = &w->ns[i]->devs[j];
 			if (d->state == CG_W_DONE ||
-			    (d->state == CG_W_FAILED && cg_now_ms() < d->retry_at))
+			    (d->state == CG_W_FAILED && cg_wnow_ms() < d->retry_at))
 				continue;
 			if (cg_wsignalled(w))
 				return;
@@ -409,7 +458,7 @@ int cg_watch(int argc, char **argv)
 	struct signalfd_siginfo si;
 	struct pollfd *pfd = NULL, *np;
 	struct cg_wns **who = NULL, **nw;
-	__u64 now, next_scan = 0, quick_until = 0;
+	__u64 now, wake, next_scan = 0, quick_until = 0;
 	struct stat st;
 	sigset_t sigs;
 	struct cg_events *drops = NULL;
@@ -452,13 +501,14 @@ int cg_watch(int argc, char **argv)
 	cg_wcompletion(&w);
 
 	for (;;) {
-		now = cg_now_ms();
+		now = cg_wnow_ms();
 		if (now >= next_scan) {
 			pending = cg_wscan(&w);
 			next_scan = now + (pending && now < quick_until ? CG_QUICK_MS : CG_SCAN_MS);
 		}
 		cg_wwork(&w);
 		cg_wready(&w);
+		cg_wprune(&w);
 
 		np = realloc(pfd, (4 + 2 * w.nns) * sizeof(*pfd));
 		nw = realloc(who, (4 + 2 * w.nns) * sizeof(*who));
@@ -484,8 +534,9 @@ int cg_watch(int argc, char **argv)
 			who[n] = NULL;
 			pfd[n++] = evfd[i];
 		}
-		now = cg_now_ms();
-		ret = poll(pfd, n, next_scan > now ? (int)(next_scan - now) : 0);
+		now = cg_wnow_ms();
+		wake = w.ngone && w.prune_at < next_scan ? w.prune_at : next_scan;
+		ret = poll(pfd, n, wake > now ? (int)(wake - now) : 0);
 		if (ret < 0) {
 			if (errno == EINTR)
 				continue;
@@ -505,14 +556,14 @@ int cg_watch(int argc, char **argv)
 						w.wd = -1;	/* the directory went */
 				}
 			}
-			next_scan = cg_now_ms();
+			next_scan = cg_wnow_ms();
 			quick_until = next_scan + CG_SCAN_MS;
 		}
 		if (drops) {
 			cg_events_read(drops);
-			if (cg_now_ms() >= ev_refresh) {
+			if (cg_wnow_ms() >= ev_refresh) {
 				cg_events_refresh(drops);
-				ev_refresh = cg_now_ms() + 1000;
+				ev_refresh = cg_wnow_ms() + 1000;
 			}
 		}
 		for (i = 2; i < n; i++) {
@@ -525,7 +576,7 @@ int cg_watch(int argc, char **argv)
 				close(who[i]->pidfd);
 				who[i]->pidfd = -1;
 				who[i]->dead_pid = who[i]->pid;
-				next_scan = cg_now_ms();
+				next_scan = cg_wnow_ms();
 			}
 		}
 	}
@@ -533,11 +584,19 @@ int cg_watch(int argc, char **argv)
 		cg_events_read(drops);
 		cg_events_close(drops);
 	}
+	/* what the guards of namespaces forgotten just now left: 1 s at most */
+	for (i = 0; w.ngone && i < 5; i++) {
+		if (i)
+			nanosleep(&(struct timespec){ 0, CG_PRUNE_MS * 1000000L }, NULL);
+		if (cg_wprune_once(&w))
+			break;
+	}
 	printf("stopped on %s; the guards stay in place\n",
 	       si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
 	for (i = 0; i < w.nns; i++)
 		cg_wns_free(w.ns[i]);
 	free(w.ns);
+	free(w.gone);
 	free(pfd);
 	free(who);
 	return 0;

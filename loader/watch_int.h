@@ -19,6 +19,8 @@
 #define CG_QUICK_MS	100	/* an `ip netns add` file before its bind mount */
 #define CG_RETRY_MS	30000	/* a device that could not be guarded */
 #define CG_LABEL_MAX	(NAME_MAX + 32)
+#define CG_PRUNE_MS	200	/* first prune of a forgotten namespace's state */
+#define CG_PRUNE_TRIES	12	/* then again, at twice the wait each time */
 
 enum cg_wstate { CG_W_TODO, CG_W_DONE, CG_W_FAILED };
 
@@ -52,9 +54,16 @@ struct cg_watch {
 	bool ready;		/* READY=1 sent to the service manager */
 	struct cg_wns **ns;
 	int nns;
+	/* namespaces forgotten: what their guards left is pruned once the
+	 * kernel has freed their devices, a while after their last process
+	 * and our socket let go (tried at prune_at, CG_PRUNE_TRIES times) */
+	__u64 *gone;
+	int ngone, prune_tries;
+	__u64 prune_at, prune_wait;
 };
 
 /* watch.c */
+__u64 cg_wnow_ms(void);
 bool cg_wmatch(const struct cg_watch *w, const char *name);
 
 /* watch_ns.c */

@@ -169,6 +169,20 @@ static void cg_wscan_one(const struct cg_netns_ref *r, void *arg)
 		ns->pid_now = r->pid;
 }
 
+/* A namespace forgotten: what its guards left is pruned from CG_PRUNE_MS on */
+static void cg_wgone_add(struct cg_watch *w, __u64 ino)
+{
+	__u64 *a = realloc(w->gone, (w->ngone + 1) * sizeof(*a));
+
+	if (!a)
+		return;
+	w->gone = a;
+	w->gone[w->ngone++] = ino;
+	w->prune_tries = CG_PRUNE_TRIES;
+	w->prune_wait = CG_PRUNE_MS;
+	w->prune_at = cg_wnow_ms() + w->prune_wait;
+}
+
 /*
  * Every namespace with a name or a process, by inode. Returns true when an
  * entry of /run/netns is not a namespace yet.
@@ -195,6 +209,7 @@ bool cg_wscan(struct cg_watch *w)
 		if (!ns->seen) {
 			printf("forgot netns %s: no name or process left\n",
 			       cg_text_safe(ns->label, safe, sizeof(safe)));
+			cg_wgone_add(w, ns->ino);
 			cg_wns_free(ns);
 			w->ns[i--] = w->ns[--w->nns];
 			continue;
