@@ -95,36 +95,40 @@ int cg_link_kind(int ifindex, char *kind, size_t n)
 	return err;
 }
 
-struct cg_facing_walk {
-	cg_facing_fn fn;
+struct cg_link_walk {
+	cg_link_fn fn;
 	void *arg;
 };
 
-static int cg_link_facing_cb(const struct nlmsghdr *h, void *arg)
+static int cg_link_each_cb(const struct nlmsghdr *h, void *arg)
 {
-	const struct nlattr *tb[IFLA_MAX + 1], *info[IFLA_INFO_MAX + 1];
+	const struct nlattr *tb[IFLA_MAX + 1], *info[IFLA_INFO_MAX + 1], *xdp[IFLA_XDP_MAX + 1];
 	const struct ifinfomsg *ifi = NLMSG_DATA(h);
-	struct cg_facing_walk *w = arg;
-	const struct cg_kind *k;
-	const char *name;
+	struct cg_link_walk *w = arg;
+	struct cg_link l = { .ifindex = ifi->ifi_index };
 
 	if (h->nlmsg_type != RTM_NEWLINK || h->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
 		return 0;
 	cg_nl_parse(h, sizeof(*ifi), tb, IFLA_MAX);
-	if (!tb[IFLA_LINKINFO])
+	l.name = cg_nla_str(tb[IFLA_IFNAME]);
+	if (!l.name)
 		return 0;
-	cg_nl_parse_nested(tb[IFLA_LINKINFO], info, IFLA_INFO_MAX);
-	k = cg_kind_find(cg_nla_str(info[IFLA_INFO_KIND]));
-	name = cg_nla_str(tb[IFLA_IFNAME]);
-	if (!k || !name)
-		return 0;
-	return w->fn(ifi->ifi_index, name, k, ifi->ifi_flags & IFF_UP, w->arg);
+	if (tb[IFLA_LINKINFO]) {
+		cg_nl_parse_nested(tb[IFLA_LINKINFO], info, IFLA_INFO_MAX);
+		l.kind = cg_kind_find(cg_nla_str(info[IFLA_INFO_KIND]));
+	}
+	if (tb[IFLA_XDP]) {
+		cg_nl_parse_nested(tb[IFLA_XDP], xdp, IFLA_XDP_MAX);
+		l.xdp = cg_nla_uint(xdp[IFLA_XDP_ATTACHED]) != XDP_ATTACHED_NONE;
+	}
+	l.up = ifi->ifi_flags & IFF_UP;
+	return w->fn(&l, w->arg);
 }
 
-int cg_link_each_facing(cg_facing_fn fn, void *arg)
+int cg_link_each(cg_link_fn fn, void *arg)
 {
 	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
-	struct cg_facing_walk w = { fn, arg };
+	struct cg_link_walk w = { fn, arg };
 	struct cg_nl_msg m;
 	int fd, err, tries = 3;
 
@@ -133,7 +137,7 @@ int cg_link_each_facing(cg_facing_fn fn, void *arg)
 		return fd;
 	do {
 		cg_nl_msg_init(&m, RTM_GETLINK, NLM_F_DUMP, &ifi, sizeof(ifi));
-		err = cg_nl_talk(fd, &m, cg_link_facing_cb, &w);
+		err = cg_nl_talk(fd, &m, cg_link_each_cb, &w);
 	} while (err == -EAGAIN && --tries);
 	close(fd);
 	return err;

@@ -34,11 +34,18 @@ const char *cg_kind_list(void);
  * without one, such as a physical NIC): 0 or -errno. */
 int cg_link_kind(int ifindex, char *kind, size_t n);
 
-/* fn(ifindex, name, kind, up, arg) for each guest-facing device of the
- * current namespace (one link dump), up when it is administratively up:
+/* A device of the current namespace, as a link dump gives it */
+struct cg_link {
+	int ifindex;
+	const char *name;
+	const struct cg_kind *kind;	/* its guest-facing kind, NULL: none */
+	bool up;			/* administratively up */
+	bool xdp;			/* an XDP program is attached */
+};
+
+/* fn(l, arg) for each device of the current namespace (one link dump):
  * 0, fn's first nonzero return, or -errno. */
-typedef int (*cg_facing_fn)(int ifindex, const char *name, const struct cg_kind *kind,
-			    bool up, void *arg);
-int cg_link_each_facing(cg_facing_fn fn, void *arg);
+typedef int (*cg_link_fn)(const struct cg_link *l, void *arg);
+int cg_link_each(cg_link_fn fn, void *arg);
 
 #endif /* CG_LINK_H */

@@ -328,21 +328,24 @@ void cg_state_unpin(const char *root, const char *dir, const char *const *names,
 }
 
 /* The host's namespaces other than ours, once each: by name when they have one. */
+struct cg_nsent {
+	__u64 ino;
+	int order;		/* as found: names first, then processes */
+	char *label;
+};
+
 struct cg_nslist {
 	const char *root;
 	__u64 self;
-	__u64 *ino;
-	char **label;
-	int n;
+	struct cg_nsent *e;
+	int n, cap;
 };
 
 static void cg_nslist_add(const struct cg_netns_ref *ref, void *arg)
 {
 	struct cg_nslist *l = arg;
 	char dir[PATH_MAX];
-	char **label;
-	__u64 *ino;
-	int i;
+	struct cg_nsent *e;
 
 	if (ref->ino == l->self)
 		return;
@@ -351,18 +354,53 @@ static void cg_nslist_add(const struct cg_netns_ref *ref, void *arg)
 		if (access(dir, F_OK))
 			return;
 	}
-	for (i = 0; i < l->n; i++)
-		if (l->ino[i] == ref->ino)
+	if (l->n == l->cap) {
+		e = realloc(l->e, (l->cap * 2 + 64) * sizeof(*e));
+		if (!e)
 			return;
-	ino = realloc(l->ino, (l->n + 1) * sizeof(*ino));
-	if (ino)
-		l->ino = ino;
-	label = realloc(l->label, (l->n + 1) * sizeof(*label));
-	if (label)
-		l->label = label;
-	if (!ino || !label || !(l->label[l->n] = strdup(ref->name ?: ref->path)))
+		l->e = e;
+		l->cap = l->cap * 2 + 64;
+	}
+	e = &l->e[l->n];
+	e->label = strdup(ref->name ?: ref->path);
+	if (!e->label)
 		return;
-	l->ino[l->n++] = ref->ino;
+	e->ino = ref->ino;
+	e->order = l->n++;
+}
+
+static int cg_nsent_by_ino(const void *a, const void *b)
+{
+	const struct cg_nsent *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int cg_nsent_by_order(const void *a, const void *b)
+{
+	const struct cg_nsent *x = a, *y = b;
+
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Each namespace once, under the first way found to it, in the order found:
+ * a sort, not a search per way (a host has a process or more per VM). */
+static void cg_nslist_dedup(struct cg_nslist *l)
+{
+	int i, n = 0;
+
+	qsort(l->e, l->n, sizeof(*l->e), cg_nsent_by_ino);
+	for (i = 0; i < l->n; i++) {
+		if (n && l->e[n - 1].ino == l->e[i].ino) {
+			free(l->e[i].label);
+			continue;
+		}
+		l->e[n++] = l->e[i];
+	}
+	l->n = n;
+	qsort(l->e, l->n, sizeof(*l->e), cg_nsent_by_order);
 }
 
 int cg_state_each_netns(const char *root, int (*fn)(const char *label, __u64 ino, void *arg),
@@ -376,19 +414,19 @@ int cg_state_each_netns(const char *root, int (*fn)(const char *label, __u64 ino
 	if (err)
 		return err;
 	cg_netns_scan(cg_nslist_add, &l);
+	cg_nslist_dedup(&l);
 	for (i = 0; i < l.n && !err; i++) {
-		fd = cg_netns_open(l.label[i]);
+		fd = cg_netns_open(l.e[i].label);
 		if (fd < 0)
 			continue;
 		/* a /proc/PID that now leads elsewhere is not the namespace found */
-		if (!cg_netns_enter(fd) && !cg_netns_ino(&ino) && ino == l.ino[i])
-			err = fn(l.label[i], ino, arg);
+		if (!cg_netns_enter(fd) && !cg_netns_ino(&ino) && ino == l.e[i].ino)
+			err = fn(l.e[i].label, ino, arg);
 		close(fd);
 		if (cg_netns_restore())
 			err = cg_ack_err(ack, -EIO, "cannot return to our network namespace");
 	}
-	free(l.ino);
 	/* the labels stay until exit: callers keep pointers to them */
-	free(l.label);
+	free(l.e);
 	return err;
 }

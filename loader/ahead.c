@@ -174,13 +174,20 @@ static void cg_ahead_clsact(int ifindex, bool clsact_guard, struct cg_ahead *a)
 void cg_ahead_of(int ifindex, const char *backend, const struct cg_status *st,
 		 struct cg_ahead *a)
 {
+	cg_ahead_of_xdp(ifindex, backend, st, -1, a);
+}
+
+void cg_ahead_of_xdp(int ifindex, const char *backend, const struct cg_status *st,
+		     int xdp, struct cg_ahead *a)
+{
 	bool kmod = backend && !strcmp(backend, "kmod");
 	bool tcx = !kmod && !strcmp(st->mode, "tcx");
 
 	memset(a, 0, sizeof(*a));
 	if (!st->attached)
 		return;
-	cg_ahead_xdp(ifindex, a);
+	if (xdp)
+		cg_ahead_xdp(ifindex, a);
 	cg_ahead_tcx(ifindex, tcx ? st->prog_id : 0, a);
 	if (!tcx)
 		cg_ahead_clsact(ifindex, !kmod, a);

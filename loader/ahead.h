@@ -22,5 +22,9 @@ struct cg_ahead {
  */
 void cg_ahead_of(int ifindex, const char *backend, const struct cg_status *st,
 		 struct cg_ahead *a);
+/* The same where a link dump already told whether an XDP program is
+ * attached (xdp 0 or 1; -1: not known, ask) */
+void cg_ahead_of_xdp(int ifindex, const char *backend, const struct cg_status *st,
+		     int xdp, struct cg_ahead *a);
 
 #endif /* CG_AHEAD_H */

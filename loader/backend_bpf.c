@@ -481,7 +481,9 @@ static int cg_bpf_status(const struct cg_target *t, struct cg_status *st)
 	err = cg_meta_read(dir, &m);
 	if (err)
 		return err == -ENOENT ? 0 : err;
-	err = cg_netns_cookie(&cookie);
+	/* a walk over a namespace's guards asked once for all of them */
+	cookie = t->netns_cookie;
+	err = cookie ? 0 : cg_netns_cookie(&cookie);
 	if (err)
 		return err;
 	/*

@@ -10,11 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 
 #include "cli.h"
 #include "json.h"
 #include "link.h"
 #include "log.h"
+#include "netns.h"
 #include "state.h"
 #include "commands.h"
 #include "report.h"
@@ -160,108 +163,204 @@ static struct cg_report_row *cg_row_add(struct cg_rows *rs)
 	return p;
 }
 
+/* if_indextoname() through a socket of the namespace opened once, not one per call */
+static const char *cg_ifname(int sock, int ifindex, char name[IF_NAMESIZE])
+{
+	struct ifreq ifr = { .ifr_ifindex = ifindex };
+
+	if (sock < 0)
+		return if_indextoname(ifindex, name);
+	if (ioctl(sock, SIOCGIFNAME, &ifr))
+		return NULL;
+	snprintf(name, IF_NAMESIZE, "%s", ifr.ifr_name);
+	return name;
+}
+
 int cg_each_guard_here(const char *label, __u64 ino, cg_guard_fn fn, void *arg)
 {
 	static int ifindexes[CG_MAX_LIST];
 	struct cg_target t = { .netns = label, .netns_ino = ino };
 	char name[IF_NAMESIZE];
 	enum cg_choice c;
-	int i, n, err;
+	int i, n, sock, err = 0;
 
-	for (c = CG_CHOICE_BPF; c <= CG_CHOICE_KMOD; c++) {
+	/* once for the namespace, not per guard (a socket each time) */
+	if (cg_netns_cookie(&t.netns_cookie))
+		t.netns_cookie = 0;
+	sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	for (c = CG_CHOICE_BPF; c <= CG_CHOICE_KMOD && !err; c++) {
 		n = cg_backends[c]->list(ifindexes, CG_MAX_LIST);
 		if (n < 0) {
 			err = fn(c, NULL, n, arg);
-			if (err)
-				return err;
 			continue;
 		}
-		for (i = 0; i < n; i++) {
+		for (i = 0; i < n && !err; i++) {
 			t.ifindex = ifindexes[i];
-			t.dev = if_indextoname(t.ifindex, name) ? name : "?";
+			t.dev = cg_ifname(sock, t.ifindex, name) ?: "?";
 			err = fn(c, &t, 0, arg);
-			if (err)
-				return err;
 		}
 	}
+	if (sock >= 0)
+		close(sock);
+	return err;
+}
+
+/*
+ * One namespace's status: its devices as one link dump gave them (their
+ * kind and whether XDP runs there, so that no device costs a netlink
+ * question of its own), then a row per guard, then one per guest-facing
+ * device left unguarded.
+ */
+struct cg_ns_dev {
+	int ifindex;
+	int order;		/* in the dump */
+	char name[IF_NAMESIZE];
+	const struct cg_kind *kind;
+	bool up, xdp, guarded;
+};
+
+struct cg_status_ns {
+	struct cg_rows *rs;
+	struct cg_ns_dev *dev;
+	int ndev, cap;
+	const char *netns;
+	__u64 ino;
+};
+
+static int cg_status_link(const struct cg_link *l, void *arg)
+{
+	struct cg_status_ns *sn = arg;
+	struct cg_ns_dev *d;
+
+	if (sn->ndev == sn->cap) {
+		d = realloc(sn->dev, (sn->cap * 2 + 16) * sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		sn->dev = d;
+		sn->cap = sn->cap * 2 + 16;
+	}
+	d = &sn->dev[sn->ndev];
+	memset(d, 0, sizeof(*d));
+	d->ifindex = l->ifindex;
+	d->order = sn->ndev++;
+	snprintf(d->name, sizeof(d->name), "%s", l->name);
+	d->kind = l->kind;
+	d->up = l->up;
+	d->xdp = l->xdp;
 	return 0;
+}
+
+static int cg_ns_dev_by_index(const void *a, const void *b)
+{
+	const struct cg_ns_dev *x = a, *y = b;
+
+	if (x->ifindex != y->ifindex)
+		return x->ifindex < y->ifindex ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int cg_ns_dev_by_order(const void *a, const void *b)
+{
+	const struct cg_ns_dev *x = a, *y = b;
+
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The device ifindex of the dump, sorted by ifindex; NULL: not in it */
+static struct cg_ns_dev *cg_ns_dev_find(struct cg_status_ns *sn, int ifindex)
+{
+	struct cg_ns_dev key = { .ifindex = ifindex, .order = -1 };
+	int lo = 0, hi = sn->ndev;
+
+	/* the first entry not below key: key's order is below any */
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (cg_ns_dev_by_index(&sn->dev[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < sn->ndev && sn->dev[lo].ifindex == ifindex ? &sn->dev[lo] : NULL;
 }
 
 /* One row per guard; a backend that cannot list is not "none guarded". */
 static int cg_status_row(enum cg_choice c, const struct cg_target *t, int err, void *arg)
 {
-	struct cg_rows *rs = arg;
+	struct cg_status_ns *sn = arg;
 	struct cg_report_row *r;
+	struct cg_ns_dev *d;
 
 	if (!t)
 		return err;
-	r = cg_row_add(rs);
+	r = cg_row_add(sn->rs);
 	if (!r)
 		return -ENOMEM;
 	snprintf(r->dev, sizeof(r->dev), "%s", t->dev);
 	if (cg_backends[c]->status(t, &r->st) || !r->st.attached) {
-		rs->n--;
+		sn->rs->n--;
 		return 0;
+	}
+	d = cg_ns_dev_find(sn, t->ifindex);
+	if (d) {
+		d->guarded = true;
+		r->kind = d->kind ? d->kind->kind : NULL;
 	}
 	r->netns = t->netns;
 	r->netns_ino = t->netns_ino;
 	r->ifindex = t->ifindex;
 	r->backend = cg_choice_name(c);
-	cg_ahead_of(t->ifindex, r->backend, &r->st, &r->ahead);
-	return 0;
-}
-
-struct cg_facing_rows {
-	struct cg_rows *rs;
-	int first;		/* the first row of this namespace */
-	const char *netns;
-	__u64 ino;
-};
-
-/*
- * cg_link_each_facing(): its kind on the device's row; a row for it
- * unguarded if it is up. A device that is down carries no frame: a tap
- * made for a VM not started yet, the fallback tunnels (gre0, tunl0, ...)
- * a module puts in every namespace.
- */
-static int cg_status_facing(int ifindex, const char *name, const struct cg_kind *k, bool up,
-			    void *arg)
-{
-	struct cg_facing_rows *f = arg;
-	struct cg_report_row *r;
-	int i;
-
-	for (i = f->first; i < f->rs->n; i++) {
-		if (f->rs->row[i].ifindex == ifindex) {
-			f->rs->row[i].kind = k->kind;
-			return 0;
-		}
-	}
-	if (!up)
-		return 0;
-	r = cg_row_add(f->rs);
-	if (!r)
-		return -ENOMEM;
-	snprintf(r->dev, sizeof(r->dev), "%s", name);
-	r->netns = f->netns;
-	r->netns_ino = f->ino;
-	r->ifindex = ifindex;
-	r->kind = k->kind;
+	cg_ahead_of_xdp(t->ifindex, r->backend, &r->st, d ? d->xdp : -1, &r->ahead);
 	return 0;
 }
 
 /*
  * Every device a backend guards in the current namespace, ino, as netns,
- * and every guest-facing device it has unguarded: what an operator alerts on.
+ * and every guest-facing device it has unguarded: what an operator alerts
+ * on. One that is down is not listed: it carries no frame (a tap made for
+ * a VM not started yet, the fallback tunnels, gre0, tunl0, ..., a module
+ * puts in every namespace).
  */
 static int cg_status_here(struct cg_rows *rs, const char *netns, __u64 ino)
 {
-	struct cg_facing_rows f = { .rs = rs, .first = rs->n, .netns = netns, .ino = ino };
-	int err;
+	struct cg_status_ns sn = { .rs = rs, .netns = netns, .ino = ino };
+	struct cg_report_row *r;
+	struct cg_ns_dev *d;
+	int i, n, err;
 
-	err = cg_each_guard_here(netns, ino, cg_status_row, rs);
-	if (!err)
-		err = cg_link_each_facing(cg_status_facing, &f);
+	err = cg_link_each(cg_status_link, &sn);
+	if (err)
+		goto out;
+	/* a dump begun again lists a device again: its last entry holds */
+	qsort(sn.dev, sn.ndev, sizeof(*sn.dev), cg_ns_dev_by_index);
+	for (i = n = 0; i < sn.ndev; i++) {
+		if (n && sn.dev[n - 1].ifindex == sn.dev[i].ifindex)
+			n--;
+		sn.dev[n++] = sn.dev[i];
+	}
+	sn.ndev = n;
+	err = cg_each_guard_here(netns, ino, cg_status_row, &sn);
+	if (err)
+		goto out;
+	qsort(sn.dev, sn.ndev, sizeof(*sn.dev), cg_ns_dev_by_order);
+	for (i = 0; i < sn.ndev; i++) {
+		d = &sn.dev[i];
+		if (!d->kind || !d->up || d->guarded)
+			continue;
+		r = cg_row_add(rs);
+		if (!r) {
+			err = -ENOMEM;
+			goto out;
+		}
+		snprintf(r->dev, sizeof(r->dev), "%s", d->name);
+		r->netns = netns;
+		r->netns_ino = ino;
+		r->ifindex = d->ifindex;
+		r->kind = d->kind->kind;
+	}
+out:
+	free(sn.dev);
 	return err;
 }
 
