@@ -182,14 +182,7 @@ int cg_netns_cookie(__u64 *cookie)
 	return err;
 }
 
-/*
- * Every network namespace the host can lead us to: each entry of
- * /run/netns that is one (named), then each /proc/PID/ns/net. The same
- * namespace comes up once per name and process: callers deduplicate by
- * inode. Returns true when a /run/netns entry is not a namespace yet
- * (`ip netns add` creates the file, then bind-mounts the namespace on it).
- */
-bool cg_netns_scan(void (*fn)(const struct cg_netns_ref *r, void *arg), void *arg)
+bool cg_netns_scan_named(void (*fn)(const struct cg_netns_ref *r, void *arg), void *arg)
 {
 	char path[PATH_MAX];
 	struct cg_netns_ref r;
@@ -197,7 +190,6 @@ bool cg_netns_scan(void (*fn)(const struct cg_netns_ref *r, void *arg), void *ar
 	bool pending = false;
 	struct stat st, self;
 	DIR *d;
-	int pid;
 
 	if (stat("/proc/self/ns/net", &self))
 		return false;
@@ -215,6 +207,45 @@ bool cg_netns_scan(void (*fn)(const struct cg_netns_ref *r, void *arg), void *ar
 	}
 	if (d)
 		closedir(d);
+	return pending;
+}
+
+int cg_netns_of_pid(int pid, void (*fn)(const struct cg_netns_ref *r, void *arg), void *arg)
+{
+	char path[PATH_MAX];
+	struct stat st, self;
+
+	if (stat("/proc/self/ns/net", &self))
+		return -errno;
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", pid);
+	if (stat(path, &st))
+		return -errno;
+	if (st.st_dev != self.st_dev)
+		return -EINVAL;
+	fn(&(struct cg_netns_ref){ .ino = st.st_ino, .path = path, .pid = pid }, arg);
+	return 0;
+}
+
+/*
+ * Every network namespace the host can lead us to: each entry of
+ * /run/netns that is one (named), then each /proc/PID/ns/net. The same
+ * namespace comes up once per name and process: callers deduplicate by
+ * inode. Returns true when a /run/netns entry is not a namespace yet
+ * (`ip netns add` creates the file, then bind-mounts the namespace on it).
+ */
+bool cg_netns_scan(void (*fn)(const struct cg_netns_ref *r, void *arg), void *arg)
+{
+	char path[PATH_MAX];
+	struct cg_netns_ref r;
+	struct dirent *de;
+	bool pending;
+	struct stat st, self;
+	DIR *d;
+	int pid;
+
+	if (stat("/proc/self/ns/net", &self))
+		return false;
+	pending = cg_netns_scan_named(fn, arg);
 
 	d = opendir("/proc");
 	while (d && (de = readdir(d))) {

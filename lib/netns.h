@@ -44,5 +44,11 @@ struct cg_netns_ref {
 };
 /* fn for each way to each namespace; true if some could not be looked at */
 bool cg_netns_scan(void (*fn)(const struct cg_netns_ref *r, void *arg), void *arg);
+/* The same for the named ones only (/run/netns), without the walk over
+ * every process */
+bool cg_netns_scan_named(void (*fn)(const struct cg_netns_ref *r, void *arg), void *arg);
+/* The namespace of process pid, as a scan would find it: 0, or -errno
+ * (no such process, or its namespace is not one a scan finds) */
+int cg_netns_of_pid(int pid, void (*fn)(const struct cg_netns_ref *r, void *arg), void *arg);
 
 #endif /* CG_NETNS_H */

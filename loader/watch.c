@@ -454,18 +454,18 @@ static bool cg_wcan_guard(const struct cg_watch *w)
 int cg_watch(int argc, char **argv)
 {
 	char ev[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-	struct cg_watch w = { .sfd = -1, .ifd = -1, .wd = -1 };
+	struct cg_watch w = { .sfd = -1, .ifd = -1, .wd = -1, .cfd = -1, .mfd = -1 };
 	struct signalfd_siginfo si;
 	struct pollfd *pfd = NULL, *np;
 	struct cg_wns **who = NULL, **nw;
-	__u64 now, wake, next_scan = 0, quick_until = 0;
+	__u64 now, wake, next_scan = 0, next_named = 0, quick_until = 0;
 	struct stat st;
 	sigset_t sigs;
 	struct cg_events *drops = NULL;
 	struct pollfd evfd[2];
 	__u64 ev_refresh = 0;
 	int i, n, nev, ret;
-	bool pending;
+	bool pending, scanned;
 
 	ret = cg_wparse(argc, argv, &w);
 	if (ret)
@@ -488,6 +488,9 @@ int cg_watch(int argc, char **argv)
 		return 1;
 	}
 	w.own_ino = st.st_ino;
+	w.cfd = cg_wproc_open();
+	/* a mount here changes it: the bind mount that makes a name a namespace */
+	w.mfd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	/* --log-drops: the guards' drop events into this log */
 	if (w.log_drops && !(drops = cg_events_open(false))) {
 		cg_err("cannot watch: cannot read drop events: %s", strerror(errno));
@@ -499,19 +502,30 @@ int cg_watch(int argc, char **argv)
 	printf(" (backend %s%s)\n", cg_choice_name(w.backend) ?: "auto",
 	       w.log_drops ? ", log-drops" : "");
 	cg_wcompletion(&w);
+	if (w.cfd < 0)
+		printf("unnamed namespaces are found by a rescan every %d s: no proc connector: %s\n",
+		       CG_SCAN_MS / 1000, strerror(-w.cfd));
 
 	for (;;) {
 		now = cg_wnow_ms();
+		scanned = true;
 		if (now >= next_scan) {
 			pending = cg_wscan(&w);
-			next_scan = now + (pending && now < quick_until ? CG_QUICK_MS : CG_SCAN_MS);
+			next_scan = now + CG_SCAN_MS;
+		} else if (next_named && now >= next_named) {
+			pending = cg_wscan_named(&w);
+		} else {
+			scanned = false;
 		}
+		/* a name not bound yet: its mount tells, else look again soon */
+		if (scanned)
+			next_named = pending && now < quick_until ? now + CG_QUICK_MS : 0;
 		cg_wwork(&w);
 		cg_wready(&w);
 		cg_wprune(&w);
 
-		np = realloc(pfd, (4 + 2 * w.nns) * sizeof(*pfd));
-		nw = realloc(who, (4 + 2 * w.nns) * sizeof(*who));
+		np = realloc(pfd, (6 + 2 * w.nns) * sizeof(*pfd));
+		nw = realloc(who, (6 + 2 * w.nns) * sizeof(*who));
 		if (np)
 			pfd = np;
 		if (nw)
@@ -522,9 +536,12 @@ int cg_watch(int argc, char **argv)
 		}
 		pfd[0] = (struct pollfd){ .fd = w.sfd, .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = w.ifd, .events = POLLIN };
+		pfd[2] = (struct pollfd){ .fd = w.cfd, .events = POLLIN };
+		pfd[3] = (struct pollfd){ .fd = w.mfd, .events = POLLPRI };
+		who[2] = who[3] = NULL;
 		/* the drop events' fds come last, and are read every round */
 		nev = drops ? cg_events_pollfds(drops, evfd) : 0;
-		for (i = 0, n = 2; i < w.nns; i++) {
+		for (i = 0, n = 4; i < w.nns; i++) {
 			who[n] = w.ns[i];
 			pfd[n++] = (struct pollfd){ .fd = w.ns[i]->sock, .events = POLLIN };
 			who[n] = w.ns[i];
@@ -535,7 +552,9 @@ int cg_watch(int argc, char **argv)
 			pfd[n++] = evfd[i];
 		}
 		now = cg_wnow_ms();
-		wake = w.ngone && w.prune_at < next_scan ? w.prune_at : next_scan;
+		wake = next_named && next_named < next_scan ? next_named : next_scan;
+		if (w.ngone && w.prune_at < wake)
+			wake = w.prune_at;
 		ret = poll(pfd, n, wake > now ? (int)(wake - now) : 0);
 		if (ret < 0) {
 			if (errno == EINTR)
@@ -549,15 +568,30 @@ int cg_watch(int argc, char **argv)
 			const struct inotify_event *e;
 			ssize_t len;
 
+			bool gone = false;
+
 			while ((len = read(w.ifd, ev, sizeof(ev))) > 0) {
 				for (i = 0; i < len; i += sizeof(*e) + e->len) {
 					e = (const struct inotify_event *)(ev + i);
 					if (e->mask & IN_IGNORED)
 						w.wd = -1;	/* the directory went */
+					gone |= e->mask & (IN_DELETE | IN_MOVED_FROM | IN_IGNORED |
+							   IN_DELETE_SELF | IN_MOVE_SELF);
 				}
 			}
+			/* a name gone: the full scan lets its namespace go; a name
+			 * new: the names alone are looked at */
+			now = cg_wnow_ms();
+			if (gone)
+				next_scan = now;
+			next_named = now;
+			quick_until = now + CG_SCAN_MS;
+		}
+		if (pfd[3].revents & (POLLPRI | POLLERR))
+			next_named = cg_wnow_ms();
+		if (pfd[2].revents && cg_wproc_read(&w)) {
+			printf("proc connector events lost: rescanning every process\n");
 			next_scan = cg_wnow_ms();
-			quick_until = next_scan + CG_SCAN_MS;
 		}
 		if (drops) {
 			cg_events_read(drops);
@@ -597,6 +631,10 @@ int cg_watch(int argc, char **argv)
 		cg_wns_free(w.ns[i]);
 	free(w.ns);
 	free(w.gone);
+	if (w.cfd >= 0)
+		close(w.cfd);
+	if (w.mfd >= 0)
+		close(w.mfd);
 	free(pfd);
 	free(who);
 	return 0;

@@ -15,7 +15,9 @@
 
 #include "select.h"
 
-#define CG_SCAN_MS	2000	/* /proc rescan: unnamed namespaces appear silently */
+#define CG_SCAN_MS	2000	/* the rescan of every name and process: what no
+				 * event told (a process that left a namespace
+				 * without exec, events lost) */
 #define CG_QUICK_MS	100	/* an `ip netns add` file before its bind mount */
 #define CG_RETRY_MS	30000	/* a device that could not be guarded */
 #define CG_LABEL_MAX	(NAME_MAX + 32)
@@ -51,6 +53,8 @@ struct cg_watch {
 	bool no_completion;	/* --no-completion */
 	__u64 own_ino;
 	int sfd, ifd, wd;
+	int cfd;		/* the proc connector: each exec, -1: none */
+	int mfd;		/* /proc/self/mountinfo: `ip netns add`'s bind mount */
 	bool ready;		/* READY=1 sent to the service manager */
 	struct cg_wns **ns;
 	int nns;
@@ -69,6 +73,9 @@ bool cg_wmatch(const struct cg_watch *w, const char *name);
 /* watch_ns.c */
 void cg_wns_free(struct cg_wns *ns);
 bool cg_wscan(struct cg_watch *w);
+bool cg_wscan_named(struct cg_watch *w);
+int cg_wproc_open(void);
+bool cg_wproc_read(struct cg_watch *w);
 void cg_wdev_del(struct cg_wns *ns, struct cg_wdev *d);
 void cg_wread(struct cg_watch *w, struct cg_wns *ns);
 

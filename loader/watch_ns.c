@@ -18,6 +18,8 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <linux/cn_proc.h>
+#include <linux/connector.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
@@ -232,6 +234,103 @@ bool cg_wscan(struct cg_watch *w)
 			cg_wdump(ns);
 	}
 	return pending;
+}
+
+/*
+ * Between scans: a namespace that an event says may be new (a name bound
+ * in /run/netns, a process that exec'd) is added at once, and its link
+ * dump asked for, without a walk over every process. The next scan takes
+ * it over as if it had found it.
+ */
+static void cg_wfound(const struct cg_netns_ref *r, void *arg)
+{
+	struct cg_watch *w = arg;
+	struct cg_wns *ns;
+
+	if (cg_wns_find(w, r->ino))
+		return;
+	ns = cg_wns_add(w, r->ino, r->path, r->name ?: r->path, r->name);
+	if (!ns || !r->pid)
+		return;
+	ns->seen = true;
+	ns->pid = ns->pid_now = r->pid;
+	ns->pidfd = syscall(__NR_pidfd_open, r->pid, 0);
+}
+
+/* The names of /run/netns only: true when one is not a namespace yet */
+bool cg_wscan_named(struct cg_watch *w)
+{
+	return cg_netns_scan_named(cg_wfound, w);
+}
+
+/*
+ * The proc connector: an event for each exec on the host. A VM's or a
+ * container's process enters its namespace (unshare, setns) and then
+ * execs, so an exec is when an unnamed namespace can first be seen: its
+ * process's namespace is looked at then, one stat, instead of waiting for
+ * the rescan of every process.
+ */
+int cg_wproc_open(void)
+{
+	char buf[NLMSG_SPACE(sizeof(struct cn_msg) + sizeof(__u32))] __attribute__((aligned(NLMSG_ALIGNTO))) = {};
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC };
+	struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+	struct cn_msg *cn = NLMSG_DATA(nh);
+	__u32 op = PROC_CN_MCAST_LISTEN;
+	int fd, err;
+
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_CONNECTOR);
+	if (fd < 0)
+		return -errno;
+	sa.nl_pid = 0;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		goto fail;
+	nh->nlmsg_len = NLMSG_LENGTH(sizeof(*cn) + sizeof(op));
+	nh->nlmsg_type = NLMSG_DONE;
+	cn->id.idx = CN_IDX_PROC;
+	cn->id.val = CN_VAL_PROC;
+	cn->len = sizeof(op);
+	memcpy(cn->data, &op, sizeof(op));
+	if (send(fd, nh, nh->nlmsg_len, 0) < 0)
+		goto fail;
+	return fd;
+fail:
+	err = -errno;
+	close(fd);
+	return err;
+}
+
+/* Each exec since the last read; true when events were lost (a rescan
+ * then finds what they would have told) */
+bool cg_wproc_read(struct cg_watch *w)
+{
+	static char buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
+	const struct proc_event *ev;
+	const struct cn_msg *cn;
+	struct nlmsghdr *h;
+	bool lost = false;
+	ssize_t n;
+
+	for (;;) {
+		n = recv(w->cfd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ENOBUFS) {
+				lost = true;
+				continue;
+			}
+			return lost;
+		}
+		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*cn) + sizeof(*ev)))
+				continue;
+			cn = NLMSG_DATA(h);
+			ev = (const struct proc_event *)cn->data;
+			if (ev->what == PROC_EVENT_EXEC)
+				cg_netns_of_pid(ev->event_data.exec.process_tgid, cg_wfound, w);
+		}
+	}
 }
 
 /* --- devices ---------------------------------------------------------- */
