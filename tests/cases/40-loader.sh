@@ -515,5 +515,51 @@ case_detach_all() {
 }
 cg_case detach_all
 
+# An attach or a detach acts on its own namespace: what the guards of
+# another one left (here a deleted tap's, its tcx link without a device)
+# is neither read nor removed by it, so that its cost is the same on a
+# host of thousands of guards. detach --all --netns of that namespace
+# drops it, as watch does for a namespace it sees go.
+#
+#   netns $VM: tap0 (attached, detached, under strace)
+#   netns $CG_PFX-on: tap0 guarded, then deleted
+case_own_netns() {
+	local t="own-netns [$BACKEND]" o=$CG_PFX-on ino dir tr=$TMPD/own.strace why= pins0
+
+	if [ "$BACKEND" != bpf ]; then
+		skip "$t: the module drops a device's state itself"
+		return
+	fi
+	topo_up --mtu 1500 || { fail "$t: set-up"; return; }
+	ip netns add $o && ip -n $o tuntap add dev tap0 mode tap vnet_hdr &&
+		ip -n $o link set tap0 up || why="$why; set-up"
+	"$CG" attach tap0 --netns $o --backend bpf --quiet || why="$why; attach in $o"
+	ino=$(stat -L -c %i /run/netns/$o)
+	dir=/sys/fs/bpf/csum_guard/$ino
+	ip -n $o link del tap0
+	pins0=$(find "$dir" 2>/dev/null | sort)
+	[ -n "$(find "$dir" -name meta 2>/dev/null)" ] || why="$why; no pins left by the deleted tap's guard"
+	strace -f -e trace=bpf,openat -o "$tr" "$CG" attach tap0 --netns "$VM" --backend bpf --quiet ||
+		why="$why; attach failed"
+	strace -f -e trace=bpf,openat -o "$tr.2" "$CG" detach tap0 --netns "$VM" --quiet ||
+		why="$why; detach failed"
+	# a guard's program lends the host's one event ring (its link, read
+	# once), never its meta: a meta read of $o's is a prune of $o
+	grep -q "$dir/[0-9]*/meta" "$tr" "$tr.2" &&
+		why="$why; attach or detach in $VM read $o's meta: $(grep -h "$dir/" "$tr" "$tr.2" | head -2)"
+	[ "$(find "$dir" 2>/dev/null | sort)" = "$pins0" ] ||
+		why="$why; $o's pins changed: $(find "$dir" 2>/dev/null | tr '\n' ' ')"
+	"$CG" detach --all --netns $o --quiet || why="$why; detach --all --netns $o failed"
+	[ ! -e "$dir" ] || why="$why; detach --all --netns $o left $(find "$dir" | tr '\n' ' ')"
+	ip netns del $o
+	topo_down
+	if [ -z "$why" ]; then
+		pass "$t: attach and detach of a tap read and removed nothing of another namespace's guards; detach --all --netns of that one dropped a deleted tap's state"
+	else
+		fail "$t: ${why#; }"
+	fi
+}
+cg_case own_netns
+
 # The ABI number the loader prints
 abi_of_loader() { "$CG" version | sed -n 's/.*(abi \([0-9]*\))$/\1/p'; }

@@ -220,3 +220,41 @@ case_odd_names() {
 	fi
 }
 cg_case odd_names
+
+# status reads only, so it takes no lock: a scrape while another command
+# holds the host lock (an attach, a watch's child) answers at once, with
+# every guard, and the command still holds the lock after it.
+#
+#   netns $VM: tap0 guarded;  a sleep holds /run/csum-guard.lock meanwhile
+case_status_unlocked() {
+	local t="status-unlocked [$BACKEND]" lpid why= out
+
+	topo_up --mtu 1500 && guard_on || { fail "$t: set-up"; topo_down; return; }
+	# the sleep itself holds it: killing it lets go
+	sh -c 'exec 9>>/run/csum-guard.lock && flock -x 9 && exec sleep 60' &
+	lpid=$!
+	# until it holds the lock: an attach that may not wait says so
+	for _ in $(seq 100); do
+		"$CG" --wait 0 attach tap0 --netns "$VM" --backend "$BACKEND" --quiet 2>/dev/null || break
+		sleep 0.05
+	done
+	"$CG" --wait 0 attach tap0 --netns "$VM" --backend "$BACKEND" --quiet 2>/dev/null &&
+		why="$why; the lock was never held"
+	out=$(timeout 20 "$CG" status --json) || why="$why; status --json failed or waited: rc $?"
+	[ "$(jq -r --arg ns "$VM" '.[] | select(.netns == $ns and .device == "tap0") | .attached' \
+		<<<"$out")" = true ] || why="$why; status --json without tap0 guarded: $out"
+	out=$(timeout 20 "$CG" status --prometheus) || why="$why; status --prometheus failed or waited: rc $?"
+	grep -q "^csum_guard_guarded{device=\"tap0\",netns=\"$VM\"" <<<"$out" ||
+		why="$why; --prometheus without tap0: $(head -c 300 <<<"$out")"
+	kill -0 $lpid 2>/dev/null || why="$why; the lock holder is gone"
+	kill $lpid
+	wait $lpid 2>/dev/null
+	"$CG" detach tap0 --netns "$VM" --quiet || why="$why; detach after the lock was let go"
+	topo_down
+	if [ -z "$why" ]; then
+		pass "$t: status --json and --prometheus listed the guard while another process held the host lock"
+	else
+		fail "$t: ${why#; }"
+	fi
+}
+cg_case status_unlocked
