@@ -26,6 +26,8 @@ enum cg_attach_mode {
 	CG_ATTACH_CLSACT = 2,
 };
 
+struct cg_obj;
+
 struct cg_attach_opts {
 	bool log_drops;
 	bool egress;		/* guard the device's egress as well */
@@ -35,6 +37,10 @@ struct cg_attach_opts {
 	const void *object;
 	size_t object_size;
 	unsigned char object_sha256[CG_SHA256_LEN];	/* object's, as verified */
+	/* bpf: the built-in guard loaded ahead (cg_bpf_preload), taken by a
+	 * fresh guard whose options it was loaded with instead of a load of
+	 * its own; NULL: none */
+	struct cg_obj *preloaded;
 };
 
 struct cg_status {
@@ -130,6 +136,15 @@ struct cg_backend {
 };
 
 extern const struct cg_backend cg_backend_bpf;
+/*
+ * The built-in guard, loaded and verified now, for the fresh attach of a
+ * later one (struct cg_attach_opts' preloaded): what a watcher keeps so
+ * that a new device waits for no verification. NULL where it cannot load.
+ */
+struct cg_obj *cg_bpf_preload(bool log_drops);
+void cg_bpf_preload_free(struct cg_obj *o);
+/* The id of its program: a guard running it took it */
+__u32 cg_bpf_preload_id(const struct cg_obj *o);
 /* Is data an object of the guard this loader speaks to? 0, -ENOEXEC or
  * -EPROTO (another ABI version), with the reason in why. Loads nothing. */
 int cg_bpf_object_check(const void *data, size_t size, char *why, size_t why_len);

@@ -154,9 +154,16 @@ static int cg_attach_fresh(const struct cg_target *t, const char *dir,
 	int prog_fd, err;
 
 	m.mode = o->mode ?: (cg_have_tcx() ? CG_MODE_TCX : CG_MODE_CLSACT);
-	err = cg_load(&obj, o, m.mode, -1, why, sizeof(why));
-	if (err)
-		return cg_ack_err(ack, err, "cannot load the BPF program: %s", why);
+	/* a program loaded ahead for these options: this process's copy of it */
+	if (o->preloaded && !o->object && o->preloaded->mode == m.mode &&
+	    o->preloaded->log == o->log_drops) {
+		obj = *o->preloaded;
+		memset(o->preloaded, 0, sizeof(*o->preloaded));
+	} else {
+		err = cg_load(&obj, o, m.mode, -1, why, sizeof(why));
+		if (err)
+			return cg_ack_err(ack, err, "cannot load the BPF program: %s", why);
+	}
 	prog_fd = bpf_program__fd(obj.prog);
 	m.prog_id = cg_prog_id(prog_fd);
 
@@ -575,6 +582,33 @@ static void cg_bpf_probe(struct cg_probe *p)
 	if (err)
 		snprintf(p->bpf_err, sizeof(p->bpf_err), "the tc program does not load: %s", why);
 	cg_obj_close(&obj);
+}
+
+struct cg_obj *cg_bpf_preload(bool log_drops)
+{
+	struct cg_attach_opts opts = { .log_drops = log_drops };
+	struct cg_obj *o = calloc(1, sizeof(*o));
+	char why[128];
+
+	if (o && cg_load(o, &opts, cg_have_tcx() ? CG_MODE_TCX : CG_MODE_CLSACT, -1,
+			 why, sizeof(why))) {
+		free(o);
+		o = NULL;
+	}
+	return o;
+}
+
+void cg_bpf_preload_free(struct cg_obj *o)
+{
+	if (!o)
+		return;
+	cg_obj_close(o);
+	free(o);
+}
+
+__u32 cg_bpf_preload_id(const struct cg_obj *o)
+{
+	return o && o->prog ? cg_prog_id(bpf_program__fd(o->prog)) : 0;
 }
 
 /*

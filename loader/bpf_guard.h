@@ -85,6 +85,8 @@ struct cg_obj {
 	struct bpf_map *counters;
 	struct bpf_map *events;		/* the drop events' ring; NULL: none */
 	bool *log_drops;		/* in its read-only data, before load */
+	__u32 mode;			/* loaded for: CG_MODE_TCX or CG_MODE_CLSACT */
+	bool log;			/* loaded with log_drops */
 };
 
 /* bpf_state.c */

@@ -192,6 +192,8 @@ int cg_load(struct cg_obj *o, const struct cg_attach_opts *opts, __u32 mode,
 	err = bpf_object__load(o->obj);
 	if (err)
 		goto fail;
+	o->mode = mode;
+	o->log = opts->log_drops;
 	return 0;
 fail:
 	snprintf(why, why_len, "%s", strerror(-err));

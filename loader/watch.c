@@ -156,7 +156,7 @@ static int cg_wspawn(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d,
 {
 	struct cg_attach_req r = {
 		.dev = d->name, .netns = ns->own ? NULL : ns->arg, .backend = w->backend,
-		.opts = { .log_drops = w->log_drops },
+		.opts = { .log_drops = w->log_drops, .preloaded = w->preload },
 	};
 	struct cg_attach_result res;
 	struct cg_ack ack = {};
@@ -216,6 +216,27 @@ static int cg_wspawn(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d,
 	return -1;
 }
 
+/*
+ * The guard loaded and verified ahead, so that a device that appears waits
+ * for no verification: its attach (in a child) takes this copy. Loaded once
+ * the devices due are done; a host where it does not load (the module's)
+ * goes without.
+ */
+static void cg_wpreload(struct cg_watch *w)
+{
+	if (w->preload || !w->want_preload)
+		return;
+	w->preload = cg_bpf_preload(w->log_drops);
+	if (!w->preload)
+		w->want_preload = false;
+}
+
+static void cg_wpreload_drop(struct cg_watch *w)
+{
+	cg_bpf_preload_free(w->preload);
+	w->preload = NULL;
+}
+
 /* Returns false when d went away and was forgotten. */
 static bool cg_wguard(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d)
 {
@@ -224,7 +245,7 @@ static bool cg_wguard(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d)
 	struct cg_status st;
 	struct cg_ahead ahead;
 	char why[1024], dev[4 * IF_NAMESIZE + 1], nsl[4 * sizeof(ns->label)];
-	bool gone;
+	bool gone, fresh;
 
 	cg_text_safe(d->name, dev, sizeof(dev));
 	cg_text_safe(ns->label, nsl, sizeof(nsl));
@@ -240,8 +261,12 @@ static bool cg_wguard(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d)
 		d->state = CG_W_DONE;
 		return true;
 	}
+	fresh = !b;
 	if (!cg_wspawn(w, ns, d, why, sizeof(why))) {
 		b = cg_wstatus(ns, d, &st, &gone, &ahead);
+		/* a fresh guard took the program loaded ahead: load another later */
+		if (fresh && b && st.prog_id == cg_bpf_preload_id(w->preload))
+			cg_wpreload_drop(w);
 		if (b) {
 			printf("guarded %s netns %s (%s, %s%s)\n", dev, nsl,
 			       b->name, st.mode, cg_opts_text(&st));
@@ -251,6 +276,9 @@ static bool cg_wguard(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d)
 		}
 		snprintf(why, sizeof(why), "attach succeeded, yet the device reads unguarded");
 	}
+	/* it may have been attached and taken off again: not to be trusted */
+	if (fresh)
+		cg_wpreload_drop(w);
 	printf("cannot guard %s netns %s: %s\n", dev, nsl, why);
 	d->state = CG_W_FAILED;
 	d->retry_at = cg_wnow_ms() + CG_RETRY_MS;
@@ -489,6 +517,7 @@ int cg_watch(int argc, char **argv)
 	}
 	w.own_ino = st.st_ino;
 	w.cfd = cg_wproc_open();
+	w.want_preload = w.backend != CG_CHOICE_KMOD;
 	/* a mount here changes it: the bind mount that makes a name a namespace */
 	w.mfd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	/* --log-drops: the guards' drop events into this log */
@@ -521,6 +550,8 @@ int cg_watch(int argc, char **argv)
 		if (scanned)
 			next_named = pending && now < quick_until ? now + CG_QUICK_MS : 0;
 		cg_wwork(&w);
+		/* before ready: the VM managers that wait for it find it loaded */
+		cg_wpreload(&w);
 		cg_wready(&w);
 		cg_wprune(&w);
 
@@ -631,6 +662,7 @@ int cg_watch(int argc, char **argv)
 		cg_wns_free(w.ns[i]);
 	free(w.ns);
 	free(w.gone);
+	cg_wpreload_drop(&w);
 	if (w.cfd >= 0)
 		close(w.cfd);
 	if (w.mfd >= 0)

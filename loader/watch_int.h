@@ -54,6 +54,10 @@ struct cg_watch {
 	__u64 own_ino;
 	int sfd, ifd, wd;
 	int cfd;		/* the proc connector: each exec, -1: none */
+	/* the guard loaded ahead, for the next fresh attach (its child's
+	 * copy is what it attaches); loaded again once one has taken it */
+	struct cg_obj *preload;
+	bool want_preload;
 	int mfd;		/* /proc/self/mountinfo: `ip netns add`'s bind mount */
 	bool ready;		/* READY=1 sent to the service manager */
 	struct cg_wns **ns;
