@@ -433,5 +433,5 @@ bench-deps:
 
 bench: deps bench-deps
 	$(Q)$(MAKE) --no-print-directory all bench-tools
-	$(Q)RUNS="$(RUNS)" PACKETS="$(PACKETS)" ONLY="$(ONLY)" BUILD="$(abspath $(BUILD))" bench/run.sh
+	$(Q)RUNS="$(RUNS)" PACKETS="$(PACKETS)" ONLY="$(ONLY)" SCALE_N="$(SCALE_N)" BUILD="$(abspath $(BUILD))" bench/run.sh
 # --- end bench ----------------------------------------------------------
