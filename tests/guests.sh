@@ -137,6 +137,7 @@ guests_finish() {
 	# the .deb system-wide and boots a guest of its own (see
 	# tests/cases/90-dist.sh).
 	for c in "${CG_HOST_CASES[@]}"; do
+		cg_after_guests "$c" && continue
 		cg_selected "$c" && cg_run "$c" host
 	done
 	note "waiting for the guests"
@@ -151,4 +152,8 @@ guests_finish() {
 	while read -r e; do
 		guest_fold "$e"
 	done <"$TMPD/guests.ready"
+	for c in "${CG_HOST_CASES[@]}"; do
+		cg_after_guests "$c" || continue
+		cg_selected "$c" && cg_run "$c" host
+	done
 }

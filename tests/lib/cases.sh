@@ -9,6 +9,9 @@
 #   cg_kernel_case NAME [ARG]   once per kernel, after the backends' cases
 #   cg_host_case NAME           once per tests/run.sh with its guests, on
 #                               the host, after its own cases (tests/guests.sh)
+#   cg_host_case --after-guests NAME [ARG]   the same, once the guests have
+#                               ended: a case that boots QEMU itself would
+#                               take the guests' CPUs
 #
 # The files' names begin with two digits, a different number each:
 # cases_source reads them in that order, so the cases run in the order of
@@ -21,6 +24,7 @@ CG_CASES=()		# "NAME [ARG]" each, in order
 CG_DEMO_CASES=()
 CG_KERNEL_CASES=()
 CG_HOST_CASES=()
+CG_AFTER_GUESTS=()	# host cases that boot QEMU themselves: after the guests
 CG_CASE_PID=		# the case running now (cg_run)
 
 cg_case() {
@@ -31,7 +35,21 @@ cg_case() {
 	CG_CASES+=("$*")
 }
 cg_kernel_case() { CG_KERNEL_CASES+=("$*"); }
-cg_host_case() { CG_HOST_CASES+=("$*"); }
+cg_host_case() {
+	if [ "$1" = --after-guests ]; then
+		shift
+		CG_AFTER_GUESTS+=("$*")
+	fi
+	CG_HOST_CASES+=("$*")
+}
+# cg_after_guests "NAME [ARG]": registered with --after-guests?
+cg_after_guests() {
+	local c
+	for c in "${CG_AFTER_GUESTS[@]}"; do
+		[ "$c" = "$1" ] && return 0
+	done
+	return 1
+}
 
 # cases_source DIR: the case files of DIR, in the order of their numbers;
 # then every case registered has its function and every case function is
