@@ -19,6 +19,13 @@
 # packages serve. make test-matrix (CG_DEPTH=full) boots the Debian 12 host
 # (6.1) too.
 
+# host_out_of_depth T NAME VERB: make test (quick) has the Debian 11 host
+# only; for another, say SKIP (VERB: what make test-matrix does with it).
+host_out_of_depth() {
+	[ "$CG_DEPTH" != full ] && [ "$2" != deb5.10 ] || return 1
+	skip "$1 $2: make test boots the Debian 11 host only; make test-matrix $3 this one"
+}
+
 # next_dkms_deb VERSION DEB DIR: DEB as the next release would be, in DIR:
 # version VERSION+next in its control, its maintainer scripts, its source
 # directory and the VERSION file the module's version comes from.
@@ -38,10 +45,7 @@ next_dkms_deb() {
 case_debian_host() {
 	local k=$1 t="debian-host" d ver rc secs t0=$SECONDS n upgrade=0
 
-	if [ "$CG_DEPTH" != full ] && [ "$k" != deb5.10 ]; then
-		skip "$t $k: make test boots the Debian 11 host only; make test-matrix boots this one"
-		return
-	fi
+	host_out_of_depth "$t" "$k" boots && return
 	ver=$(cat "$TOP/VERSION")
 	# the upgrade costs a second DKMS build: the Debian 12 host, in full
 	[ "$k" != deb5.10 ] && upgrade=1
@@ -92,10 +96,7 @@ cg_host_case --after-guests debian_host deb6.1-fixed
 case_debian_host_root() {
 	local k=$1 t="debian-host-root" t0=$SECONDS IMAGE= KVER= SUITE=
 
-	if [ "$CG_DEPTH" != full ] && [ "$k" != deb5.10 ]; then
-		skip "$t $k: make test boots the Debian 11 host only; make test-matrix makes this one"
-		return
-	fi
+	host_out_of_depth "$t" "$k" makes && return
 	if eval "$("$TOP/tests/guest/hostroot.sh" "$k" 2>"$TMPD/hostroot-$k.err")" && [ -f "$IMAGE" ]; then
 		pass "$t $k: the $SUITE host with kernel $KVER, made or found in build/roots in $((SECONDS - t0)) s"
 	else
