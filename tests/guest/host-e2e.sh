@@ -49,6 +49,19 @@ finish()
 	exit 0
 }
 
+# wait_vnet0 JQ WANT N: until jq's JQ over `status vnet0 --json` prints
+# WANT, at most N tenths of a second; i is the tenths waited.
+wait_vnet0()
+{
+	i=0
+	while [ $i -lt "$3" ]; do
+		[ "$(csum-guard status vnet0 --json 2>/dev/null | jq -r "$1")" = "$2" ] && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
 # Every path of the root file system but those the package manager, the
 # logs and this test keep, and the hook the operator copied: what an
 # install adds and a purge must remove.
@@ -131,13 +144,7 @@ EOF
 
 	# the VM manager starts a guest: its new tap, guarded by the unit
 	run systemctl start libvirtd.service
-	i=0
-	while [ $i -lt 200 ] &&
-	      [ "$(csum-guard status vnet0 --json 2>/dev/null | jq -r '"\(.attached) \(.backend)"')" != "true kmod" ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	if [ $i -lt 200 ]; then
+	if wait_vnet0 '"\(.attached) \(.backend)"' "true kmod" 200; then
 		pass "csum-guard-watch guarded the VM manager's new tap vnet0 with the module (within $((i / 10 + 1)) s)"
 		run sh "$D/vmm" traffic "after the install"
 	else
@@ -220,13 +227,8 @@ upgrade()
 		fail "after the upgrade: csum_guard $old was loaded before, $(cat /sys/module/csum_guard/version 2>/dev/null || echo none) now"
 	fi
 	run systemctl start csum-guard-watch.service
-	i=0
-	while [ $i -lt 100 ] &&
-	      [ "$(csum-guard status vnet0 --json 2>/dev/null | jq -r '"\(.attached) \(.module_version)"')" != "true ${VERSION}+next" ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	if [ "$(cat /sys/module/csum_guard/version 2>/dev/null)" = "${VERSION}+next" ] && [ $i -lt 100 ]; then
+	if wait_vnet0 '"\(.attached) \(.module_version)"' "true ${VERSION}+next" 100 &&
+	   [ "$(cat /sys/module/csum_guard/version 2>/dev/null)" = "${VERSION}+next" ]; then
 		pass "the watcher, started again, guards vnet0 with csum_guard ${VERSION}+next"
 	else
 		fail "after the watcher's start: $(csum-guard status vnet0 --json 2>&1 | head -c 300)"
