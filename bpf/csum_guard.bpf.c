@@ -199,25 +199,30 @@ static __always_inline bool mac_header(struct sk_buff *skb, __u32 network_header
 }
 
 /*
- * The long way, for a CHECKSUM_PARTIAL frame that still carries VLAN tags at
- * network_header (QinQ: the kernel stripped only the outer one), whose IP
- * header direct access cannot reach, or whose IPv6 header is followed by
- * extension headers: step over the tags and the extension headers, read
- * through the helper where needed, decide.
+ * The long way, for every CHECKSUM_PARTIAL frame the fast paths below leave
+ * to it: VLAN tags still at network_header (QinQ: the kernel stripped only
+ * the outer one), a network header not right behind an Ethernet header (L3
+ * devices, an unset MAC header), an IP header direct access cannot reach,
+ * IPv6 extension headers, a protocol that is not IP at all. Step over the
+ * tags and the extension headers, read through the helper where needed,
+ * decide.
  */
-static __noinline int judge_slow(struct __sk_buff *ctx, __u32 protocol)
+static __noinline int judge_slow(struct __sk_buff *ctx)
 {
 	struct sk_buff *skb = bpf_cast_to_kern_ctx(ctx);
 	struct cg_fields f = {
 		.ip_summed = CG_CHECKSUM_PARTIAL,
-		.protocol = protocol,
-		.csum_start = skb->csum_start,
-		.network_header = skb->network_header,
+		.protocol = bpf_ntohs(ctx->protocol),
 	};
 	__u8 tag[CG_VLAN_HLEN];
 	__u32 mac, nh_off;
 	int vhl = -1, i;
 
+	/* Not IP at all: nothing else to read. */
+	if (!cg_judged(&f))
+		return TC_ACT_UNSPEC;
+	f.csum_start = skb->csum_start;
+	f.network_header = skb->network_header;
 	if (mac_header(skb, f.network_header, &mac)) {
 		cg_vlan_rewind(&f, mac);
 		nh_off = f.network_header - mac;
@@ -242,61 +247,71 @@ static __noinline int judge_slow(struct __sk_buff *ctx, __u32 protocol)
 	return act(ctx, &f, vhl);
 }
 
+/*
+ * The fast paths serve the frames nearly every guest sends: untagged IPv4,
+ * and IPv6 with TCP or UDP right behind its fixed header, the network header
+ * right behind the Ethernet header, where skb->data (the MAC header, at
+ * either hook) plus 14 reaches it directly. They read what the verdict
+ * needs, in the order it needs it, and hand the fields to the same
+ * cg_ip4_verdict() and cg_ip6_verdict() that cg_verdict() ends in. The
+ * helper-path test build (CG_MAX_DIRECT_OFF 0) leaves every frame to
+ * judge_slow().
+ */
+#define CG_FAST_PATHS (CG_MAX_DIRECT_OFF >= CG_ETH_HLEN + CG_IPV6_HLEN)
+
 SEC("tc")
 int csum_guard(struct __sk_buff *ctx)
 {
 	struct sk_buff *skb = bpf_cast_to_kern_ctx(ctx);
-	struct cg_fields f = {
-		.ip_summed = BPF_CORE_READ_BITFIELD(skb, ip_summed),
-	};
-	__u32 mac;
-	__u8 *p;
+	void *data, *data_end;
+	enum cg_verdict v;
+	__u32 proto, nh, cs;
+	__u8 b;
 
 	/* The most common case: not CHECKSUM_PARTIAL, nothing else to read. */
-	if (f.ip_summed != CG_CHECKSUM_PARTIAL)
+	if (BPF_CORE_READ_BITFIELD(skb, ip_summed) != CG_CHECKSUM_PARTIAL)
 		return TC_ACT_UNSPEC;
-	/*
-	 * The next most common: untagged IPv4, its header right behind the
-	 * Ethernet header, where skb->data (the MAC header, at either hook)
-	 * plus 14 reaches it directly. The protocol is compared in network
-	 * order, and nothing else is looked at before the verdict.
-	 */
-	if (ctx->protocol == bpf_htons(CG_ETH_P_IP)) {
-		void *data = (void *)(long)ctx->data;
-		void *data_end = (void *)(long)ctx->data_end;
-
-		f.protocol = CG_ETH_P_IP;
-		f.csum_start = skb->csum_start;
-		f.network_header = skb->network_header;
-		if (f.network_header - skb->mac_header == CG_ETH_HLEN &&
-		    data + CG_ETH_HLEN + 1 <= data_end)
-			return act(ctx, &f, *(__u8 *)(data + CG_ETH_HLEN));
+	if (!CG_FAST_PATHS)
+		return judge_slow(ctx);
+	proto = ctx->protocol;
+	data = (void *)(long)ctx->data;
+	data_end = (void *)(long)ctx->data_end;
+	/* IPv4 first: the anchor the guard is held to (bench/minimal.bpf.c)
+	 * is IPv4 alone, and its frames pay no compare for IPv6 */
+	if (__builtin_expect(proto == bpf_htons(CG_ETH_P_IP), 1)) {
+		/* IPv4: the version/IHL byte decides */
+		if (data + CG_ETH_HLEN + 1 > data_end)
+			return judge_slow(ctx);
+		nh = skb->network_header;
+		if (nh - skb->mac_header != CG_ETH_HLEN)
+			return judge_slow(ctx);
+		b = *(__u8 *)(data + CG_ETH_HLEN);
+		cs = skb->csum_start;
+		v = cg_ip4_verdict(cs, nh, b);
+		if (v == CG_PASS)
+			return TC_ACT_UNSPEC;
+		return drop(ctx, v, cs, nh, b);
 	}
-	f.protocol = bpf_ntohs(ctx->protocol);
-	/* Not IP at all: nothing else to read. */
-	if (!cg_judged(&f))
-		return TC_ACT_UNSPEC;
-	if (cg_is_vlan(f.protocol))
-		return judge_slow(ctx, f.protocol);
-
-	f.csum_start = skb->csum_start;
-	f.network_header = skb->network_header;
-	if (!mac_header(skb, f.network_header, &mac))
-		return act(ctx, &f, -1);
-	if (cg_wants_l3(&f)) {
-		if (!direct(ctx, f.network_header - mac, 1, &p))
-			return judge_slow(ctx, f.protocol);
-		return act(ctx, &f, *p);
+	if (proto == bpf_htons(CG_ETH_P_IPV6)) {
+		/* IPv6: the fixed header's next-header byte. Where it names
+		 * an extension header that csum_start lies past, the verdict
+		 * on the fixed header alone is "not walked to its end": the
+		 * long way walks the chain. */
+		if (data + CG_ETH_HLEN + CG_IPV6_NEXTHDR_OFF + 1 > data_end)
+			return judge_slow(ctx);
+		nh = skb->network_header;
+		if (nh - skb->mac_header != CG_ETH_HLEN)
+			return judge_slow(ctx);
+		b = *(__u8 *)(data + CG_ETH_HLEN + CG_IPV6_NEXTHDR_OFF);
+		cs = skb->csum_start;
+		v = cg_ip6_verdict(cs, nh, CG_IPV6_HLEN, b);
+		if (v == CG_PASS)
+			return TC_ACT_UNSPEC;
+		if (v == CG_DROP_UNREADABLE)
+			return judge_slow(ctx);
+		return drop(ctx, v, cs, nh, -1);
 	}
-	/* IPv6 with csum_start past the fixed header: TCP or UDP right
-	 * after it decides here; extension headers take the long way */
-	if (cg_wants_ip6(&f)) {
-		if (!direct(ctx, f.network_header - mac + CG_IPV6_NEXTHDR_OFF, 1, &p) ||
-		    cg_ipv6_is_ext(*p))
-			return judge_slow(ctx, f.protocol);
-		cg_ip6_start(&f, *p);
-	}
-	return act(ctx, &f, -1);
+	return judge_slow(ctx);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -219,6 +219,43 @@ static __always_inline void cg_ip6_step(struct cg_fields *f, const __u8 *hdr)
 }
 
 /*
+ * The two ends of the decision, for a header the backend has read. The
+ * common frames (untagged IPv4, and IPv6 with TCP or UDP right behind the
+ * fixed header) are judged by these alone: a backend's fast path calls them
+ * directly once it knows what cg_judged(), cg_wants_l3() or cg_wants_ip6()
+ * would say, and cg_verdict() calls them for everything else, so both
+ * paths give the same verdict for the same fields.
+ *
+ * IPv4: l3 is where the header starts, vhl its version/IHL byte. An IHL
+ * below 5 fails closed; csum_start must lie at or past the header's end.
+ */
+static __always_inline enum cg_verdict cg_ip4_verdict(__u32 csum_start, __u32 l3, __u8 vhl)
+{
+	__u32 ihl = vhl & 0x0f;
+
+	if (ihl < CG_IPV4_MIN_IHL)
+		return CG_DROP_UNREADABLE;
+	if (csum_start < l3 + ihl * 4)
+		return CG_DROP;
+	return CG_PASS;
+}
+
+/*
+ * IPv6: ip6_len bytes of headers walked from l3 (40: the fixed header
+ * alone), ip6_next the next header after them. csum_start must lie at or
+ * past them, and the walk must have reached the transport header.
+ */
+static __always_inline enum cg_verdict cg_ip6_verdict(__u32 csum_start, __u32 l3, __u32 ip6_len,
+						      __u8 ip6_next)
+{
+	if (csum_start < l3 + ip6_len)
+		return CG_DROP;		/* the fixed header, or an extension header */
+	if (cg_ipv6_is_ext(ip6_next))
+		return CG_DROP_UNREADABLE;	/* the walk did not get to its end */
+	return CG_PASS;
+}
+
+/*
  * The decision. A legitimate CHECKSUM_PARTIAL packet has csum_start at its
  * transport header, at or past the end of the IP header, so the test never
  * matches good traffic. An IPv4 header that cannot be read, or whose IHL is
@@ -226,15 +263,14 @@ static __always_inline void cg_ip6_step(struct cg_fields *f, const __u8 *hdr)
  * and the extension headers after it are protected: csum_start must lie at
  * or past the transport header; a chain the backend could not walk to its
  * end (too long, or unreadable) fails closed if csum_start lies past the
- * part walked. Behind
- * VLAN tags the same holds for the inner header; tags the backend could not
- * step over fail closed, as a CHECKSUM_PARTIAL packet with a checksum inside
- * them or behind them is not one a well-behaved sender makes.
+ * part walked. Behind VLAN tags the same holds for the inner header; tags
+ * the backend could not step over fail closed, as a CHECKSUM_PARTIAL packet
+ * with a checksum inside them or behind them is not one a well-behaved
+ * sender makes.
  */
 static __always_inline enum cg_verdict cg_verdict(const struct cg_fields *f)
 {
 	__u32 l3 = f->network_header + f->l3_off;
-	__u32 ihl;
 
 	if (!cg_judged(f))
 		return CG_PASS;
@@ -243,20 +279,11 @@ static __always_inline enum cg_verdict cg_verdict(const struct cg_fields *f)
 			return CG_DROP;
 		if (!f->l3_readable)
 			return CG_DROP_UNREADABLE;
-		if (f->csum_start < l3 + f->ip6_len)
-			return CG_DROP;		/* inside an extension header */
-		if (cg_ipv6_is_ext(f->ip6_next))
-			return CG_DROP_UNREADABLE;	/* the walk did not get to its end */
-		return CG_PASS;
+		return cg_ip6_verdict(f->csum_start, l3, f->ip6_len, f->ip6_next);
 	}
 	if (f->protocol != CG_ETH_P_IP || !f->l3_readable)
 		return CG_DROP_UNREADABLE;
-	ihl = f->ip_vhl & 0x0f;
-	if (ihl < CG_IPV4_MIN_IHL)
-		return CG_DROP_UNREADABLE;
-	if (f->csum_start < l3 + ihl * 4)
-		return CG_DROP;
-	return CG_PASS;
+	return cg_ip4_verdict(f->csum_start, l3, f->ip_vhl);
 }
 
 #endif /* CSUM_GUARD_H */

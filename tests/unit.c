@@ -318,6 +318,55 @@ static void test_ipv6(void)
 }
 
 /*
+ * The bpf program's fast paths judge the common frames with
+ * cg_ip4_verdict() and cg_ip6_verdict() alone, from the one byte each reads,
+ * and leave to the long way what cg_ip6_verdict() calls unwalked. For every
+ * value of that byte and every csum_start, what they decide must be what the
+ * long way (walk(), the path of every other frame) decides: IPv4 for each
+ * version/IHL byte, IPv6 for each next-header value (the extension headers
+ * behind it empty, so the long way has a chain to walk).
+ */
+static void test_fast_paths(void)
+{
+	char why[160] = "";
+	unsigned int b, cs, n = 0, slow = 0, bad = 0;
+	__u8 pkt[200];
+
+	for (b = 0; b < 256; b++) {
+		for (cs = 0; cs <= 120; cs++, n++) {
+			enum cg_verdict fast, full;
+
+			memset(pkt, 0, sizeof(pkt));
+			pkt[NH] = b;
+			fast = cg_ip4_verdict(cs, NH, b);
+			full = walk(pkt, sizeof(pkt), CG_ETH_P_IP, cs, NH);
+			if (fast != full && !bad++)
+				snprintf(why, sizeof(why), "IPv4 vhl=0x%02x csum_start=%u: fast %d, long way %d",
+					 b, cs, fast, full);
+			memset(pkt, 0, sizeof(pkt));
+			pkt[NH] = 0x60;
+			pkt[NH + CG_IPV6_NEXTHDR_OFF] = b;
+			fast = cg_ip6_verdict(cs, NH, CG_IPV6_HLEN, b);
+			full = walk(pkt, sizeof(pkt), CG_ETH_P_IPV6, cs, NH);
+			if (fast == CG_DROP_UNREADABLE) {
+				/* the long way's: only where csum_start lies past
+				 * the fixed header and b names an extension header */
+				slow++;
+				if ((cs < NH + CG_IPV6_HLEN || !cg_ipv6_is_ext(b)) && !bad++)
+					snprintf(why, sizeof(why), "IPv6 next=%u csum_start=%u: left to the long way",
+						 b, cs);
+			} else if (fast != full && !bad++) {
+				snprintf(why, sizeof(why), "IPv6 next=%u csum_start=%u: fast %d, long way %d",
+					 b, cs, fast, full);
+			}
+		}
+	}
+	report("fast-paths", bad, why);
+	printf("# unit: %u (byte, csum_start) vectors per family through the fast paths, %u IPv6 left to the long way\n",
+	       n, slow);
+}
+
+/*
  * IPv6 extension headers: chains laid out byte by byte, lengths computed
  * here from the RFCs' formats (not by cg_ip6_step()), every csum_start
  * from 0 past the transport header swept: inside the fixed header or any
@@ -578,6 +627,7 @@ int main(void)
 	test_unreadable();
 	test_ipv6();
 	test_ipv6_ext();
+	test_fast_paths();
 	test_vlan();
 	test_sha256();
 	test_select();
