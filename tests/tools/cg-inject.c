@@ -125,6 +125,8 @@ struct config {
 	int sweep;		/* -1: no sweep; else a sweep_class */
 	bool list;		/* --sweep: print each vector */
 	bool packet;		/* AF_PACKET socket instead of a tap */
+	bool l3;		/* DEV is a tun (IFF_TUN): frames go without
+				 * their Ethernet header (found by open_tap) */
 	bool qdisc_bypass;	/* PACKET_QDISC_BYPASS on it */
 	int encap;		/* ENCAP_* */
 	uint32_t vni;
@@ -973,9 +975,9 @@ static void __attribute__((noreturn)) setup_fail(const char *what,
  * TUNSETIFF refuses with EINVAL a queue whose IFF_MULTI_QUEUE differs from
  * the tap's, so a multiqueue tap (as QEMU creates them) takes a second try.
  */
-static int attach_tap(int fd, const char *dev)
+static int attach_tap(int fd, const char *dev, bool l3)
 {
-	short flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR;
+	short flags = (l3 ? IFF_TUN : IFF_TAP) | IFF_NO_PI | IFF_VNET_HDR;
 	struct ifreq ifr;
 
 	memset(&ifr, 0, sizeof(ifr));
@@ -1030,7 +1032,24 @@ static int open_chardev_tap(const struct config *c, unsigned int ifindex)
  * tap must be up: the kernel refuses writes to a down tap, and that must not
  * look like a refused frame.
  */
-static int open_tap(const struct config *c)
+/* Is DEV a tun in IFF_TUN mode (no link-layer header)? */
+static bool tun_is_l3(const char *dev)
+{
+	char path[PATH_MAX];
+	unsigned int flags = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/tun_flags", dev);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (fscanf(f, "%x", &flags) != 1)
+		flags = 0;
+	fclose(f);
+	return flags & IFF_TUN;
+}
+
+static int open_tap(struct config *c)
 {
 	unsigned int ifindex;
 	struct ifreq ifr;
@@ -1052,7 +1071,8 @@ static int open_tap(const struct config *c)
 	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		setup_fail("cannot open /dev/net/tun for", c->dev, -errno);
-	err = attach_tap(fd, c->dev);
+	c->l3 = tun_is_l3(c->dev);
+	err = attach_tap(fd, c->dev, c->l3);
 	if (err == -EINVAL) {
 		fprintf(stderr, PROG ": cannot attach to %s: %s (not a tap?)\n",
 			c->dev, strerror(EINVAL));
@@ -1105,7 +1125,7 @@ static void read_tap_mac(struct config *c, int fd)
 {
 	struct ifreq ifr;
 
-	if (c->have_dmac)
+	if (c->have_dmac || c->l3)
 		return;
 	memset(&ifr, 0, sizeof(ifr));
 	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", c->dev);
@@ -1640,7 +1660,27 @@ int main(int argc, char **argv)
 	read_tap_mac(&cfg, fd);
 	/* Rebuild with the tap's MAC in place; the vnet header goes first */
 	build_frame(&cfg, &l, frame, partial);
-	build_vnet_hdr(&cfg, &l, frame - cfg.vnet_sz, partial);
+	if (cfg.l3) {
+		/* A tun takes the frame from its IP header on: csum_start
+		 * and the layout lose the Ethernet header */
+		struct virtio_net_hdr *vh;
+
+		if (l.l2_len != ETH_HDR_LEN || wire_len < ETH_HDR_LEN) {
+			fprintf(stderr, PROG ": %s is a tun: no VLAN tags, encapsulation or truncation into the Ethernet header\n",
+				cfg.dev);
+			return EXIT_USAGE;
+		}
+		frame += ETH_HDR_LEN;
+		wire_len -= ETH_HDR_LEN;
+		l.l2_len = 0;
+		l.len -= ETH_HDR_LEN;
+		build_vnet_hdr(&cfg, &l, frame - cfg.vnet_sz, partial);
+		vh = (void *)(frame - cfg.vnet_sz);
+		if (partial && cfg.csum_start >= 0)
+			vh->csum_start = cfg.csum_start >= ETH_HDR_LEN ? cfg.csum_start - ETH_HDR_LEN : 0;
+	} else {
+		build_vnet_hdr(&cfg, &l, frame - cfg.vnet_sz, partial);
+	}
 	if (cfg.verbose)
 		describe(&cfg, &l, frame - cfg.vnet_sz, wire_len);
 	ret = send_frames(&cfg, &l, fd, frame, wire_len);
