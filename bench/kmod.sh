@@ -8,7 +8,10 @@
 #     that never need a software checksum;
 #   - then with the route out of a veth without TX checksum offload, each
 #     packet's checksum completed by skb_checksum_help(): completion guard
-#     off vs on, whose difference is its cost per call.
+#     off vs on, whose difference is its cost per call;
+#   - and in a Debian 6.12 guest, where both backends run, the module and
+#     the bpf guard (tcx) side by side, each against no hook in the same
+#     rounds.
 # TCG timing is not absolute, so the figures are ratios to no hook in the
 # same guest, and differences in TCG nanoseconds.
 #
@@ -23,6 +26,9 @@ KERNEL=${BENCH_KMOD_KERNEL:-deb6.1-vuln}
 PACKETS=${KMOD_PACKETS:-50000}
 CONFIGS=(none kmod comp)
 TX_CONFIGS=(none-tx comp-tx)
+# the kernel where both backends run, and what is compared there
+SIDE_KERNEL=${BENCH_SIDE_KERNEL:-deb6.12}
+SIDE_CONFIGS=(none kmod guard-tcx)
 
 # rounds CONFIG...: RUNS rounds of the configurations, rotated, a raw line each
 rounds() {
@@ -41,6 +47,10 @@ rounds() {
 if [ -n "${CG_GUEST:-}" ]; then
 	trap tap_cleanup EXIT
 	tap_topo_up || die "cannot build the tap topology"
+	if [ "${BENCH_KMOD_PART:-}" = side ]; then
+		rounds "${SIDE_CONFIGS[@]}"
+		exit 0
+	fi
 	rounds "${CONFIGS[@]}"
 	tap_tx_up || die "cannot route out of a veth without TX checksum offload"
 	rounds "${TX_CONFIGS[@]}"
@@ -53,9 +63,16 @@ t0=$(date +%s)
 "$TOP/tests/guest/run.sh" --kernel "$KERNEL" --modules-dir "$moddir" -- \
 	env RUNS="$RUNS" KMOD_PACKETS="$PACKETS" BUILD="$BUILD" "$BENCH_DIR/kmod.sh" \
 	>"$TMPD/out" 2>&1 || { tail -20 "$TMPD/out" >&2; die "the guest run failed"; }
-elapsed=$(($(date +%s) - t0))
 sed -n 's/^raw //p' "$TMPD/out" >"$TMPD/raw"
 [ -s "$TMPD/raw" ] || die "no rounds from the guest"
+sidedir=$("$TOP/tests/guest/dkms.sh" "$SIDE_KERNEL") || die "cannot build the module for $SIDE_KERNEL"
+"$TOP/tests/guest/run.sh" --kernel "$SIDE_KERNEL" --modules-dir "$sidedir" -- \
+	env RUNS="$RUNS" KMOD_PACKETS="$PACKETS" BUILD="$BUILD" BENCH_KMOD_PART=side \
+	"$BENCH_DIR/kmod.sh" >"$TMPD/side.out" 2>&1 ||
+	{ tail -20 "$TMPD/side.out" >&2; die "the $SIDE_KERNEL guest run failed"; }
+elapsed=$(($(date +%s) - t0))
+sed -n 's/^raw //p' "$TMPD/side.out" >"$TMPD/side"
+[ -s "$TMPD/side" ] || die "no rounds from the $SIDE_KERNEL guest"
 
 read -r base _ <<<"$(col "$TMPD/raw" none | stats3)"
 read -r m _ <<<"$(col "$TMPD/raw" kmod | stats3)"
@@ -65,8 +82,14 @@ read -r cd cdlo cdhi <<<"$(pairdiff "$TMPD/raw" comp none | stats3)"
 read -r tbase _ <<<"$(col "$TMPD/raw" none-tx | stats3)"
 read -r tm _ <<<"$(col "$TMPD/raw" comp-tx | stats3)"
 read -r td tdlo tdhi <<<"$(pairdiff "$TMPD/raw" comp-tx none-tx | stats3)"
+read -r sbase _ <<<"$(col "$TMPD/side" none | stats3)"
+read -r sk _ <<<"$(col "$TMPD/side" kmod | stats3)"
+read -r sg _ <<<"$(col "$TMPD/side" guard-tcx | stats3)"
+read -r skd skdlo skdhi <<<"$(pairdiff "$TMPD/side" kmod none | stats3)"
+read -r sgd sgdlo sgdhi <<<"$(pairdiff "$TMPD/side" guard-tcx none | stats3)"
+read -r sxd sxdlo sxdhi <<<"$(pairdiff "$TMPD/side" kmod guard-tcx | stats3)"
 {
-	echo "## Kernel module, tap write path, in a $KERNEL guest (TCG): ratio to no hook"
+	echo "## Kernel module, tap write path, in $KERNEL and $SIDE_KERNEL guests (TCG): ratio to no hook"
 	echo
 	echo "| hook | ratio to no hook (medians) | hook − none, per-round pairs (TCG ns) |"
 	echo "|---|---:|---:|"
@@ -84,9 +107,23 @@ read -r td tdlo tdhi <<<"$(pairdiff "$TMPD/raw" comp-tx none-tx | stats3)"
 	echo "| on | **$(ratio "$tm" "$tbase")** |" \
 		"$(fmt 0 "$td") ($(fmt 0 "$tdlo") to $(fmt 0 "$tdhi")) |"
 	echo
+	echo "Where both backends run ($SIDE_KERNEL guest), each against no hook in the same rounds:"
+	echo
+	echo "| hook | ratio to no hook (medians) | hook − none, per-round pairs (TCG ns) |"
+	echo "|---|---:|---:|"
+	echo "| no hook | 1.000 | |"
+	echo "| csum_guard.ko, netfilter ingress | **$(ratio "$sk" "$sbase")** |" \
+		"$(fmt 0 "$skd") ($(fmt 0 "$skdlo") to $(fmt 0 "$skdhi")) |"
+	echo "| bpf guard, tcx | **$(ratio "$sg" "$sbase")** |" \
+		"$(fmt 0 "$sgd") ($(fmt 0 "$sgdlo") to $(fmt 0 "$sgdhi")) |"
+	echo "| module against the bpf guard | **$(ratio "$sk" "$sg")** |" \
+		"$(fmt 0 "$sxd") ($(fmt 0 "$sxdlo") to $(fmt 0 "$sxdhi")) |"
+	echo
 	spans=
 	for r in "module:$dlo:$dhi" "completion guard, no software checksum:$cdlo:$cdhi" \
-		 "completion guard per call:$tdlo:$tdhi"; do
+		 "completion guard per call:$tdlo:$tdhi" "module on $SIDE_KERNEL:$skdlo:$skdhi" \
+		 "bpf guard on $SIDE_KERNEL:$sgdlo:$sgdhi" \
+		 "module against the bpf guard:$sxdlo:$sxdhi"; do
 		IFS=: read -r name lo hi <<<"$r"
 		awk -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(lo < 0 && hi > 0) }' &&
 			spans="$spans${spans:+; }$name"
@@ -96,8 +133,8 @@ read -r td tdlo tdhi <<<"$(pairdiff "$TMPD/raw" comp-tx none-tx | stats3)"
 			"below what this method resolves, and their ratios are within that noise."
 		echo
 	fi
-	echo "Method: as tap-path, inside QEMU (TCG, one vCPU) booting $KERNEL with the" \
-		"module DKMS built for it; $RUNS rounds of $PACKETS packets per table, the" \
+	echo "Method: as tap-path, inside QEMU (TCG, one vCPU) booting $KERNEL, then" \
+		"$SIDE_KERNEL, with the module DKMS built for each; $RUNS rounds of $PACKETS packets per table, the" \
 		"configurations of each rotated; medians of the per-run median batch. TCG emulates" \
 		"every instruction, so only the ratio means anything. ${elapsed}s."
 	echo

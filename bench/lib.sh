@@ -28,7 +28,8 @@ EMPTY_OBJ=$BB/empty.bpf.o
 MINIMAL_OBJ=$BB/minimal.bpf.o
 # The guard as it was before the last optimisation of its fast path, built
 # from git for the before/after rows (prog-cost.sh, testrun.sh).
-BEFORE_REV=${BEFORE_REV:-7c61132}
+BEFORE_REV=${BEFORE_REV:-e8a7eb6}
+BEFORE_WHAT=${BEFORE_WHAT:-"the program before the common frames (untagged IPv4, and IPv6 with TCP or UDP behind the fixed header) took their own fast paths that read each field when the verdict needs it"}
 BEFORE_OBJ=$BB/before/csum_guard.bpf.o
 RESULTS=${RESULTS:-$BENCH_DIR/results}
 

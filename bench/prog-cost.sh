@@ -8,14 +8,17 @@
 # guard of $BEFORE_REV for the before/after of the last optimisation. Two
 # methods, in one run:
 #
-# chained  The programs sit on tap0's tcx hook together and every frame
-#          runs them all, one after the other, so whatever slows one
-#          measurement slows every program in it alike, and the
-#          differences are steady. Whichever program runs first pays an
-#          extra that belongs to none of them, so each round runs every
-#          order of the programs and a program's figure is its mean over
-#          them: each takes each position, and precedes each other
-#          program, equally often.
+# chained  Every program sits on tap0's tcx hook many times over, in one
+#          long chain, so every frame runs each of them many times and
+#          each measurement times them all on the same frames: whatever
+#          slows one measurement slows every program in it alike. The first
+#          places of a chain cost tens of ns more than the rest (whoever
+#          sits there), so LEAD copies of the empty program go first and are
+#          not counted; behind them the programs follow in a balanced set of
+#          orders (orders() below), laid out REPS times, so that each takes
+#          each place in an order, and runs directly behind each other
+#          program, equally often. A program's figure is its copies' run
+#          time over their runs. The steadiest of the two: the headline.
 # alone    Each program runs alone on the hook, as the guard does in
 #          service: attached one after the other in an order rotated from
 #          round to round, the same frames written through each. Closer to
@@ -41,6 +44,11 @@ PACKETS=${PACKETS:-1000000}
 CHAIN_PACKETS=${CHAIN_PACKETS:-$((PACKETS / 4))}
 WARMUP=10000		# tapwrite's default, counted by the stats too
 KINDS="partial none bad"
+# The chain: LEAD uncounted empty programs, then REPS times the balanced
+# set of orders (4 + 2 x 4 x 4 = 36 programs with the guard before; a tcx
+# hook takes 64).
+LEAD=${LEAD:-4}
+REPS=${REPS:-2}
 STATS_WAS=
 
 cleanup() {
@@ -78,24 +86,35 @@ measure() {
 
 declare -A CHAIN_OBJ=([empty]=$EMPTY_OBJ [minimal]=$MINIMAL_OBJ [guard]=$GUARD_OBJ
 	[before]=$BEFORE_OBJ)
-declare -A CHAIN_ID=()
 CHAIN_KINDS="partial none"
+CHAIN_PROG=()	# the program of each place of the chain ("lead": not counted)
+CHAIN_IDS=()	# its id
 
-# every order of the words given, one per line
+# The orders of the words given, one per line: a balanced Latin square
+# (Williams design), so that each program runs in each position equally
+# often and directly behind each other program equally often, in n orders
+# for n programs (2n where n is odd) rather than all n! of them.
 orders() {
-	local p q
-	local -a rest
+	local -a w=("$@") first=()
+	local n=$# i j lo=1 hi=$(($# - 1)) line
 
-	if [ $# -le 1 ]; then
-		echo "$*"
-		return
-	fi
-	for p in "$@"; do
-		rest=()
-		for q in "$@"; do
-			[ "$q" = "$p" ] || rest+=("$q")
+	first=(0)
+	for ((j = 1; j < n; j++)); do
+		if ((j % 2)); then
+			first+=("$lo")
+			lo=$((lo + 1))
+		else
+			first+=("$hi")
+			hi=$((hi - 1))
+		fi
+	done
+	for ((i = 0; i < n; i++)); do
+		line=
+		for ((j = 0; j < n; j++)); do
+			line="$line${line:+ }${w[(first[j] + i) % n]}"
 		done
-		orders "${rest[@]}" | sed "s/^/$p /"
+		echo "$line"
+		((n % 2)) && echo "$line" | awk '{ for (k = NF; k > 0; k--) printf "%s%s", $k, (k > 1 ? " " : "\n") }'
 	done
 }
 
@@ -104,92 +123,81 @@ tcx_ids() {
 	"$BB/attach-empty" list --netns "$VM" --dev tap0
 }
 
-# chain_on PROGRAM...: the programs on tap0's tcx hook, each appended behind
-# the one before; checks that they run in that order
+# chain_on ROUND: the chain on tap0's tcx hook, each program appended behind
+# the one before, the orders' rows starting from a different one each
+# round; checks that they run in that order
 chain_on() {
-	local p out want=
+	local r=$1 i j k p out
 
 	mkdir -p "$PINDIR"
-	for p in "$@"; do
-		out=$("$BB/attach-empty" attach --netns "$VM" --dev tap0 --mode tcx \
-			--obj "${CHAIN_OBJ[$p]}" --pin "$PINDIR/chain-$p") || return 1
-		CHAIN_ID[$p]=${out#prog_id=}
-		want="$want${want:+ }${CHAIN_ID[$p]}"
+	CHAIN_PROG=() CHAIN_IDS=()
+	for ((i = 0; i < LEAD; i++)); do
+		CHAIN_PROG+=(lead)
 	done
-	[ "$(tcx_ids)" = "$want" ] || die "chain $*: tap0 runs $(tcx_ids), not $want"
+	for ((k = 0; k < REPS; k++)); do
+		for ((i = 0; i < ${#ORDERS[@]}; i++)); do
+			for p in ${ORDERS[(i + r) % ${#ORDERS[@]}]}; do
+				CHAIN_PROG+=("$p")
+			done
+		done
+	done
+	for ((j = 0; j < ${#CHAIN_PROG[@]}; j++)); do
+		p=${CHAIN_PROG[j]}
+		[ "$p" = lead ] && p=empty
+		out=$("$BB/attach-empty" attach --netns "$VM" --dev tap0 --mode tcx \
+			--obj "${CHAIN_OBJ[$p]}" --pin "$PINDIR/chain-$j") || return 1
+		CHAIN_IDS+=("${out#prog_id=}")
+	done
+	[ "$(tcx_ids)" = "${CHAIN_IDS[*]}" ] ||
+		die "chain of round $r: tap0 runs $(tcx_ids), not ${CHAIN_IDS[*]}"
 }
 
 chain_off() {
-	local p
+	local j
 
-	for p in $CHAIN; do
+	for ((j = 0; j < ${#CHAIN_IDS[@]}; j++)); do
 		"$BB/attach-empty" detach --netns "$VM" --dev tap0 --mode tcx \
-			--pin "$PINDIR/chain-$p" || return 1
+			--pin "$PINDIR/chain-$j" || return 1
 	done
 	[ -z "$(tcx_ids)" ] || die "tap0 still runs $(tcx_ids) after the chain came off"
 }
 
-# measure_chain ROUND ORDER KIND: write the frames through the chain, record
-# "ROUND ORDER NS..." in chain.KIND, one NS per program of $CHAIN in that
-# order (ORDER with commas); check each program ran once per frame
+# "ID TIME COUNT" of each program of the chain, in one bpftool call
+chain_stats() {
+	bpftool -j prog show | jq -r --arg ids "${CHAIN_IDS[*]}" '
+		($ids | split(" ") | map(tonumber)) as $want
+		| .[] | select(.id as $i | $want | index($i))
+		| "\(.id) \(.run_time_ns // 0) \(.run_cnt // 0)"'
+}
+
+# measure_chain ROUND KIND: write the frames through the chain, record
+# "ROUND PROGRAM NS" in chain.KIND for each program, NS its copies' run
+# time over their runs; checks that every place ran once per frame
 measure_chain() {
-	local r=$1 order=$2 kind=$3 p t n line want=$((CHAIN_PACKETS + WARMUP))
-	local -A st=() sn=()
+	local r=$1 kind=$2 want=$((CHAIN_PACKETS + WARMUP)) j map=
 
-	for p in $CHAIN; do
-		read -r t n <<<"$(prog_stats "${CHAIN_ID[$p]}")"
-		st[$p]=$t sn[$p]=$n
+	for ((j = 0; j < ${#CHAIN_IDS[@]}; j++)); do
+		map="$map${CHAIN_IDS[j]}=${CHAIN_PROG[j]} "
 	done
-	tapwrite "$kind" "$CHAIN_PACKETS" >/dev/null || die "tapwrite failed (chain $order, $kind)"
-	line="$r ${order// /,}"
-	for p in $CHAIN; do
-		read -r t n <<<"$(prog_stats "${CHAIN_ID[$p]}")"
-		[ $((n - sn[$p])) = "$want" ] ||
-			die "chain $order, $kind: $p ran $((n - sn[$p])) times for $want frames"
-		line="$line $(awk -v t=$((t - st[$p])) -v n="$want" 'BEGIN { printf "%.3f", t / n }')"
-	done
-	echo "$line" >>"$TMPD/chain.$kind"
-}
-
-# the column of PROGRAM's figure in a chain.KIND line, after ROUND ORDER
-chain_col() {
-	local p i=1
-
-	for p in $CHAIN; do
-		[ "$p" = "$1" ] && { echo "$i"; return; }
-		i=$((i + 1))
-	done
-	die "$1 is not in the chain"
-}
-
-# "median (min to max)" over rounds of A − B, each round's figure the mean
-# over its orders: chain_cell KIND A B
-chain_cell() {
-	local -a d
-
-	read -r -a d <<<"$(awk -v a=$((2 + $(chain_col "$2"))) -v b=$((2 + $(chain_col "$3"))) '
-		{ s[$1] += $a - $b; n[$1]++ }
-		END { for (r in s) printf "%.3f\n", s[r] / n[r] }' "$TMPD/chain.$1" | stats3)"
-	echo "**$(fmt 1 "${d[0]}")** ($(fmt 1 "${d[1]}") to $(fmt 1 "${d[2]}"))"
-}
-
-# What running first rather than last costs each program, in KIND's chains:
-# "empty +X, guard +Y, ..." (its mean when first minus its mean when last)
-chain_first() {
-	awk -v progs="$CHAIN" '
-		BEGIN { np = split(progs, name, " ") }
+	chain_stats >"$TMPD/before"
+	tapwrite "$kind" "$CHAIN_PACKETS" >/dev/null || die "tapwrite failed (chain, $kind)"
+	chain_stats >"$TMPD/after"
+	join <(sort "$TMPD/before") <(sort "$TMPD/after") | awk -v r="$r" -v want="$want" \
+		-v map="$map" -v n="${#CHAIN_IDS[@]}" '
+		BEGIN { k = split(map, m, " "); for (i = 1; i <= k; i++) { split(m[i], kv, "="); prog[kv[1]] = kv[2] } }
 		{
-			k = split($2, ord, ",")
-			for (i = 1; i <= np; i++) {
-				if (ord[1] == name[i]) { f[i] += $(2 + i); nf[i]++ }
-				if (ord[k] == name[i]) { l[i] += $(2 + i); nl[i]++ }
-			}
+			seen++
+			if ($5 - $3 != want) { printf "bad %s ran %d times for %d frames\n", prog[$1], $5 - $3, want; exit }
+			p = prog[$1]
+			if (p == "lead") next
+			t[p] += $4 - $2; c[p] += $5 - $3
 		}
 		END {
-			for (i = 1; i <= np; i++)
-				printf "%s%s %+.1f", (i > 1 ? ", " : ""), name[i],
-					nf[i] && nl[i] ? f[i] / nf[i] - l[i] / nl[i] : 0
-		}' "$TMPD/chain.$1"
+			if (seen != n) { printf "bad %d of %d programs found\n", seen, n; exit }
+			for (p in t) printf "%s %s %.3f\n", r, p, t[p] / c[p]
+		}' >"$TMPD/chain.line"
+	grep '^bad ' "$TMPD/chain.line" && die "chain, $kind: $(sed -n 's/^bad //p' "$TMPD/chain.line")"
+	cat "$TMPD/chain.line" >>"$TMPD/chain.$kind"
 }
 
 CONFS="empty-tcx minimal-tcx guard-tcx"
@@ -211,16 +219,12 @@ sysctl -qw kernel.bpf_stats_enabled=1 || die "cannot enable kernel.bpf_stats_ena
 
 t0=$(date +%s)
 for ((r = 1; r <= RUNS; r++)); do
-	# chained: every order, from a different one each round
-	for ((i = 0; i < ${#ORDERS[@]}; i++)); do
-		order=${ORDERS[(i + r) % ${#ORDERS[@]}]}
-		# shellcheck disable=SC2086  # the order is a list of words
-		chain_on $order || die "cannot chain $order"
-		for kind in $CHAIN_KINDS; do
-			measure_chain "$r" "$order" "$kind"
-		done
-		chain_off || die "cannot take the chain $order off"
+	# chained: one long chain, its orders starting from another row each round
+	chain_on "$r" || die "cannot put the chain on tap0"
+	for kind in $CHAIN_KINDS; do
+		measure_chain "$r" "$kind"
 	done
+	chain_off || die "cannot take the chain off"
 	# alone
 	for conf in $(rotate "$r" $CONFS); do
 		hook_on "$conf" || die "cannot attach $conf"
@@ -255,12 +259,43 @@ kind_label() {
 	esac
 }
 
+# "median (min to max)" over rounds of A − B in the chain
+chain_cell() {
+	local -a d
+	read -r -a d <<<"$(pairdiff "$TMPD/chain.$1" "$2" "$3" | stats3)"
+	echo "**$(fmt 1 "${d[0]}")** ($(fmt 1 "${d[1]}") to $(fmt 1 "${d[2]}"))"
+}
+
+chain_med() {
+	local m
+	read -r m _ <<<"$(col "$TMPD/chain.$1" "$2" | stats3)"
+	fmt 1 "$m"
+}
+
+# "median (min to max)" over rounds of what A's partial path costs beyond
+# its not-partial one, less the same of B: both kinds run through the same
+# loaded copies in a round, so where the JIT placed them, which moves a
+# program's figure on both kinds alike, cancels. chain_path_cell A B
+chain_path_cell() {
+	local -a d
+	read -r -a d <<<"$(awk -v a="$1" -v b="$2" '
+		FILENAME ~ /partial$/ { k = "p" } FILENAME ~ /none$/ { k = "n" }
+		$2 == a { v[k, "a", $1] = $3; r[$1] = 1 }
+		$2 == b { v[k, "b", $1] = $3 }
+		END {
+			for (i in r)
+				printf "%.3f\n", (v["p", "a", i] - v["n", "a", i]) - (v["p", "b", i] - v["n", "b", i])
+		}' "$TMPD/chain.partial" "$TMPD/chain.none" | stats3)"
+	echo "**$(fmt 1 "${d[0]}")** ($(fmt 1 "${d[1]}") to $(fmt 1 "${d[2]}"))"
+}
+
 # chain_row KIND: the chained table's row
 chain_row() {
-	local line="| $(kind_label "$1") | $(chain_cell "$1" guard minimal) | $(chain_cell "$1" minimal empty) | $(chain_cell "$1" guard empty) |"
+	local line="| $(kind_label "$1") | $(chain_med "$1" empty) | $(chain_med "$1" minimal) | $(chain_med "$1" guard) |"
 
+	line="$line $(chain_cell "$1" guard minimal) | $(chain_cell "$1" minimal empty) | $(chain_cell "$1" guard empty) |"
 	if [ -n "$BEFORE" ]; then
-		line="$line $(chain_cell "$1" before empty) | $(chain_cell "$1" guard before) |"
+		line="$line $(chain_med "$1" before) | $(chain_cell "$1" before empty) | $(chain_cell "$1" guard before) |"
 	fi
 	echo "$line"
 }
@@ -282,28 +317,42 @@ row() {
 {
 	echo "## Program cost: guard vs the simplest correct guard and the empty program (kernel.bpf_stats_enabled, real frames)"
 	echo
-	echo "### Chained: every frame runs all the programs, in every order"
+	echo "### Chained: every frame runs every program many times over"
 	echo
 	if [ -n "$BEFORE" ]; then
-		echo "| frames | **guard − minimal**, ns | minimal − empty, ns | guard − empty, ns | guard of $BEFORE_REV − empty, ns | guard − $BEFORE_REV, ns |"
-		echo "|---|---:|---:|---:|---:|---:|"
+		echo "| frames | empty, ns/run | minimal, ns/run | guard, ns/run | **guard − minimal**, ns | minimal − empty, ns | guard − empty, ns | guard of $BEFORE_REV, ns/run | $BEFORE_REV − empty, ns | guard − $BEFORE_REV, ns |"
+		echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	else
-		echo "| frames | **guard − minimal**, ns | minimal − empty, ns | guard − empty, ns |"
-		echo "|---|---:|---:|---:|"
+		echo "| frames | empty, ns/run | minimal, ns/run | guard, ns/run | **guard − minimal**, ns | minimal − empty, ns | guard − empty, ns |"
+		echo "|---|---:|---:|---:|---:|---:|---:|"
 	fi
 	for kind in $CHAIN_KINDS; do
 		chain_row "$kind"
 	done
 	echo
-	echo "The programs ($CHAIN) sit on tap0's tcx hook together, attached by" \
-		"\`bench/attach-empty\`, so each frame runs them all and each measurement times" \
-		"them under the same conditions, $CHAIN_PACKETS frames per measurement. Each round runs" \
-		"all ${#ORDERS[@]} orders, a program's" \
-		"figure in a round is the mean over them, and the table gives the median over the" \
-		"$RUNS rounds with its range. The bad frames are not chained: a drop ends the chain."
-	for kind in $CHAIN_KINDS; do
-		echo "Running first rather than last, $(kind_label "$kind"): $(chain_first "$kind") ns."
-	done
+	echo "What the CHECKSUM_PARTIAL path costs beyond the not-partial one, within each round" \
+		"(the same loaded copies run both kinds, so where the JIT placed them cancels):"
+	echo
+	if [ -n "$BEFORE" ]; then
+		echo "| partial path | **guard − minimal**, ns | minimal − empty, ns | guard − empty, ns | $BEFORE_REV − empty, ns | guard − $BEFORE_REV, ns |"
+		echo "|---|---:|---:|---:|---:|---:|"
+		echo "| its own cost | $(chain_path_cell guard minimal) | $(chain_path_cell minimal empty) | $(chain_path_cell guard empty) | $(chain_path_cell before empty) | $(chain_path_cell guard before) |"
+	else
+		echo "| partial path | **guard − minimal**, ns | minimal − empty, ns | guard − empty, ns |"
+		echo "|---|---:|---:|---:|"
+		echo "| its own cost | $(chain_path_cell guard minimal) | $(chain_path_cell minimal empty) | $(chain_path_cell guard empty) |"
+	fi
+	echo
+	echo "One chain of ${#CHAIN_IDS[@]} programs on tap0's tcx hook, each loaded on its own and" \
+		"attached by \`bench/attach-empty\`: $LEAD copies of the empty program first, not counted" \
+		"(the first places of a chain cost tens of ns more, whoever sits there), then the" \
+		"programs ($CHAIN) in ${#ORDERS[@]} orders (a balanced Latin square: each program in each" \
+		"place of an order, and directly behind each other one, equally often), the whole laid out" \
+		"$REPS times, so that every frame runs each program $((REPS * ${#ORDERS[@]})) times;" \
+		"each round starts the orders from another row. $CHAIN_PACKETS frames per measurement." \
+		"A program's figure is its copies' run time over their runs, differences are the" \
+		"median over the $RUNS rounds of the difference within each round, with its range." \
+		"The bad frames are not chained: a drop ends the chain."
 	echo
 	echo "### Alone: each program by itself on the hook, as in service"
 	echo
@@ -327,9 +376,7 @@ row() {
 		"difference within each round, with its range."
 	echo
 	if [ -n "$BEFORE" ]; then
-		echo "The guard of $BEFORE_REV is the program before its entry was made stack-free" \
-			"(one callee-saved register instead of four, slow paths out of line, BPF ISA v3)," \
-			"built from git by its own Makefile."
+		echo "The guard of $BEFORE_REV is $BEFORE_WHAT, built from git by its own Makefile."
 	else
 		echo "No before/after rows: $BEFORE_WHY."
 	fi
@@ -346,7 +393,7 @@ row() {
 	echo
 	echo "<details><summary>Per-measurement data</summary>"
 	echo
-	echo "Chained (kind round order, then ns/run of: $CHAIN):"
+	echo "Chained (kind round program ns/run):"
 	echo
 	echo '```'
 	for kind in $CHAIN_KINDS; do

@@ -62,7 +62,7 @@ row() {
 		"and calls BPF_PROG_TEST_RUN with repeat=$REPEAT on one 64-byte Ethernet/IPv4/UDP" \
 		"packet (the kernel makes it CHECKSUM_NONE: the guard's not-partial path)," \
 		"$RUNS runs, the programs interleaved (who goes first rotates), pinned to CPU $BENCH_CPU." \
-		"$([ ${#BEFORE_ARGS[@]} -gt 0 ] && echo "The guard of $BEFORE_REV (built from git by its own Makefile) is the program before its entry was made stack-free." ||
+		"$([ ${#BEFORE_ARGS[@]} -gt 0 ] && echo "The guard of $BEFORE_REV (built from git by its own Makefile) is $BEFORE_WHAT." ||
 			echo "No before/after rows: $BEFORE_WHY.")" \
 		"Kernel duration: the kernel's mean per repetition, an integer," \
 		"rescheduled time left out; wall: CLOCK_MONOTONIC around the call / repeat (sub-ns" \
