@@ -276,9 +276,7 @@ int csum_guard(struct __sk_buff *ctx)
 	proto = ctx->protocol;
 	data = (void *)(long)ctx->data;
 	data_end = (void *)(long)ctx->data_end;
-	/* IPv4 first: the anchor the guard is held to (bench/minimal.bpf.c)
-	 * is IPv4 alone, and its frames pay no compare for IPv6 */
-	if (__builtin_expect(proto == bpf_htons(CG_ETH_P_IP), 1)) {
+	if (proto == bpf_htons(CG_ETH_P_IP)) {
 		/* IPv4: the version/IHL byte decides */
 		if (data + CG_ETH_HLEN + 1 > data_end)
 			return judge_slow(ctx);
