@@ -29,6 +29,66 @@
 
 #define SC_TCP_HDR	20
 
+/*
+ * Which options a cookie's timestamp may carry in the namespace entered,
+ * and the window scale a listener with default buffers gets there: what
+ * tcp_select_initial_window() works out from the larger of tcp_rmem's
+ * maximum and rmem_max. Timestamps only under tcp_timestamps 2: with 1 the
+ * kernel subtracts a secret per-address offset from the echoed value
+ * before decoding it (and adds it to every later timestamp), which a BPF
+ * program cannot know.
+ */
+void sc_conf_opts(struct sc_conf *c)
+{
+	unsigned long long rmem[3] = {}, space = 0, max = 0;
+	int ecn = sc_sysctl_read(SC_SYSCTL_ECN), ws = 0;
+	FILE *f;
+
+	c->opts = 0;
+	c->wscale = 0;
+	if (sc_sysctl_read(SC_SYSCTL_TIMESTAMPS) != 2)
+		return;
+	c->opts = SC_OPT_TS;
+	if (sc_sysctl_read(SC_SYSCTL_SACK) > 0)
+		c->opts |= SC_OPT_SACK;
+	if (ecn == 1 || ecn == 2)
+		c->opts |= SC_OPT_ECN;
+	f = fopen(SC_SYSCTL_RMEM, "re");
+	if (f) {
+		if (fscanf(f, "%llu %llu %llu", &rmem[0], &rmem[1], &rmem[2]) == 3)
+			space = rmem[2];
+		fclose(f);
+	}
+	f = fopen(SC_SYSCTL_RMEM_MAX, "re");
+	if (f) {
+		if (fscanf(f, "%llu", &max) == 1 && max > space)
+			space = max;
+		fclose(f);
+	}
+	if (sc_sysctl_read(SC_SYSCTL_WSCALE) > 0 && space) {
+		space = space > 0xffffffffULL ? 0xffffffffULL : space;
+		while (space >> (ws + 16))
+			ws++;
+		c->opts |= SC_OPT_WS;
+		c->wscale = ws > 14 ? 14 : ws;
+	}
+}
+
+/* What the SYN-ACKs carry, as attach and status say it */
+void sc_opts_text(const struct sc_conf *c, char *buf, size_t n)
+{
+	char ws[32] = "";
+
+	if (!(c->opts & SC_OPT_TS)) {
+		snprintf(buf, n, "MSS only (tcp_timestamps is not 2)");
+		return;
+	}
+	if (c->opts & SC_OPT_WS)
+		snprintf(ws, sizeof(ws), ", window scale %u", c->wscale);
+	snprintf(buf, n, "MSS, timestamps%s%s%s", ws, c->opts & SC_OPT_SACK ? ", SACK" : "",
+		 c->opts & SC_OPT_ECN ? ", ECN" : "");
+}
+
 int sc_conf_read(const struct sc_target *t, struct sc_conf *c)
 {
 	struct ifreq ifr = {};
@@ -51,6 +111,7 @@ int sc_conf_read(const struct sc_target *t, struct sc_conf *c)
 	/* IPv6 needs 1280; below that the device carries no IPv6 anyway */
 	c->mss4 = ifr.ifr_mtu > 576 ? ifr.ifr_mtu - 20 - SC_TCP_HDR : 536;
 	c->mss6 = ifr.ifr_mtu > 1280 ? ifr.ifr_mtu - 40 - SC_TCP_HDR : 1220;
+	sc_conf_opts(c);
 out:
 	close(fd);
 	return err;
@@ -284,8 +345,8 @@ int sc_parse_cidr(const char *s, struct sc_route_key *k)
 	return 0;
 }
 
-/* The byte offset of member name in the struct (or union) id of btf, or -1 */
-static long sc_btf_member(const struct btf *btf, __u32 id, const char *name, __u32 *type)
+/* The bit offset of member name in the struct (or union) id of btf, or -1 */
+static long sc_btf_member_bit(const struct btf *btf, __u32 id, const char *name, __u32 *type)
 {
 	const struct btf_type *t = btf__type_by_id(btf, id);
 	const struct btf_member *m;
@@ -297,38 +358,64 @@ static long sc_btf_member(const struct btf *btf, __u32 id, const char *name, __u
 	for (i = 0; i < btf_vlen(t); i++, m++) {
 		const char *n = btf__name_by_offset(btf, m->name_off);
 
-		if (n && !strcmp(n, name) && !(btf_member_bit_offset(t, i) % 8)) {
+		if (n && !strcmp(n, name)) {
 			*type = m->type;
-			return btf_member_bit_offset(t, i) / 8;
+			return btf_member_bit_offset(t, i);
 		}
 	}
 	return -1;
 }
 
+/* The byte offset of member name (not a bitfield inside a byte), or -1 */
+static long sc_btf_member(const struct btf *btf, __u32 id, const char *name, __u32 *type)
+{
+	long bit = sc_btf_member_bit(btf, id, name, type);
+
+	return bit >= 0 && !(bit % 8) ? bit / 8 : -1;
+}
+
+/* Is type id of btf an integer of size bytes? */
+static bool sc_btf_int(const struct btf *btf, __u32 id, __u32 size)
+{
+	const struct btf_type *t = btf__type_by_id(btf, btf__resolve_type(btf, id));
+
+	return t && btf_is_int(t) && t->size == size;
+}
+
 /*
- * offsetof(struct tcp_sock, rx_opt.user_mss) from this kernel's BTF, where
- * the listener keeps its TCP_MAXSEG; 0 if the kernel has no BTF or the
- * layout is not the one expected (a 16-bit field in a struct member).
+ * Where a listener keeps what the program reads of it, from this kernel's
+ * BTF: offsetof(struct tcp_sock, rx_opt.user_mss) (TCP_MAXSEG),
+ * offsetof(struct tcp_sock, window_clamp) and the bit offset of struct
+ * sock's sk_userlocks (SO_RCVBUF); all 0 if the kernel has no BTF or the
+ * layout is not the one expected. struct sock is where tcp_sock starts.
  */
-__u32 sc_user_mss_offset(void)
+void sc_listener_offsets(struct sc_offsets *o)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
-	const struct btf_type *t;
-	long off1, off2;
+	long off1, off2, wc, ul;
 	__u32 type = 0, id;
-	__s32 sid;
+	__s32 sid, kid;
 
+	memset(o, 0, sizeof(*o));
 	if (libbpf_get_error(btf))
-		return 0;
+		return;
 	sid = btf__find_by_name_kind(btf, "tcp_sock", BTF_KIND_STRUCT);
+	kid = btf__find_by_name_kind(btf, "sock", BTF_KIND_STRUCT);
 	off1 = sid > 0 ? sc_btf_member(btf, sid, "rx_opt", &type) : -1;
 	id = type;
 	off2 = off1 >= 0 ? sc_btf_member(btf, btf__resolve_type(btf, id), "user_mss", &type) : -1;
-	t = off2 >= 0 ? btf__type_by_id(btf, btf__resolve_type(btf, type)) : NULL;
-	if (!t || !btf_is_int(t) || t->size != 2)
+	if (off2 >= 0 && !sc_btf_int(btf, type, 2))
 		off2 = -1;
+	wc = sid > 0 ? sc_btf_member(btf, sid, "window_clamp", &type) : -1;
+	if (wc >= 0 && !sc_btf_int(btf, type, 4))
+		wc = -1;
+	ul = kid > 0 ? sc_btf_member_bit(btf, kid, "sk_userlocks", &type) : -1;
 	btf__free(btf);
-	return off2 >= 0 ? off1 + off2 : 0;
+	if (off2 < 0 || wc <= 0 || ul <= 0)
+		return;
+	o->user_mss = off1 + off2;
+	o->wclamp = wc;
+	o->userlocks_bit = ul;
 }
 
 /* Set the const volatile __u32 name of obj's .rodata, before load */

@@ -41,7 +41,7 @@
  * maps already pinned for that target serve the new program.
  */
 static int sc_load_once(struct sc_obj *o, bool xdp, bool tcx, const struct sc_target *reuse,
-			__u32 mss_off, char *why, size_t why_len)
+			const struct sc_offsets *off, char *why, size_t why_len)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "syncookie");
 	char path[PATH_MAX];
@@ -72,8 +72,13 @@ static int sc_load_once(struct sc_obj *o, bool xdp, bool tcx, const struct sc_ta
 	if (tcx)
 		bpf_program__set_expected_attach_type(o->tc, CG_BPF_TCX_INGRESS);
 	bpf_program__set_autoload(xdp ? o->tc : o->xdp, false);
-	if (mss_off)
-		err = sc_rodata_set(o->obj, "sc_user_mss_off", mss_off);
+	if (off) {
+		err = sc_rodata_set(o->obj, "sc_user_mss_off", off->user_mss);
+		if (!err)
+			err = sc_rodata_set(o->obj, "sc_wclamp_off", off->wclamp);
+		if (!err)
+			err = sc_rodata_set(o->obj, "sc_userlocks_bit", off->userlocks_bit);
+	}
 	if (!err && reuse) {
 		sc_pin(path, sizeof(path), reuse, SC_PIN_PORTS);
 		err = bpf_map__set_pin_path(o->ports, path);
@@ -107,20 +112,23 @@ fail:
 }
 
 /*
- * With the listener's TCP_MAXSEG read where the kernel has BTF and
- * bpf_skc_to_tcp_sock; where it refuses that, without (the program then
- * sees TCP_MAXSEG only as far as the cookie shows it).
+ * With the listener's TCP_MAXSEG, window clamp and SO_RCVBUF lock read
+ * where the kernel has BTF and bpf_skc_to_tcp_sock; where it refuses that,
+ * without (the program then sees TCP_MAXSEG only as far as the cookie
+ * shows it, and offers no window scaling).
  */
 int sc_load(struct sc_obj *o, bool xdp, bool tcx, const struct sc_target *reuse,
 	    char *why, size_t why_len)
 {
-	static __u32 mss_off = (__u32)-1;
+	static struct sc_offsets off;
+	static bool known;
 
-	if (mss_off == (__u32)-1)
-		mss_off = sc_user_mss_offset();
-	if (mss_off && !sc_load_once(o, xdp, tcx, reuse, mss_off, why, why_len))
+	if (!known)
+		sc_listener_offsets(&off);
+	known = true;
+	if (off.user_mss && !sc_load_once(o, xdp, tcx, reuse, &off, why, why_len))
 		return 0;
-	return sc_load_once(o, xdp, tcx, reuse, 0, why, why_len);
+	return sc_load_once(o, xdp, tcx, reuse, NULL, why, why_len);
 }
 
 /*
@@ -401,13 +409,25 @@ static int sc_refresh(const struct sc_target *t, const struct sc_args *a)
 	return err;
 }
 
+/* What its SYN-ACKs carry (bpf modes), for attach's last line */
+static const char *sc_attach_opts(const struct sc_target *t, const struct sc_meta *m, char *buf,
+				  size_t n)
+{
+	struct sc_conf c;
+
+	buf[0] = '\0';
+	if (m->mode != SC_NFT && !sc_map_get(t, SC_PIN_CONF, &c, 0))
+		sc_opts_text(&c, buf, n);
+	return buf;
+}
+
 int sc_attach(const struct sc_args *a)
 {
 	struct cg_ack ack = {};
 	struct sc_target t;
 	struct sc_ports cur;
 	struct sc_meta m;
-	char list[160];
+	char list[160], opts[96];
 	int err;
 
 	if (cg_cli_need_root("attach"))
@@ -447,7 +467,8 @@ int sc_attach(const struct sc_args *a)
 		if (m.mode == SC_NFT && sc_nft_apply(&t, a, false))
 			return 1;
 		if (!sc_map_get(&t, SC_PIN_PORTS, &cur, 0) && !memcmp(&cur, &a->ports, sizeof(cur))) {
-			cg_info("already answering SYNs on %s (%s)", t.dev, sc_mode_name(m.mode));
+			cg_info("already answering SYNs on %s (%s)%s%s", t.dev, sc_mode_name(m.mode),
+				m.mode == SC_NFT ? "" : "; ", sc_attach_opts(&t, &m, opts, sizeof(opts)));
 			return 0;
 		}
 		/* other ports: in place, counters kept */
@@ -469,7 +490,8 @@ int sc_attach(const struct sc_args *a)
 		return 1;
 	}
 	sc_ports_text(&a->ports, list, sizeof(list));
-	cg_info("answering SYNs on %s (%s), ports %s", t.dev, sc_mode_name(m.mode), list);
+	cg_info("answering SYNs on %s (%s), ports %s%s%s", t.dev, sc_mode_name(m.mode), list,
+		m.mode == SC_NFT ? "" : "; ", sc_attach_opts(&t, &m, opts, sizeof(opts)));
 	return 0;
 }
 

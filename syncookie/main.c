@@ -95,13 +95,35 @@ static void sc_counters(const struct sc_target *t, const struct sc_meta *m, stru
 	free(vals);
 }
 
+/*
+ * What its SYN-ACKs carry (bpf modes): the options attach found the
+ * namespace allowing, and whether its sysctls say otherwise now (attach
+ * again takes them in). Reads only.
+ */
+static void sc_status_opts(const struct sc_target *t, const struct sc_meta *m,
+			   struct sc_conf *conf, char *buf, size_t n)
+{
+	struct sc_conf now;
+
+	buf[0] = '\0';
+	if (m->mode == SC_NFT || sc_map_get(t, SC_PIN_CONF, conf, 0))
+		return;
+	now = *conf;
+	sc_conf_opts(&now);
+	sc_opts_text(conf, buf, n);
+	if (now.opts != conf->opts || now.wscale != conf->wscale)
+		snprintf(buf + strlen(buf), n - strlen(buf),
+			 " (stale: the namespace's sysctls changed since attach; attach again)");
+}
+
 /* One device; returns whether it is answering. */
 static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 {
 	struct sc_counts c = {};
 	struct sc_ports p = {};
 	struct sc_meta m;
-	char list[SC_MAX_PORTS * 8];
+	char list[SC_MAX_PORTS * 8], opts[160] = "";
+	struct sc_conf conf = {};
 	char dev[4 * IF_NAMESIZE + 1], nsbuf[4 * PATH_MAX + 1], ino[24];
 	/* named as csum-guard status names it: an unnamed namespace by inode */
 	const char *netns = cg_netns_label(t->netns, t->ino, ino, sizeof(ino));
@@ -112,6 +134,7 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 	if (live) {
 		sc_map_get(t, SC_PIN_PORTS, &p, 0);
 		sc_counters(t, &m, &c);
+		sc_status_opts(t, &m, &conf, opts, sizeof(opts));
 	}
 	sys = sc_sysctl_read(live ? sc_sysctl_path(m.mode) : SC_SYSCTL_COOKIES);
 	if (!json) {
@@ -123,10 +146,10 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 		}
 		sc_ports_text(&p, list, sizeof(list));
 		printf("answering SYNs (%s), ports %s, synack %llu, passed %llu, malformed %llu, "
-		       "foreign %llu, %s %d\n", sc_mode_name(m.mode), list,
+		       "foreign %llu, %s %d%s%s\n", sc_mode_name(m.mode), list,
 		       (unsigned long long)c.v[SC_CNT_SYNACK], (unsigned long long)c.v[SC_CNT_PASSED],
 		       (unsigned long long)c.v[SC_CNT_MALFORMED], (unsigned long long)c.v[SC_CNT_FOREIGN],
-		       sc_sysctl_name(m.mode), sys);
+		       sc_sysctl_name(m.mode), sys, *opts ? "; " : "", opts);
 		return true;
 	}
 	if (first_row && !*first_row)
@@ -152,6 +175,12 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 	if (sys >= 0)
 		printf(",\"%s\":%d", live && m.mode == SC_NFT ? "nf_conntrack_tcp_loose" :
 		       "tcp_syncookies", sys);
+	if (*opts)
+		printf(",\"options\":{\"timestamps\":%s,\"window_scale\":%d,\"sack\":%s,"
+		       "\"ecn\":%s,\"stale\":%s}", conf.opts & SC_OPT_TS ? "true" : "false",
+		       conf.opts & SC_OPT_WS ? conf.wscale : -1,
+		       conf.opts & SC_OPT_SACK ? "true" : "false",
+		       conf.opts & SC_OPT_ECN ? "true" : "false", strstr(opts, "stale") ? "true" : "false");
 	putchar('}');
 	return live;
 }

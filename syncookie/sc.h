@@ -24,6 +24,13 @@
 #define SC_TC_PRIO	2
 #define SC_SYSCTL_COOKIES "/proc/sys/net/ipv4/tcp_syncookies"
 #define SC_SYSCTL_LOOSE	"/proc/sys/net/netfilter/nf_conntrack_tcp_loose"
+/* what a cookie's timestamp may carry (sc_conf.opts) */
+#define SC_SYSCTL_TIMESTAMPS "/proc/sys/net/ipv4/tcp_timestamps"
+#define SC_SYSCTL_SACK	"/proc/sys/net/ipv4/tcp_sack"
+#define SC_SYSCTL_WSCALE "/proc/sys/net/ipv4/tcp_window_scaling"
+#define SC_SYSCTL_ECN	"/proc/sys/net/ipv4/tcp_ecn"
+#define SC_SYSCTL_RMEM	"/proc/sys/net/ipv4/tcp_rmem"
+#define SC_SYSCTL_RMEM_MAX "/proc/sys/net/core/rmem_max"
 #define SC_BPF_LINK_TYPE_XDP 6
 #define SC_MAX_PORTS	1024	/* per device: the nft set stays readable */
 
@@ -92,12 +99,19 @@ void sc_remove(const struct sc_target *t, const struct sc_meta *m, bool ours);
 #define SC_GONE_OK	2	/* sc_resolve: what is gone is no error */
 int sc_resolve(const struct sc_args *a, struct sc_target *t, const char *verb, unsigned int how);
 
+/* Where a listener keeps what the program reads of it (sc_listener_offsets) */
+struct sc_offsets {
+	__u32 user_mss, wclamp, userlocks_bit;
+};
+
 /* addr.c */
 int sc_conf_read(const struct sc_target *t, struct sc_conf *c);
 int sc_routes_sync(int map_fd);
 int sc_allow_sync(int map_fd, const struct sc_args *a);
 int sc_parse_cidr(const char *s, struct sc_route_key *k);
-__u32 sc_user_mss_offset(void);
+void sc_listener_offsets(struct sc_offsets *o);
+void sc_opts_text(const struct sc_conf *c, char *buf, size_t n);
+void sc_conf_opts(struct sc_conf *c);
 int sc_rodata_set(struct bpf_object *obj, const char *name, __u32 val);
 
 /* nft.c */

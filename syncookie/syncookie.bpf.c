@@ -10,12 +10,15 @@
  * tc ingress (redirected to the same device's egress). Uapi structures
  * only, no CO-RE: it loads on any kernel with the helper.
  *
- * The SYN-ACK carries the MSS option alone: without a timestamp option the
- * cookie cannot encode window scaling, SACK or ECN, so none is offered,
- * which is what the kernel's own cookies do for a client without
- * timestamps. Its MSS is this host's (the device's MTU, and the listener's
- * TCP_MAXSEG as far as the cookie shows it); the cookie encodes the
- * client's. Anything that is not a well-formed SYN to a protected port,
+ * Its MSS is this host's (the device's MTU, and the listener's TCP_MAXSEG
+ * as far as the cookie shows it); the cookie encodes the client's. Where
+ * the SYN has a timestamp and the namespace has tcp_timestamps 2 (no secret
+ * offset: sc_conf), the SYN-ACK carries a timestamp whose low 6 bits hold
+ * the client's window scale, SACK-permitted and ECN as the kernel's
+ * cookie_init_timestamp() writes them, with the window scale and
+ * SACK-permitted options themselves; otherwise the MSS option alone, as
+ * the kernel's own cookies for a client without timestamps (no window
+ * scaling: a 64 KiB window). Anything that is not a well-formed SYN to a protected port,
  * addressed to this host the way its own stack would take it (sc_for_us),
  * or that the helper declines, passes untouched.
  */
@@ -43,6 +46,13 @@
 #define TH_SYN		0x02
 #define TH_RST		0x04
 #define TH_ACK		0x10
+#define TH_ECE		0x40
+#define TH_CWR		0x80
+#define SC_TS_OPT_NOWS	0x0f	/* the cookie timestamp's bits: no window scale, */
+#define SC_TS_OPT_SACK	0x10	/* SACK-permitted, */
+#define SC_TS_OPT_ECN	0x20	/* ECN */
+#define SC_TS_BITS	6
+#define SC_SOCK_RCVBUF_LOCK 2
 
 const volatile __u32 abi_version = SC_ABI_VERSION;
 /*
@@ -52,6 +62,15 @@ const volatile __u32 abi_version = SC_ABI_VERSION;
  * BTF is missing.
  */
 const volatile __u32 sc_user_mss_off = 0;
+/*
+ * With it (or not at all): offsetof(struct tcp_sock, window_clamp) and the
+ * bit offset of struct sock's sk_userlocks. A listener with either set
+ * (TCP_WINDOW_CLAMP, SO_RCVBUF) gets a window scale of its own when the
+ * kernel builds the connection from the cookie, which the program does not
+ * work out: it offers no window scaling to those.
+ */
+const volatile __u32 sc_wclamp_off = 0;
+const volatile __u32 sc_userlocks_bit = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -90,15 +109,26 @@ struct {
 	__type(value, __u32);
 } sc_allow SEC(".maps");
 
-/* The SYN-ACK's TCP header, built on the stack for its checksum. */
+/*
+ * The SYN-ACK's TCP header, built on the stack for its checksum. Its
+ * options in the kernel's order: MSS; SACK-permitted (or two NOPs) and the
+ * timestamp; a NOP and the window scale. 24, 36 or 40 bytes of it are sent.
+ */
 struct sc_tcp {
 	__be16 source, dest;
 	__be32 seq, ack_seq;
 	__u8 doff;		/* data offset << 4 */
 	__u8 flags;
 	__be16 window, check, urg_ptr;
-	__u8 mss_kind, mss_len;
-	__be16 mss;
+	__u8 opt[20];
+};
+
+/* What a SYN's options offer */
+struct sc_synopt {
+	__u32 mss;		/* 0: no MSS option */
+	__u32 tsval;		/* with ts */
+	__u32 ts, sack;
+	__u32 ws;		/* its window scale (at most 14), 0xff: none */
 };
 
 enum { SC_PASS, SC_ANSWER };
@@ -129,16 +159,36 @@ static __always_inline bool sc_port_protected(__u16 port)
 }
 
 /*
+ * v as the verifier can no longer tell it: z is 0, but read twice from the
+ * packet. What the option loop records is blurred so, or every SYN with
+ * other options would be a path of its own (1M instructions and out).
+ */
+static __always_inline __u32 sc_blur(__u32 v, __u32 z)
+{
+	asm volatile("%0 ^= %1" : "+r"(v) : "r"(z));
+	return v;
+}
+
+/*
  * The options of the SYN end inside its header: every option but EOL and
- * NOP has a length byte of at least 2 that stays within thlen (the MSS
- * option's value into *cmss on the way). The stack
+ * NOP has a length byte of at least 2 that stays within thlen (what the
+ * MSS, window scale, SACK-permitted and timestamp options offer into *so
+ * on the way, taken as tcp_parse_options() takes them). The stack
  * tolerates worse; such a SYN is its to judge. The mask the compiler
  * cannot drop keeps the verifier's states few: off never exceeds 60.
  */
-static __always_inline bool sc_options_ok(__u8 *th, __u32 thlen, void *data_end, __u32 *cmss)
+static __always_inline bool sc_options_ok(__u8 *th, __u32 thlen, void *data_end,
+					  struct sc_synopt *so)
 {
-	__u32 off = 20, i;
+	__u32 off = 20, i, z;
 	__u8 *o;
+
+	z = *(volatile __u8 *)(th + 12) ^ *(volatile __u8 *)(th + 12);
+	so->mss = z;
+	so->tsval = z;
+	so->ts = z;
+	so->sack = z;
+	so->ws = sc_blur(0xff, z);
 
 #pragma clang loop unroll(disable)
 	for (i = 0; i < SC_OPT_MAX; i++) {
@@ -156,8 +206,16 @@ static __always_inline bool sc_options_ok(__u8 *th, __u32 thlen, void *data_end,
 		}
 		if ((void *)(o + 2) > data_end || o[1] < 2 || off + o[1] > thlen)
 			return false;
-		if (o[0] == 2 && o[1] == 4 && (void *)(o + 4) <= data_end)
-			*cmss = (o[2] << 8) | o[3];
+		if (o[0] == 2 && o[1] == 4 && (void *)(o + 4) <= data_end) {
+			so->mss = (o[2] << 8) | o[3];
+		} else if (o[0] == 3 && o[1] == 3 && (void *)(o + 3) <= data_end) {
+			so->ws = sc_blur(o[2] > 14 ? 14 : o[2], z);
+		} else if (o[0] == 4 && o[1] == 2) {
+			so->sack = sc_blur(1, z);
+		} else if (o[0] == 8 && o[1] == 10 && (void *)(o + 10) <= data_end) {
+			so->ts = sc_blur(1, z);
+			so->tsval = ((__u32)o[2] << 24) | ((__u32)o[3] << 16) | ((__u32)o[4] << 8) | o[5];
+		}
 		off += o[1];
 	}
 	return true;
@@ -258,8 +316,11 @@ static __always_inline int sc_handle(void *ctx, void *data, void *data_end, __u3
 	__u64 sum = 0;
 	struct sc_conf *conf;
 	struct bpf_sock *sk;
-	struct sc_tcp t;
-	__u32 zero = 0, cmss = 0, adv, user_mss;
+	struct sc_tcp t = {};
+	struct sc_synopt so;
+	__u32 zero = 0, adv, user_mss;
+	bool ts_ok, ws_ok, sack_ok, ecn_ok, plain = false;
+	__u64 ts;
 	__u8 mac[ETH_ALEN];
 	__s64 cookie;
 	__u32 mss;
@@ -342,7 +403,7 @@ static __always_inline int sc_handle(void *ctx, void *data, void *data_end, __u3
 			sum += w[i];
 		}
 	}
-	if (sc_fold(sum) != 0xffff || !sc_options_ok(th, thlen, data_end, &cmss))
+	if (sc_fold(sum) != 0xffff || !sc_options_ok(th, thlen, data_end, &so))
 		goto malformed;
 
 	if (!v6) {
@@ -377,13 +438,19 @@ static __always_inline int sc_handle(void *ctx, void *data, void *data_end, __u3
 	 */
 	hl = thlen;
 	asm volatile("%0 &= 0x3c\n\tif %0 > 19 goto +1\n\t%0 = 20" : "+r"(hl));
-	/* the listener's TCP_MAXSEG, where this kernel lets us read it */
+	/* the listener's TCP_MAXSEG, and whether it keeps the default
+	 * window, where this kernel lets us read them */
 	user_mss = 0;
 	if (sc_user_mss_off) {
 		char *tp = (char *)bpf_skc_to_tcp_sock(sk);
 
-		if (tp)
+		if (tp) {
 			user_mss = *(__u16 *)(tp + sc_user_mss_off);
+			if (sc_wclamp_off && sc_userlocks_bit)
+				plain = !*(__u32 *)(tp + sc_wclamp_off) &&
+					!((*(__u8 *)(tp + sc_userlocks_bit / 8) >>
+					   (sc_userlocks_bit % 8)) & SC_SOCK_RCVBUF_LOCK);
+		}
 	}
 	if (!v6)
 		cookie = bpf_tcp_gen_syncookie(sk, ip4, SC_IP4_LEN, (void *)thbuf, hl);
@@ -403,9 +470,27 @@ static __always_inline int sc_handle(void *ctx, void *data, void *data_end, __u3
 	adv = v6 ? conf->mss6 : conf->mss4;
 	if (user_mss && user_mss < adv)
 		adv = user_mss;
-	else if (!sc_user_mss_off && mss < sc_mss_quantum(cmss ?: (v6 ? 1220 : 536), v6) &&
+	else if (!sc_user_mss_off && mss < sc_mss_quantum(so.mss ?: (v6 ? 1220 : 536), v6) &&
 		 mss < adv)
 		adv = mss;
+
+	/*
+	 * The options, as the kernel's cookie_init_timestamp() and
+	 * cookie_timestamp_decode() see them: only with a timestamp, each
+	 * only where the SYN offers it and the namespace allows it; window
+	 * scaling only to a listener whose scale is the default one; ECN
+	 * (RFC 3168: ECE and CWR on a not-ECT SYN, no AccECN) where tcp_ecn
+	 * is 1 or 2. What does not fit in the SYN's header is left out
+	 * (window scaling first): the reply is built in its place.
+	 */
+	ts_ok = (conf->opts & SC_OPT_TS) && so.ts;
+	ws_ok = ts_ok && (conf->opts & SC_OPT_WS) && so.ws != 0xff && plain && thlen >= 40;
+	sack_ok = ts_ok && (conf->opts & SC_OPT_SACK) && so.sack;
+	ecn_ok = ts_ok && (conf->opts & SC_OPT_ECN) &&
+		 (th[13] & (TH_ECE | TH_CWR)) == (TH_ECE | TH_CWR) && !(th[12] & 0x0f) &&
+		 !(v6 ? (bpf_ntohl(*(__be32 *)ip6) >> 20) & 3 : ip4->tos & 3);
+	if (thlen < 36)
+		ts_ok = false;
 
 	/* The reply, in place: addresses and ports swapped, seq the cookie. */
 	__builtin_memcpy(mac, eth->h_dest, ETH_ALEN);
@@ -416,15 +501,44 @@ static __always_inline int sc_handle(void *ctx, void *data, void *data_end, __u3
 	t.dest = *(__be16 *)th;
 	t.seq = bpf_htonl((__u32)cookie);
 	t.ack_seq = bpf_htonl(bpf_ntohl(*(__be32 *)(th + 4)) + 1);
-	t.doff = (tlen / 4) << 4;
 	t.flags = TH_SYN | TH_ACK;
 	/* well inside the window the listener gives the cookie socket */
 	t.window = bpf_htons(mss * 10 > 65535 ? 65535 : mss * 10);
-	t.check = 0;
-	t.urg_ptr = 0;
-	t.mss_kind = 2;
-	t.mss_len = 4;
-	t.mss = bpf_htons(adv);
+	t.opt[0] = 2;
+	t.opt[1] = 4;
+	*(__be16 *)&t.opt[2] = bpf_htons(adv);
+	if (ts_ok) {
+		/*
+		 * The kernel's clock for timestamps (ms of CLOCK_MONOTONIC, with
+		 * no offset under tcp_timestamps 2), its low bits the options;
+		 * never ahead of the clock, or the client's PAWS would drop the
+		 * connection's first segments
+		 */
+		__u64 now = bpf_ktime_get_ns() / 1000000;
+
+		ts = (now >> SC_TS_BITS) << SC_TS_BITS;
+		ts |= (ws_ok ? so.ws : SC_TS_OPT_NOWS) | (sack_ok ? SC_TS_OPT_SACK : 0) |
+		      (ecn_ok ? SC_TS_OPT_ECN : 0);
+		if (ts > now)
+			ts -= 1 << SC_TS_BITS;
+		t.opt[4] = sack_ok ? 4 : 1;
+		t.opt[5] = sack_ok ? 2 : 1;
+		t.opt[6] = 8;
+		t.opt[7] = 10;
+		*(__be32 *)&t.opt[8] = bpf_htonl((__u32)ts);
+		*(__be32 *)&t.opt[12] = bpf_htonl(so.tsval);
+		tlen = 36;
+		if (ws_ok) {
+			t.opt[16] = 1;
+			t.opt[17] = 3;
+			t.opt[18] = 3;
+			t.opt[19] = conf->wscale;
+			tlen = 40;
+		}
+		if (ecn_ok)
+			t.flags |= TH_ECE;
+	}
+	t.doff = (tlen / 4) << 4;
 	if (!v6) {
 		__be32 a = ip4->saddr;
 
@@ -456,15 +570,18 @@ static __always_inline int sc_handle(void *ctx, void *data, void *data_end, __u3
 	}
 	w = (__u32 *)&t;
 #pragma unroll
-	for (i = 0; i < 5; i++)
-		sum += w[i];
-	if (tlen == 24)
-		sum += w[5];
+	for (i = 0; i < sizeof(t) / 4; i++)
+		if (i * 4 < tlen)
+			sum += w[i];
 	t.check = ~sc_fold(sum);
 	/* thlen >= tlen: the SYN's header has room for ours */
 	__builtin_memcpy(th, &t, 20);
-	if (tlen == 24 && (void *)(th + 24) <= data_end)
-		__builtin_memcpy(th + 20, &t.mss_kind, 4);
+	if (tlen >= 24 && (void *)(th + 24) <= data_end)
+		__builtin_memcpy(th + 20, &t.opt[0], 4);
+	if (tlen >= 36 && (void *)(th + 36) <= data_end)
+		__builtin_memcpy(th + 24, &t.opt[4], 12);
+	if (tlen >= 40 && (void *)(th + 40) <= data_end)
+		__builtin_memcpy(th + 36, &t.opt[16], 4);
 	return SC_ANSWER;
 
 malformed:

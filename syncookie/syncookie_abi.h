@@ -8,7 +8,7 @@
 #ifndef SYNCOOKIE_ABI_H
 #define SYNCOOKIE_ABI_H
 
-#define SC_ABI_VERSION		2
+#define SC_ABI_VERSION		3
 
 /* Per-CPU counters. Only SYNs to a protected port are counted. */
 enum sc_counter {
@@ -23,13 +23,28 @@ enum sc_counter {
 /*
  * What the program knows of its device, written by attach (and again by
  * every attach that finds it running): the device's MAC, the MSS its MTU
- * allows, IPv4 and IPv6 (host order), whether --allow limits the sources.
+ * allows, IPv4 and IPv6 (host order), whether --allow limits the sources,
+ * and which options a cookie may carry in its timestamp (the namespace's
+ * sysctls as attach found them) with the window scale to advertise.
  */
 struct sc_conf {
 	unsigned char mac[6];
 	unsigned short mss4, mss6;
 	unsigned short allow;	/* 1: answer only sources in the sc_allow trie */
+	unsigned char opts;	/* SC_OPT_*: none, the SYN-ACK has the MSS option alone */
+	unsigned char wscale;	/* the listener's shift with default buffers */
+	unsigned short pad;
 };
+
+/*
+ * sc_conf.opts. SC_OPT_TS: net.ipv4.tcp_timestamps is 2, so the kernel adds
+ * no secret offset to timestamps and decodes the low 6 bits of the echoed
+ * TSval as cookie_init_timestamp() wrote them; without it, nothing else.
+ */
+#define SC_OPT_TS		0x01
+#define SC_OPT_SACK		0x02	/* tcp_sack */
+#define SC_OPT_WS		0x04	/* tcp_window_scaling */
+#define SC_OPT_ECN		0x08	/* tcp_ecn 1 or 2 */
 
 /*
  * The namespace's addresses and routes as attach found them, an LPM trie:
