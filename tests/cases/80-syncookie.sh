@@ -507,6 +507,152 @@ time.sleep(300)' $SC_SEG $SC_ANY "$TMPD/sc.ready" &
 }
 cg_kernel_case syn_mss
 
+# sc_tcpinfo ROLE ADDR NS: one connection to SC_PORT, ROLE listen (prints
+# once the client is gone) or connect (sends SC_OPT_BYTES), in NS; prints
+# what TCP_INFO says was negotiated, as ss -ti shows it (ts, sack, wscale
+# snd,rcv) and the largest window the peer advertised during the transfer.
+sc_tcpinfo() {
+	ip netns exec "$3" python3 -c '
+import socket, struct, sys, time
+role, addr, port, n, ready = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+def info(s, wnd):
+    b = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 232)
+    o, w = b[5], b[6]
+    if len(b) >= 232:
+        wnd = max(wnd, struct.unpack_from("I", b, 228)[0])
+    return o, w, wnd
+if role == "listen":
+    ls = socket.socket(socket.AF_INET6)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind(("::", port)); ls.listen(8); ls.settimeout(20)
+    open(ready, "w").close()
+    c, _ = ls.accept(); c.settimeout(20); got = 0
+    while True:
+        d = c.recv(1 << 16)
+        if not d: break
+        got += len(d)
+    o, w, wnd = info(c, 0)
+else:
+    c = socket.create_connection((addr, port), timeout=20); wnd = 0; got = 0
+    buf = b"x" * (1 << 16)
+    while got < n:
+        k = min(len(buf), n - got)
+        c.sendall(buf[:k]); got += k
+        o, w, wnd = info(c, wnd)
+    o, w, wnd = info(c, wnd)
+print("ts=%d sack=%d ecn=%d ws=%s bytes=%d wnd=%d" % (o & 1, o >> 1 & 1, o >> 3 & 1,
+      "%d,%d" % (w & 15, w >> 4) if o & 4 else "none", got, wnd))
+c.close()' "$1" "$2" $SC_PORT $SC_OPT_BYTES "$TMPD/sc.ready"
+}
+
+# sc_opt_connect ADDR: one upload through the responder; "$cli|$srv", each
+# as sc_tcpinfo prints it (empty where it failed)
+sc_opt_connect() {
+	local l cli srv
+
+	rm -f "$TMPD/sc.ready"
+	sc_tcpinfo listen "$1" "$SC_S" >"$TMPD/sc.srv" 2>&1 &
+	l=$!
+	wait_ready "$TMPD/sc.ready"
+	cli=$(sc_tcpinfo connect "$1" "$SC_C" 2>&1 | tail -1)
+	wait $l
+	srv=$(tail -1 "$TMPD/sc.srv")
+	echo "$cli|$srv"
+}
+
+if [ -n "${CG_GUEST:-}" ]; then
+	SC_OPT_BYTES=${SC_OPT_BYTES:-1000000}
+else
+	SC_OPT_BYTES=${SC_OPT_BYTES:-4000000}
+fi
+
+# Timestamps carrying the options (issue 20): with tcp_timestamps 2 in the
+# server's namespace, real kernel clients (IPv4, IPv6) through the
+# responder in MODE get window scaling and SACK on both ends, with the
+# window scale attach reports, and an upload over a path with delay (netem
+# on the client's side where the kernel has it) sees the server's window
+# above 64 KiB; the SYN-ACK is the program's and the kernel took its
+# cookie. With tcp_timestamps 0 on the client, or 1 on the server (a
+# secret offset the program cannot know), the MSS option alone, as before:
+# no scaling, no SACK, and the upload still intact.
+case_syn_options() {
+	local mode=$1 t="syn-options [$1]" why= addr r cli srv ws c0 c1 recv0 sent0 side delay="no delay: no netem here"
+
+	sc_quick_guest_skip "$t" && return
+	command -v python3 >/dev/null || { skip "$t: no python3 for TCP_INFO"; return; }
+	sc_up && ip netns exec "$SC_S" sysctl -qw net.ipv4.tcp_timestamps=2 net.ipv4.tcp_syncookies=2 ||
+		{ fail "$t: set-up"; sc_down; return; }
+	ip netns exec "$SC_C" tc qdisc add dev veth0 root netem delay 20ms 2>/dev/null && delay="netem delay 20ms"
+	if ! sc_attach_mode "$mode" $SC_PORT; then
+		[ "$mode" = xdp ] && { skip "$t: no native XDP here: $(head -1 "$TMPD/err")"; sc_down; return; }
+		fail "$t: attach: $(head -1 "$TMPD/err")"
+		sc_down
+		return
+	fi
+	ws=$("$CG" syncookie status veth1 --netns "$SC_S" --json | jq -r '.options.window_scale')
+	[ -n "$ws" ] && [ "$ws" -gt 0 ] 2>/dev/null || why="$why; status reports window scale '$ws'"
+	for addr in 10.9.0.2 fd09::2; do
+		c0=$(sc_counters)
+		recv0=$(tcpext SyncookiesRecv)
+		sent0=$(tcpext SyncookiesSent)
+		r=$(sc_opt_connect $addr)
+		cli=${r%%|*}
+		srv=${r#*|}
+		c1=$(sc_counters)
+		set -- $c0 $c1
+		[ $(($4 - $1)) = 1 ] && [ $(($(tcpext SyncookiesRecv) - recv0)) = 1 ] &&
+			[ "$(tcpext SyncookiesSent)" = "$sent0" ] ||
+			why="$why; $addr: synack +$(($4 - $1)) SyncookiesRecv +$(($(tcpext SyncookiesRecv) - recv0)) SyncookiesSent +$(($(tcpext SyncookiesSent) - sent0))"
+		case $cli in
+		"ts=1 sack=1 ecn=0 ws=$ws,"*" bytes=$SC_OPT_BYTES"*) ;;
+		*) why="$why; $addr client: '$cli'" ;;
+		esac
+		case $srv in
+		"ts=1 sack=1 ecn=0 ws="*",$ws bytes=$SC_OPT_BYTES"*) ;;
+		*) why="$why; $addr server: '$srv'" ;;
+		esac
+		# each end's send scale is the other's receive scale
+		[ "$(echo "$cli" | sed 's/.*ws=\([0-9]*\),\([0-9]*\).*/\2,\1/')" = \
+		  "$(echo "$srv" | sed 's/.*ws=\([0-9]*,[0-9]*\).*/\1/')" ] ||
+			why="$why; $addr: scales do not match: client '$cli', server '$srv'"
+		[ "${cli##*wnd=}" -gt 65535 ] 2>/dev/null ||
+			why="$why; $addr: the server's window stayed at ${cli##*wnd=}"
+	done
+	# the old behaviour: a client without timestamps, a server with offsets
+	for side in client server; do
+		if [ $side = client ]; then
+			ip netns exec "$SC_C" sysctl -qw net.ipv4.tcp_timestamps=0
+		else
+			ip netns exec "$SC_C" sysctl -qw net.ipv4.tcp_timestamps=1
+			ip netns exec "$SC_S" sysctl -qw net.ipv4.tcp_timestamps=1
+			"$CG" syncookie attach veth1 --netns "$SC_S" --ports $SC_PORT >"$TMPD/out" 2>&1
+			grep -q "MSS only" "$TMPD/out" ||
+				why="$why; attach again under tcp_timestamps 1: $(head -1 "$TMPD/out")"
+		fi
+		for addr in 10.9.0.2 fd09::2; do
+			c0=$(sc_counters)
+			r=$(sc_opt_connect $addr)
+			c1=$(sc_counters)
+			set -- $c0 $c1
+			[ $(($4 - $1)) = 1 ] || why="$why; $side side $addr: synack +$(($4 - $1))"
+			case $r in
+			"ts=0 sack=0 ecn=0 ws=none bytes=$SC_OPT_BYTES"*"|ts=0 sack=0 ecn=0 ws=none bytes=$SC_OPT_BYTES"*) ;;
+			*) why="$why; no timestamps on the $side side, $addr: '$r'" ;;
+			esac
+		done
+	done
+	sc_detach_mode "$mode"
+	if [ -z "$why" ]; then
+		pass "$t: tcp_timestamps 2: IPv4 and IPv6 clients get timestamps, SACK and window scale $ws (both ends agree), the server's window above 64 KiB ($delay); without client timestamps, or under tcp_timestamps 1, the MSS option alone; $SC_OPT_BYTES bytes intact each time"
+	else
+		fail "$t:${why#;}"
+	fi
+	sc_down
+}
+cg_kernel_case syn_options xdp-generic
+cg_kernel_case syn_options tc
+cg_kernel_case syn_options xdp
+
 # attach --allow: the responder answers only the sources the operator
 # allows, as the server's input filter does (which accepts the port from
 # 10.9.0.1 and fd09::1 only, with `ct state invalid drop`). The client's
