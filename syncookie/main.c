@@ -68,6 +68,10 @@
 
 struct sc_counts {
 	__u64 v[SC_CNT_MAX];
+	/* nft mode: ACKs handed to SYNPROXY, invalid packets dropped after
+	 * it (the table's counters); cookies SYNPROXY took and refused
+	 * (/proc/net/stat/synproxy: the namespace's, every SYNPROXY in it) */
+	__u64 acks, dropped, valid, invalid;
 };
 
 /* cg_state_each_netns(): the devices of each other namespace with state */
@@ -84,7 +88,10 @@ static void sc_counters(const struct sc_target *t, const struct sc_meta *m, stru
 
 	memset(c, 0, sizeof(*c));
 	if (m->mode == SC_NFT) {
-		c->v[SC_CNT_SYNACK] = sc_nft_synack(t->ifindex);
+		c->v[SC_CNT_SYNACK] = sc_nft_counter(t->ifindex, "synack");
+		c->acks = sc_nft_counter(t->ifindex, "acks");
+		c->dropped = sc_nft_counter(t->ifindex, "dropped");
+		sc_nft_cookies(&c->valid, &c->invalid);
 		return;
 	}
 	vals = ncpu > 0 ? calloc(ncpu, sizeof(*vals)) : NULL;
@@ -145,6 +152,14 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 			return false;
 		}
 		sc_ports_text(&p, list, sizeof(list));
+		if (m.mode == SC_NFT) {
+			printf("answering SYNs (nft), ports %s, synack %llu, acks %llu, dropped %llu; "
+			       "SYNPROXY in the namespace: cookie_valid %llu, cookie_invalid %llu; %s %d\n",
+			       list, (unsigned long long)c.v[SC_CNT_SYNACK], (unsigned long long)c.acks,
+			       (unsigned long long)c.dropped, (unsigned long long)c.valid,
+			       (unsigned long long)c.invalid, sc_sysctl_name(m.mode), sys);
+			return true;
+		}
 		printf("answering SYNs (%s), ports %s, synack %llu, passed %llu, malformed %llu, "
 		       "foreign %llu, %s %d%s%s\n", sc_mode_name(m.mode), list,
 		       (unsigned long long)c.v[SC_CNT_SYNACK], (unsigned long long)c.v[SC_CNT_PASSED],
@@ -172,6 +187,11 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 	       "\"foreign\":%llu}",
 	       (unsigned long long)c.v[SC_CNT_SYNACK], (unsigned long long)c.v[SC_CNT_PASSED],
 	       (unsigned long long)c.v[SC_CNT_MALFORMED], (unsigned long long)c.v[SC_CNT_FOREIGN]);
+	if (live && m.mode == SC_NFT)
+		printf(",\"nft\":{\"acks\":%llu,\"dropped\":%llu,\"cookie_valid\":%llu,"
+		       "\"cookie_invalid\":%llu}", (unsigned long long)c.acks,
+		       (unsigned long long)c.dropped, (unsigned long long)c.valid,
+		       (unsigned long long)c.invalid);
 	if (sys >= 0)
 		printf(",\"%s\":%d", live && m.mode == SC_NFT ? "nf_conntrack_tcp_loose" :
 		       "tcp_syncookies", sys);

@@ -175,8 +175,12 @@ static void sc_allow_text4(const struct sc_args *a, char *buf, size_t n)
  * (untracked or invalid), then opens the connection to the listener
  * itself. Its MSS is the device's MTU less the headers; wscale 7 is what
  * the listener uses with Linux's default buffers (SYNPROXY does not
- * rewrite windows). IPv4 only: on 6.18 the IPv6 SYNPROXY dropped the SYN
- * without answering, even in a plain ip6 table, so IPv6 stays the stack's.
+ * rewrite windows). Counters: SYNs answered (synack), ACKs handed to
+ * SYNPROXY (acks), invalid packets dropped after it (dropped). IPv4 only:
+ * nft's synproxy expression checks the TCP checksum with nf_ip_checksum(),
+ * IPv4's, for IPv6 too (nft_synproxy_do_eval(), 5.3 to 6.18), so an IPv6
+ * SYN whose checksum is checked in software fails it and is dropped
+ * unanswered; IPv6 stays the stack's.
  */
 int sc_nft_apply(const struct sc_target *t, const struct sc_args *a, bool fresh)
 {
@@ -208,6 +212,8 @@ int sc_nft_apply(const struct sc_target *t, const struct sc_args *a, bool fresh)
 		snprintf(s, cap,
 			 "table inet %1$s {\n"
 			 "  counter synack { }\n"
+			 "  counter acks { }\n"
+			 "  counter dropped { }\n"
 			 "  set ports { type inet_service; elements = { %2$s } }\n"
 			 "  set allow4 { type ipv4_addr; flags interval; %5$s%6$s%7$s}\n"
 			 "  chain pre {\n"
@@ -217,8 +223,9 @@ int sc_nft_apply(const struct sc_target *t, const struct sc_args *a, bool fresh)
 			 "  chain in {\n"
 			 "    type filter hook input priority filter; policy accept;\n"
 			 "    iif \"%3$s\" meta nfproto ipv4 ip saddr @allow4 tcp dport @ports tcp flags & (syn | ack) == syn ct state untracked counter name synack\n"
+			 "    iif \"%3$s\" meta nfproto ipv4 ip saddr @allow4 tcp dport @ports tcp flags & (syn | ack) == ack ct state invalid,untracked counter name acks\n"
 			 "    iif \"%3$s\" meta nfproto ipv4 ip saddr @allow4 tcp dport @ports ct state invalid,untracked synproxy mss %4$u wscale 7 timestamp sack-perm\n"
-			 "    iif \"%3$s\" meta nfproto ipv4 ip saddr @allow4 tcp dport @ports ct state invalid drop\n"
+			 "    iif \"%3$s\" meta nfproto ipv4 ip saddr @allow4 tcp dport @ports ct state invalid counter name dropped drop\n"
 			 "  }\n"
 			 "}\n", table, list, t->dev, mtu - 40, *allow ? "elements = { " : "",
 			 allow, *allow ? " }; " : "");
@@ -289,10 +296,11 @@ bool sc_nft_input_filtered(char *what, size_t what_len)
 	return found;
 }
 
-__u64 sc_nft_synack(int ifindex)
+/* The packets of counter name in the device's table (0 where it has none) */
+__u64 sc_nft_counter(int ifindex, const char *name)
 {
 	char table[64], out[4096];
-	const char *argv[] = { "nft", "list", "counter", "inet", table, "synack", NULL };
+	const char *argv[] = { "nft", "list", "counter", "inet", table, name, NULL };
 	unsigned long long n = 0;
 	const char *p;
 
@@ -300,4 +308,25 @@ __u64 sc_nft_synack(int ifindex)
 	if (sc_nft(argv, NULL, out, sizeof(out), NULL, 0) == 0 && (p = strstr(out, "packets ")))
 		n = strtoull(p + 8, NULL, 10);
 	return n;
+}
+
+/*
+ * SYNPROXY's cookie checks in the namespace entered, all CPUs
+ * (/proc/net/stat/synproxy: namespace-wide, every SYNPROXY rule in it)
+ */
+void sc_nft_cookies(__u64 *valid, __u64 *invalid)
+{
+	unsigned long long e, syn, inv, val;
+	char line[256];
+	FILE *f = fopen("/proc/net/stat/synproxy", "re");
+
+	*valid = *invalid = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %llx %llx %llx", &e, &syn, &inv, &val) == 4) {
+			*valid += val;
+			*invalid += inv;
+		}
+	fclose(f);
 }

@@ -120,7 +120,8 @@ bool sc_nft_exists(int ifindex);
 void sc_nft_delete(int ifindex);
 void sc_ports_text(const struct sc_ports *p, char *buf, size_t n);
 int sc_nft_apply(const struct sc_target *t, const struct sc_args *a, bool fresh);
-__u64 sc_nft_synack(int ifindex);
+__u64 sc_nft_counter(int ifindex, const char *name);
+void sc_nft_cookies(__u64 *valid, __u64 *invalid);
 bool sc_nft_input_filtered(char *what, size_t what_len);
 
 /* attach.c */

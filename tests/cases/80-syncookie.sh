@@ -144,10 +144,18 @@ case_syn_connect() {
 			[ $(($(tcpext SyncookiesRecv) - recv0)) = 1 ] ||
 			why="$why; $addr: synack +$(($4 - $1)) passed +$(($5 - $2)) SyncookiesSent +$(($(tcpext SyncookiesSent) - sent0)) SyncookiesRecv +$(($(tcpext SyncookiesRecv) - recv0))"
 	done
+	# nft: status reports the table's and SYNPROXY's counters
+	if [ "$mode" = nft ]; then
+		got=$("$CG" syncookie status veth1 --netns "$SC_S" --json |
+			jq -c '[.counters.synack >= 1, .nft.acks >= 1, .nft.cookie_valid >= 1, .nft.dropped, .nft.cookie_invalid]')
+		[ "$got" = "[true,true,true,0,0]" ] || why="$why; status nft counters: $got"
+		"$CG" syncookie status veth1 --netns "$SC_S" | grep -q "acks [1-9].*cookie_valid [1-9]" ||
+			why="$why; status: $("$CG" syncookie status veth1 --netns "$SC_S")"
+	fi
 	sc_off
 	if [ -z "$why" ]; then
 		if [ "$mode" = nft ]; then
-			pass "$t: IPv4 answered by SYNPROXY (cookie validated), IPv6 by the stack, $SC_BYTES bytes each intact"
+			pass "$t: IPv4 answered by SYNPROXY (cookie validated; status: synack, acks, cookie_valid), IPv6 by the stack, $SC_BYTES bytes each intact"
 		else
 			pass "$t: IPv4 and IPv6, $SC_BYTES bytes each intact; SYN-ACK from the program, the kernel took its cookie, the stack sent none"
 		fi
