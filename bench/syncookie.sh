@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # syncookie.sh - SYN-ACKs per second under a SYN flood: the responder
 # (`csum-guard syncookie`, native XDP) against the stack alone with
-# cookies forced (net.ipv4.tcp_syncookies=2 either way).
+# cookies forced (net.ipv4.tcp_syncookies=2 either way), SYNs with timestamps
+# and tcp_timestamps=2, so both answer with the full set of options.
 #
 #   netns $CLI (the flood)                     netns $SRV (the server)
 #   veth0 10.9.0.1/24  ------------------------ veth1 10.9.0.2/24
@@ -49,7 +50,8 @@ topo_up() {
 	ip -n "$SRV" link set veth1 up
 	ip -n "$SRV" route add 198.18.0.0/15 via 10.9.0.1 || return 1
 	ip -n "$SRV" neigh replace 10.9.0.1 dev veth1 nud permanent lladdr "$(mac "$CLI" veth0)"
-	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_syncookies=2 net.ipv4.conf.all.rp_filter=0 \
+	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_syncookies=2 net.ipv4.tcp_timestamps=2 \
+		net.ipv4.conf.all.rp_filter=0 \
 		net.ipv4.conf.veth1.rp_filter=0 net.core.somaxconn=4096
 	ip -n "$CLI" link set dev veth0 xdpdrv obj "$XDP_PASS_OBJ" sec xdp || return 1
 }
@@ -68,7 +70,7 @@ one_run() {
 			die "cannot attach xdp-pass"
 	fi
 	out=$("$BB/synflood" --netns "$CLI" --dev veth0 --dst-mac "$(mac "$SRV" veth1)" \
-		--dst 10.9.0.2 --port $PORT --seconds "$SC_SECONDS") || die "synflood failed"
+		--dst 10.9.0.2 --port $PORT --seconds "$SC_SECONDS" --ts) || die "synflood failed"
 	if [ "$2" = responder ]; then
 		"$CG" syncookie status veth1 --netns "$SRV" --json | jq -r .counters.synack >>"$TMPD/synack"
 		"$CG" syncookie detach veth1 --netns "$SRV" --quiet || die "cannot detach"
@@ -113,9 +115,11 @@ read -r resp _ <<<"$(col "$TMPD/raw" responder | stats3)"
 		"The responder's own synack counter over its runs: $(awk '{ s += $1 } END { print s + 0 }' "$TMPD/synack")."
 	echo
 	echo "Method: \`bench/synflood\` in one netns writes SYN frames (random sources in" \
-		"198.18.0.0/15, random ports, MSS option) through packet sockets, one thread per" \
+		"198.18.0.0/15, random ports; options as Linux sends them: MSS, SACK-permitted," \
+		"timestamp, window scale) through packet sockets, one thread per" \
 		"CPU, for ${SC_SECONDS}s into a veth whose peer, in the server's netns, has a" \
-		"listener on port $PORT and tcp_syncookies=2; the SYN-ACKs that come back are" \
+		"listener on port $PORT, tcp_syncookies=2 and tcp_timestamps=2 (so both answer" \
+		"with timestamp, SACK-permitted and window scale: 40-byte TCP headers); the SYN-ACKs that come back are" \
 		"counted by veth0's receive counter (the flood is its only traffic). Both veth" \
 		"ends run XDP in both configurations (xdp-pass on veth0; on veth1 the responder," \
 		"\`csum-guard syncookie attach veth1 --mode xdp\`, or xdp-pass). The flood and" \

@@ -4,13 +4,14 @@
  * how many SYN-ACKs come back.
  *
  *   synflood --netns NS --dev DEV --dst-mac MAC --dst ADDR --port P
- *            [--src-net A.B.0.0] [--seconds S] [--threads N]
+ *            [--src-net A.B.0.0] [--seconds S] [--threads N] [--ts]
  *
  * N threads (default: one per CPU, each pinned) write SYN frames through
  * packet sockets (qdisc bypassed, sendmmsg batches) out of DEV: IPv4
  * sources random in A.B.0.0/15 (default 198.18.0.0/15, the benchmarking
- * range), random ports and sequence numbers, an MSS option, checksums
- * right. What comes back is counted by DEV's own receive counter (the
+ * range), random ports and sequence numbers, an MSS option (--ts: and
+ * SACK-permitted, a timestamp and window scale, as Linux sends them),
+ * checksums right. What comes back is counted by DEV's own receive counter (the
  * flood is the only traffic, and nothing else answers): no receiving
  * thread takes CPU from the answerer. Prints
  *
@@ -45,6 +46,7 @@ struct cfg {
 	uint32_t src_net;	/* host order, /15 */
 	unsigned int port, seconds, threads;
 	int ifindex;
+	enum syn_kind kind;
 };
 
 static atomic_ullong total_sent;
@@ -101,7 +103,7 @@ static void *sender(void *arg)
 
 			memcpy(a.src, &src, 4);
 			iov[i].iov_base = frames[i];
-			iov[i].iov_len = syn_frame(frames[i], &a, SYN_GOOD, 1024 + (r >> 17) % 64000,
+			iov[i].iov_len = syn_frame(frames[i], &a, c->kind, 1024 + (r >> 17) % 64000,
 						   c->port, r >> 32);
 			msgs[i].msg_hdr.msg_iov = &iov[i];
 			msgs[i].msg_hdr.msg_iovlen = 1;
@@ -119,7 +121,7 @@ static void *sender(void *arg)
 static int usage(void)
 {
 	fprintf(stderr, "usage: " PROG " --netns NS --dev DEV --dst-mac MAC --dst ADDR --port P "
-		"[--src-net A.B.0.0] [--seconds S] [--threads N]\n");
+		"[--src-net A.B.0.0] [--seconds S] [--threads N] [--ts]\n");
 	return 2;
 }
 
@@ -134,6 +136,7 @@ int main(int argc, char **argv)
 		{ "src-net", required_argument, NULL, 's' },
 		{ "seconds", required_argument, NULL, 'S' },
 		{ "threads", required_argument, NULL, 'T' },
+		{ "ts", no_argument, NULL, 'O' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cfg c = { .port = 0, .seconds = 3, .src_net = 0xc6120000 };
@@ -168,6 +171,7 @@ int main(int argc, char **argv)
 			break;
 		case 'S': c.seconds = cgb_num(PROG, "--seconds", optarg, 1, 3600); break;
 		case 'T': c.threads = cgb_num(PROG, "--threads", optarg, 1, 64); break;
+		case 'O': c.kind = SYN_TS; break;
 		default: return usage();
 		}
 	}

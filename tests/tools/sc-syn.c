@@ -4,7 +4,7 @@
  * a packet socket, and count what comes back.
  *
  *   sc-syn --dev DEV --dst-mac MAC --src ADDR --dst ADDR --port P
- *          [--kind good|csum|doff|doff-long|opt|ipcsum] [--count N] [--wait MS]
+ *          [--kind good|csum|doff|doff-long|opt|ipcsum|ts] [--count N] [--wait MS]
  *          [--vlan ID] [--mss]
  *
  * Each SYN has its own source port. Replies are TCP segments from dst to
@@ -41,7 +41,7 @@
 static int usage(void)
 {
 	fprintf(stderr, "usage: " PROG " --dev DEV --dst-mac MAC --src ADDR --dst ADDR --port P "
-		"[--kind good|csum|doff|doff-long|opt|ipcsum] [--count N] [--wait MS] [--vlan ID] [--mss]\n");
+		"[--kind good|csum|doff|doff-long|opt|ipcsum|ts] [--count N] [--wait MS] [--vlan ID] [--mss]\n");
 	return 2;
 }
 

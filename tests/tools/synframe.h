@@ -21,11 +21,12 @@ enum syn_kind {
 	SYN_DOFF_LONG,	/* data offset 15, but the segment has 24 bytes */
 	SYN_OPT,	/* a timestamp option whose length runs past the header */
 	SYN_IPCSUM,	/* IPv4 header checksum wrong (IPv4 only) */
+	SYN_TS,		/* as Linux sends it: MSS, SACK-permitted, timestamp, window scale 7 */
 	SYN_KIND_MAX,
 };
 
 static const char *const syn_kind_names[SYN_KIND_MAX] = {
-	"good", "csum", "doff", "doff-long", "opt", "ipcsum",
+	"good", "csum", "doff", "doff-long", "opt", "ipcsum", "ts",
 };
 
 struct syn_addr {
@@ -38,7 +39,7 @@ struct syn_addr {
 static inline size_t syn_frame(uint8_t *buf, const struct syn_addr *a, enum syn_kind kind,
 			       uint16_t sport, uint16_t dport, uint32_t seq)
 {
-	size_t l3 = a->v6 ? 40 : 20, thlen = kind == SYN_OPT ? 28 : 24;
+	size_t l3 = a->v6 ? 40 : 20, thlen = kind == SYN_OPT ? 28 : kind == SYN_TS ? 40 : 24;
 	uint8_t *ip = buf + 14, *th = ip + l3;
 	uint64_t sum;
 	uint16_t c;
@@ -92,6 +93,17 @@ static inline size_t syn_frame(uint8_t *buf, const struct syn_addr *a, enum syn_
 		th[25] = 1;
 		th[26] = 8;
 		th[27] = 10;
+	}
+	if (kind == SYN_TS) {
+		th[24] = 4;	/* SACK-permitted, TS (TSval the seq, TSecr 0), NOP, WS 7 */
+		th[25] = 2;
+		th[26] = 8;
+		th[27] = 10;
+		memcpy(th + 28, th + 4, 4);
+		th[36] = 1;
+		th[37] = 3;
+		th[38] = 3;
+		th[39] = 7;
 	}
 	if (a->v6)
 		sum = csum_add(csum_add(0, ip + 8, 32), (const uint8_t[]){ 0, 0, 0, thlen, 0, 0, 0, 6 }, 8);
