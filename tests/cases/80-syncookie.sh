@@ -516,13 +516,15 @@ time.sleep(300)' $SC_SEG $SC_ANY "$TMPD/sc.ready" &
 cg_kernel_case syn_mss
 
 # sc_tcpinfo ROLE ADDR NS: one connection to SC_PORT, ROLE listen (prints
-# once the client is gone) or connect (sends SC_OPT_BYTES), in NS; prints
+# once the client is gone; SO_RCVBUF SC_RCVBUF where set) or connect (sends
+# SC_OPT_BYTES), in NS; prints
 # what TCP_INFO says was negotiated, as ss -ti shows it (ts, sack, wscale
 # snd,rcv) and the largest window the peer advertised during the transfer.
 sc_tcpinfo() {
 	ip netns exec "$3" python3 -c '
 import socket, struct, sys, time
 role, addr, port, n, ready = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+rcvbuf = int(sys.argv[6])
 def info(s, wnd):
     b = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 232)
     o, w = b[5], b[6]
@@ -532,6 +534,8 @@ def info(s, wnd):
 if role == "listen":
     ls = socket.socket(socket.AF_INET6)
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if rcvbuf:
+        ls.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
     ls.bind(("::", port)); ls.listen(8); ls.settimeout(20)
     open(ready, "w").close()
     c, _ = ls.accept(); c.settimeout(20); got = 0
@@ -550,7 +554,7 @@ else:
     o, w, wnd = info(c, wnd)
 print("ts=%d sack=%d ecn=%d ws=%s bytes=%d wnd=%d" % (o & 1, o >> 1 & 1, o >> 3 & 1,
       "%d,%d" % (w & 15, w >> 4) if o & 4 else "none", got, wnd))
-c.close()' "$1" "$2" $SC_PORT $SC_OPT_BYTES "$TMPD/sc.ready"
+c.close()' "$1" "$2" $SC_PORT $SC_OPT_BYTES "$TMPD/sc.ready" "${SC_RCVBUF:-0}"
 }
 
 # sc_opt_connect ADDR: one upload through the responder; "$cli|$srv", each
@@ -626,6 +630,23 @@ case_syn_options() {
 		[ "${cli##*wnd=}" -gt 65535 ] 2>/dev/null ||
 			why="$why; $addr: the server's window stayed at ${cli##*wnd=}"
 	done
+	# ECN (RFC 3168) asked by the client (tcp_ecn 1), allowed by the
+	# server (its default 2): in the timestamp's bit 5 and ECE on the SYN-ACK
+	ip netns exec "$SC_C" sysctl -qw net.ipv4.tcp_ecn=1
+	r=$(sc_opt_connect 10.9.0.2)
+	case $r in
+	"ts=1 sack=1 ecn=1 ws="*" bytes=$SC_OPT_BYTES"*"|ts=1 sack=1 ecn=1 ws="*" bytes=$SC_OPT_BYTES"*) ;;
+	*) why="$why; ECN client: '$r'" ;;
+	esac
+	ip netns exec "$SC_C" sysctl -qw net.ipv4.tcp_ecn=2
+	# a listener with SO_RCVBUF gets a window scale of its own from the
+	# kernel, which the program does not work out: timestamps and SACK, no
+	# window scaling (where the kernel has BTF; else never any)
+	r=$(SC_RCVBUF=65536 sc_opt_connect 10.9.0.2)
+	case $r in
+	"ts=1 sack=1 ecn=0 ws=none bytes=$SC_OPT_BYTES"*"|ts=1 sack=1 ecn=0 ws=none bytes=$SC_OPT_BYTES"*) ;;
+	*) why="$why; SO_RCVBUF listener: '$r'" ;;
+	esac
 	# the old behaviour: a client without timestamps, a server with offsets
 	for side in client server; do
 		if [ $side = client ]; then
@@ -651,7 +672,7 @@ case_syn_options() {
 	done
 	sc_detach_mode "$mode"
 	if [ -z "$why" ]; then
-		pass "$t: tcp_timestamps 2: IPv4 and IPv6 clients get timestamps, SACK and window scale $ws (both ends agree), the server's window above 64 KiB ($delay); without client timestamps, or under tcp_timestamps 1, the MSS option alone; $SC_OPT_BYTES bytes intact each time"
+		pass "$t: tcp_timestamps 2: IPv4 and IPv6 clients get timestamps, SACK and window scale $ws (both ends agree), the server's window above 64 KiB ($delay); ECN where the client asks; an SO_RCVBUF listener without window scaling; without client timestamps, or under tcp_timestamps 1, the MSS option alone; $SC_OPT_BYTES bytes intact each time"
 	else
 		fail "$t:${why#;}"
 	fi
