@@ -237,19 +237,22 @@ for ((r = 1; r <= RUNS; r++)); do
 done
 elapsed=$(($(date +%s) - t0))
 
-# "median (min to max)" of per-round A − B for KIND: diff KIND A B
-diff_cell() {
+# "**median** (min to max)" of the numbers on stdin
+range_cell() {
 	local -a d
-	read -r -a d <<<"$(pairdiff "$TMPD/raw.$1" "$2" "$3" | stats3)"
+	read -r -a d <<<"$(stats3)"
 	echo "**$(fmt 1 "${d[0]}")** ($(fmt 1 "${d[1]}") to $(fmt 1 "${d[2]}"))"
 }
 
-# median ns/run of CONF for KIND
+# the median of CONF's figures in FILE (ROUND CONF NS lines): med FILE CONF
 med() {
 	local m
-	read -r m _ <<<"$(col "$TMPD/raw.$1" "$2" | stats3)"
+	read -r m _ <<<"$(col "$1" "$2" | stats3)"
 	fmt 1 "$m"
 }
+
+# per-round A − B in FILE, as a cell: diff_cell FILE A B
+diff_cell() { pairdiff "$1" "$2" "$3" | range_cell; }
 
 kind_label() {
 	case $1 in
@@ -259,57 +262,43 @@ kind_label() {
 	esac
 }
 
-# "median (min to max)" over rounds of A − B in the chain
-chain_cell() {
-	local -a d
-	read -r -a d <<<"$(pairdiff "$TMPD/chain.$1" "$2" "$3" | stats3)"
-	echo "**$(fmt 1 "${d[0]}")** ($(fmt 1 "${d[1]}") to $(fmt 1 "${d[2]}"))"
-}
-
-chain_med() {
-	local m
-	read -r m _ <<<"$(col "$TMPD/chain.$1" "$2" | stats3)"
-	fmt 1 "$m"
-}
-
 # "median (min to max)" over rounds of what A's partial path costs beyond
 # its not-partial one, less the same of B: both kinds run through the same
 # loaded copies in a round, so where the JIT placed them, which moves a
 # program's figure on both kinds alike, cancels. chain_path_cell A B
 chain_path_cell() {
-	local -a d
-	read -r -a d <<<"$(awk -v a="$1" -v b="$2" '
+	awk -v a="$1" -v b="$2" '
 		FILENAME ~ /partial$/ { k = "p" } FILENAME ~ /none$/ { k = "n" }
 		$2 == a { v[k, "a", $1] = $3; r[$1] = 1 }
 		$2 == b { v[k, "b", $1] = $3 }
 		END {
 			for (i in r)
 				printf "%.3f\n", (v["p", "a", i] - v["n", "a", i]) - (v["p", "b", i] - v["n", "b", i])
-		}' "$TMPD/chain.partial" "$TMPD/chain.none" | stats3)"
-	echo "**$(fmt 1 "${d[0]}")** ($(fmt 1 "${d[1]}") to $(fmt 1 "${d[2]}"))"
+		}' "$TMPD/chain.partial" "$TMPD/chain.none" | range_cell
 }
 
-# chain_row KIND: the chained table's row
-chain_row() {
-	local line="| $(kind_label "$1") | $(chain_med "$1" empty) | $(chain_med "$1" minimal) | $(chain_med "$1" guard) |"
-
-	line="$line $(chain_cell "$1" guard minimal) | $(chain_cell "$1" minimal empty) | $(chain_cell "$1" guard empty) |"
+# The programs' columns, the same in both tables
+table_head() {
 	if [ -n "$BEFORE" ]; then
-		line="$line $(chain_med "$1" before) | $(chain_cell "$1" before empty) | $(chain_cell "$1" guard before) |"
+		echo "| frames | empty, ns/run | minimal, ns/run | guard, ns/run | **guard − minimal**, ns | minimal − empty, ns | guard − empty, ns | guard of $BEFORE_REV, ns/run | $BEFORE_REV − empty, ns | guard − $BEFORE_REV, ns |"
+		echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	else
+		echo "| frames | empty, ns/run | minimal, ns/run | guard, ns/run | **guard − minimal**, ns | minimal − empty, ns | guard − empty, ns |"
+		echo "|---|---:|---:|---:|---:|---:|---:|"
 	fi
-	echo "$line"
 }
 
-# row LABEL KIND
-row() {
-	local line="| $1 | $(med "$2" empty-tcx) | $(med "$2" minimal-tcx) | $(med "$2" guard-tcx) |"
+# table_row LABEL FILE SUFFIX: a row of either table from FILE, whose
+# configurations are the programs' names with SUFFIX ("" chained, -tcx alone)
+table_row() {
+	local f=$2 x=$3 line
 
-	line="$line $(diff_cell "$2" guard-tcx minimal-tcx) | $(diff_cell "$2" minimal-tcx empty-tcx) |"
-	line="$line $(diff_cell "$2" guard-tcx empty-tcx) |"
-
+	line="| $1 | $(med "$f" "empty$x") | $(med "$f" "minimal$x") | $(med "$f" "guard$x") |"
+	line="$line $(diff_cell "$f" "guard$x" "minimal$x") | $(diff_cell "$f" "minimal$x" "empty$x") |"
+	line="$line $(diff_cell "$f" "guard$x" "empty$x") |"
 	if [ -n "$BEFORE" ]; then
-		line="$line $(med "$2" before-tcx) | $(diff_cell "$2" before-tcx empty-tcx) |"
-		line="$line $(diff_cell "$2" guard-tcx before-tcx) |"
+		line="$line $(med "$f" "before$x") | $(diff_cell "$f" "before$x" "empty$x") |"
+		line="$line $(diff_cell "$f" "guard$x" "before$x") |"
 	fi
 	echo "$line"
 }
@@ -319,15 +308,9 @@ row() {
 	echo
 	echo "### Chained: every frame runs every program many times over"
 	echo
-	if [ -n "$BEFORE" ]; then
-		echo "| frames | empty, ns/run | minimal, ns/run | guard, ns/run | **guard − minimal**, ns | minimal − empty, ns | guard − empty, ns | guard of $BEFORE_REV, ns/run | $BEFORE_REV − empty, ns | guard − $BEFORE_REV, ns |"
-		echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-	else
-		echo "| frames | empty, ns/run | minimal, ns/run | guard, ns/run | **guard − minimal**, ns | minimal − empty, ns | guard − empty, ns |"
-		echo "|---|---:|---:|---:|---:|---:|---:|"
-	fi
+	table_head
 	for kind in $CHAIN_KINDS; do
-		chain_row "$kind"
+		table_row "$(kind_label "$kind")" "$TMPD/chain.$kind" ""
 	done
 	echo
 	echo "What the CHECKSUM_PARTIAL path costs beyond the not-partial one, within each round" \
@@ -356,15 +339,9 @@ row() {
 	echo
 	echo "### Alone: each program by itself on the hook, as in service"
 	echo
-	if [ -n "$BEFORE" ]; then
-		echo "| frames | empty, ns/run | minimal, ns/run | guard, ns/run | **guard − minimal**, ns | minimal − empty, ns | guard − empty, ns | guard of $BEFORE_REV, ns/run | $BEFORE_REV − empty, ns | guard − $BEFORE_REV, ns |"
-		echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-	else
-		echo "| frames | empty, ns/run | minimal, ns/run | guard, ns/run | **guard − minimal**, ns | minimal − empty, ns | guard − empty, ns |"
-		echo "|---|---:|---:|---:|---:|---:|---:|"
-	fi
+	table_head
 	for kind in $KINDS; do
-		row "$(kind_label "$kind")" "$kind"
+		table_row "$(kind_label "$kind")" "$TMPD/raw.$kind" -tcx
 	done
 	echo
 	echo "Each program runs alone on tap0's tcx hook, attached as in service" \
