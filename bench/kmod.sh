@@ -68,71 +68,65 @@ rratio() {
 		stats3 | { read -r m _; fmt 3 "$m"; }
 }
 
-trap 'rm -rf "$TMPD"' EXIT
-moddir=$("$TOP/tests/guest/dkms.sh" "$KERNEL") || die "cannot build the module for $KERNEL"
-t0=$(date +%s)
-"$TOP/tests/guest/run.sh" --kernel "$KERNEL" --modules-dir "$moddir" -- \
-	env RUNS="$RUNS" KMOD_PACKETS="$PACKETS" BUILD="$BUILD" "$BENCH_DIR/kmod.sh" \
-	>"$TMPD/out" 2>&1 || { tail -20 "$TMPD/out" >&2; die "the guest run failed"; }
-sed -n 's/^raw //p' "$TMPD/out" >"$TMPD/raw"
-[ -s "$TMPD/raw" ] || die "no rounds from the guest"
-sidedir=$("$TOP/tests/guest/dkms.sh" "$SIDE_KERNEL") || die "cannot build the module for $SIDE_KERNEL"
-"$TOP/tests/guest/run.sh" --kernel "$SIDE_KERNEL" --modules-dir "$sidedir" -- \
-	env RUNS="$RUNS" KMOD_PACKETS="$PACKETS" BUILD="$BUILD" BENCH_KMOD_PART=side \
-	"$BENCH_DIR/kmod.sh" >"$TMPD/side.out" 2>&1 ||
-	{ tail -20 "$TMPD/side.out" >&2; die "the $SIDE_KERNEL guest run failed"; }
-elapsed=$(($(date +%s) - t0))
-sed -n 's/^raw //p' "$TMPD/side.out" >"$TMPD/side"
-[ -s "$TMPD/side" ] || die "no rounds from the $SIDE_KERNEL guest"
+# guest_rounds KERNEL FILE [VAR=VALUE...]: this script's rounds in a KERNEL
+# guest, with the module DKMS built for it, into FILE
+guest_rounds() {
+	local kernel=$1 file=$2 moddir
+	shift 2
 
-read -r d dlo dhi <<<"$(pairdiff "$TMPD/raw" kmod none | stats3)"
-read -r cd cdlo cdhi <<<"$(pairdiff "$TMPD/raw" comp none | stats3)"
-read -r td tdlo tdhi <<<"$(pairdiff "$TMPD/raw" comp-tx none-tx | stats3)"
-read -r skd skdlo skdhi <<<"$(pairdiff "$TMPD/side" kmod none | stats3)"
-read -r sgd sgdlo sgdhi <<<"$(pairdiff "$TMPD/side" guard-tcx none | stats3)"
-read -r sxd sxdlo sxdhi <<<"$(pairdiff "$TMPD/side" kmod guard-tcx | stats3)"
+	moddir=$("$TOP/tests/guest/dkms.sh" "$kernel") || die "cannot build the module for $kernel"
+	"$TOP/tests/guest/run.sh" --kernel "$kernel" --modules-dir "$moddir" -- \
+		env RUNS="$RUNS" KMOD_PACKETS="$PACKETS" BUILD="$BUILD" "$@" "$BENCH_DIR/kmod.sh" \
+		>"$file.out" 2>&1 || { tail -20 "$file.out" >&2; die "the $kernel guest run failed"; }
+	sed -n 's/^raw //p' "$file.out" >"$file"
+	[ -s "$file" ] || die "no rounds from the $kernel guest"
+}
+
+# krow LABEL NAME FILE A B: a table row, A against B within each round of
+# FILE; NAME goes into SPANS when the per-round differences span zero
+SPANS=
+krow() {
+	local d lo hi
+
+	read -r d lo hi <<<"$(pairdiff "$3" "$4" "$5" | stats3)"
+	echo "| $1 | **$(rratio "$3" "$4" "$5")** | $(fmt 0 "$d") ($(fmt 0 "$lo") to $(fmt 0 "$hi")) |"
+	awk -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(lo < 0 && hi > 0) }' &&
+		SPANS="$SPANS${SPANS:+; }$2"
+}
+
+trap 'rm -rf "$TMPD"' EXIT
+t0=$(date +%s)
+guest_rounds "$KERNEL" "$TMPD/raw"
+guest_rounds "$SIDE_KERNEL" "$TMPD/side" BENCH_KMOD_PART=side
+elapsed=$(($(date +%s) - t0))
 {
 	echo "## Kernel module, tap write path, in $KERNEL and $SIDE_KERNEL guests (TCG): ratio to no hook"
 	echo
 	echo "| hook | ratio to no hook (median of per-round ratios) | hook − none, per-round pairs (TCG ns) |"
 	echo "|---|---:|---:|"
 	echo "| no hook | 1.000 | |"
-	echo "| csum_guard.ko, netfilter ingress | **$(rratio "$TMPD/raw" kmod none)** |" \
-		"$(fmt 0 "$d") ($(fmt 0 "$dlo") to $(fmt 0 "$dhi")) |"
-	echo "| completion guard on, no software checksum on the path | **$(rratio "$TMPD/raw" comp none)** |" \
-		"$(fmt 0 "$cd") ($(fmt 0 "$cdlo") to $(fmt 0 "$cdhi")) |"
+	krow "csum_guard.ko, netfilter ingress" module "$TMPD/raw" kmod none
+	krow "completion guard on, no software checksum on the path" \
+		"completion guard, no software checksum" "$TMPD/raw" comp none
 	echo
 	echo "Out of a veth without TX checksum offload: one skb_checksum_help() call per packet."
 	echo
 	echo "| completion guard | ratio to off (median of per-round ratios) | on − off, per-round pairs (TCG ns): the cost per call |"
 	echo "|---|---:|---:|"
 	echo "| off | 1.000 | |"
-	echo "| on | **$(rratio "$TMPD/raw" comp-tx none-tx)** |" \
-		"$(fmt 0 "$td") ($(fmt 0 "$tdlo") to $(fmt 0 "$tdhi")) |"
+	krow on "completion guard per call" "$TMPD/raw" comp-tx none-tx
 	echo
 	echo "Where both backends run ($SIDE_KERNEL guest), each against no hook in the same rounds:"
 	echo
 	echo "| hook | ratio to no hook (median of per-round ratios) | hook − none, per-round pairs (TCG ns) |"
 	echo "|---|---:|---:|"
 	echo "| no hook | 1.000 | |"
-	echo "| csum_guard.ko, netfilter ingress | **$(rratio "$TMPD/side" kmod none)** |" \
-		"$(fmt 0 "$skd") ($(fmt 0 "$skdlo") to $(fmt 0 "$skdhi")) |"
-	echo "| bpf guard, tcx | **$(rratio "$TMPD/side" guard-tcx none)** |" \
-		"$(fmt 0 "$sgd") ($(fmt 0 "$sgdlo") to $(fmt 0 "$sgdhi")) |"
-	echo "| module against the bpf guard | **$(rratio "$TMPD/side" kmod guard-tcx)** |" \
-		"$(fmt 0 "$sxd") ($(fmt 0 "$sxdlo") to $(fmt 0 "$sxdhi")) |"
+	krow "csum_guard.ko, netfilter ingress" "module on $SIDE_KERNEL" "$TMPD/side" kmod none
+	krow "bpf guard, tcx" "bpf guard on $SIDE_KERNEL" "$TMPD/side" guard-tcx none
+	krow "module against the bpf guard" "module against the bpf guard" "$TMPD/side" kmod guard-tcx
 	echo
-	spans=
-	for r in "module:$dlo:$dhi" "completion guard, no software checksum:$cdlo:$cdhi" \
-		 "completion guard per call:$tdlo:$tdhi" "module on $SIDE_KERNEL:$skdlo:$skdhi" \
-		 "bpf guard on $SIDE_KERNEL:$sgdlo:$sgdhi" \
-		 "module against the bpf guard:$sxdlo:$sxdhi"; do
-		IFS=: read -r name lo hi <<<"$r"
-		awk -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(lo < 0 && hi > 0) }' &&
-			spans="$spans${spans:+; }$name"
-	done
-	if [ -n "$spans" ]; then
-		echo "The per-round differences span zero for: $spans. Under TCG those costs are" \
+	if [ -n "$SPANS" ]; then
+		echo "The per-round differences span zero for: $SPANS. Under TCG those costs are" \
 			"below what this method resolves, and their ratios are within that noise."
 		echo
 	fi
