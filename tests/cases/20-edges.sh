@@ -98,43 +98,27 @@ case_l3tun() {
 	       ip -n "$VM" link set tun0 up; }; then
 		fail "$t: set-up"; topo_down; return
 	fi
-	if ! out=$(ip netns exec "$VM" nft -f - 2>&1 <<-EOF
-		table netdev cgtun {
-			counter seen { }
-			chain in {
-				type filter hook ingress device tun0 priority 0;
-				counter name seen
-			}
-		}
-		EOF
-	); then
+	if ! out=$(seen_on cgtun tun0); then
 		skip "$t: no nftables netdev ingress chain here: ${out//$'\n'/ }"; topo_down; return
 	fi
 	"$CG" attach tun0 --netns "$VM" --backend "$BACKEND" --quiet || { fail "$t: attach"; topo_down; return; }
-	tun_counters() {
-		"$CG" status tun0 --netns "$VM" --json | jq -r '"\(.dropped) \(.dropped_unreadable)"'
-	}
-	tun_seen() {
-		ip netns exec "$VM" nft -j list counter netdev cgtun seen |
-			jq -r '.nftables[] | select(.counter) | .counter.packets'
-	}
 	# csum_start is counted from the Ethernet header the tun does not get:
 	# 34 is 20 bytes into the IP header
 	ip netns exec "$VM" "$INJECT" --dev tun0 --ihl 6 --csum-start 34 --csum-offset 2 --count 3 ||
 		bad="$bad inject-bad4"
 	ip netns exec "$VM" "$INJECT" --dev tun0 --ipv6 --src fd00::2 --dst fd00::1 \
 		--csum-start 34 --csum-offset 2 --count 2 || bad="$bad inject-bad6"
-	read -r d0 u0 <<<"$(tun_counters)"
+	read -r d0 u0 _ <<<"$(guard_counters tun0)"
 	[ "$d0 $u0" = "5 0" ] || bad="$bad bad-frames:[$d0,$u0]/want[5,0]"
-	seen=$(tun_seen)
+	seen=$(seen_count cgtun)
 	[ "$seen" = 0 ] || bad="$bad seen-after-bad:$seen"
 	ip netns exec "$VM" "$INJECT" --dev tun0 --ihl 6 --count 4 || bad="$bad inject-good4"
 	ip netns exec "$VM" "$INJECT" --dev tun0 --count 4 || bad="$bad inject-good4-ihl5"
 	ip netns exec "$VM" "$INJECT" --dev tun0 --ipv6 --src fd00::2 --dst fd00::1 --count 4 ||
 		bad="$bad inject-good6"
-	read -r d0 u0 <<<"$(tun_counters)"
+	read -r d0 u0 _ <<<"$(guard_counters tun0)"
 	[ "$d0 $u0" = "5 0" ] || bad="$bad after-good:[$d0,$u0]/want[5,0]"
-	seen=$(tun_seen)
+	seen=$(seen_count cgtun)
 	[ "$seen" = 12 ] || bad="$bad seen:$seen/want12"
 	"$CG" detach tun0 --netns "$VM" --quiet || bad="$bad detach"
 	if [ -z "$bad" ]; then

@@ -21,11 +21,6 @@
 
 SWEEP_TABLE=cgsweep
 
-sweep_seen() {
-	ip netns exec "$VM" nft -j list counter netdev $SWEEP_TABLE seen |
-		jq -r '.nftables[] | select(.counter) | .counter.packets'
-}
-
 # sweep_field FILE KEY: a value of the tool's summary line
 sweep_field() { sed -n "s/^summary .* $2=\([0-9]*\).*/\1/p" "$1"; }
 
@@ -46,16 +41,7 @@ sweep_run() {
 	command -v nft >/dev/null || { skip "$t: nft missing (Debian package nftables)"; return; }
 	topo_down
 	sweep_setup || { fail "$t: set-up"; topo_down; return; }
-	if ! out=$(ip netns exec "$VM" nft -f - 2>&1 <<-EOF
-		table netdev $SWEEP_TABLE {
-			counter seen { }
-			chain in {
-				type filter hook ingress device tap0 priority 0;
-				counter name seen
-			}
-		}
-		EOF
-	); then
+	if ! out=$(seen_on $SWEEP_TABLE tap0); then
 		skip "$t: no nftables netdev ingress chain here: ${out//$'\n'/ }"
 		topo_down
 		return
@@ -66,12 +52,12 @@ sweep_run() {
 		out=$TMPD/sweep.$cls
 		set -- $(guard_counters)
 		d0=$1 u0=$2
-		s0=$(sweep_seen)
+		s0=$(seen_count $SWEEP_TABLE)
 		ip netns exec "$VM" "$INJECT" --dev tap0 --sweep $cls >"$out" 2>&1
 		rc=$?
 		set -- $(guard_counters)
 		d1=$1 u1=$2
-		s1=$(sweep_seen)
+		s1=$(seen_count $SWEEP_TABLE)
 		v=$(sweep_field "$out" vectors)
 		a=$(sweep_field "$out" accepted)
 		r=$(sweep_field "$out" refused)

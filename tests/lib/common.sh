@@ -483,10 +483,32 @@ events_stop() {
 guard_on() { "$CG" attach tap0 --netns "$VM" --backend "$BACKEND" --quiet "$@"; }
 guard_off() { "$CG" detach tap0 --netns "$VM" --quiet; }
 
-# "dropped dropped_unreadable attached"
+# "dropped dropped_unreadable attached" of the guard on DEV (tap0)
 guard_counters() {
-	"$CG" status tap0 --netns "$VM" --json |
+	"$CG" status "${1:-tap0}" --netns "$VM" --json |
 		jq -r '"\(.dropped) \(.dropped_unreadable) \(.attached)"'
+}
+
+# seen_on TABLE DEV: an nftables netdev ingress chain on DEV in $VM, at
+# priority 0, behind the guard (tc and the module's netfilter hook at
+# INT_MIN both run first), counting in counter "seen" what the guard
+# passed. Prints nft's error and fails where the kernel has no such chain.
+seen_on() {
+	ip netns exec "$VM" nft -f - 2>&1 <<-EOF
+		table netdev $1 {
+			counter seen { }
+			chain in {
+				type filter hook ingress device $2 priority 0;
+				counter name seen
+			}
+		}
+		EOF
+}
+
+# seen_count TABLE: the packets that counter "seen" of seen_on's TABLE counted
+seen_count() {
+	ip netns exec "$VM" nft -j list counter netdev "$1" seen |
+		jq -r '.nftables[] | select(.counter) | .counter.packets'
 }
 
 # IpFragFails of the VM namespace: the kernel's own drop of a bad frame.
