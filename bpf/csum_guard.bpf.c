@@ -251,11 +251,12 @@ static __noinline int judge_slow(struct __sk_buff *ctx)
  * The fast paths serve the frames nearly every guest sends: untagged IPv4,
  * and IPv6 with TCP or UDP right behind its fixed header, the network header
  * right behind the Ethernet header, where skb->data (the MAC header, at
- * either hook) plus 14 reaches it directly. They read what the verdict
- * needs, in the order it needs it, and hand the fields to the same
- * cg_ip4_verdict() and cg_ip6_verdict() that cg_verdict() ends in. The
- * helper-path test build (CG_MAX_DIRECT_OFF 0) leaves every frame to
- * judge_slow().
+ * either hook) plus 14 reaches it directly. They read what the pass test
+ * needs, in the order it needs it, and pass what cg_ip4_passes() or
+ * cg_ip6_passes() passes; every other frame, the ones to drop among them,
+ * goes the long way, whose cg_verdict() ends in the same tests. So the pass
+ * path keeps nothing alive for a drop and makes no call. The helper-path
+ * test build (CG_MAX_DIRECT_OFF 0) leaves every frame to judge_slow().
  */
 #define CG_FAST_PATHS (CG_MAX_DIRECT_OFF >= CG_ETH_HLEN + CG_IPV6_HLEN)
 
@@ -264,9 +265,8 @@ int csum_guard(struct __sk_buff *ctx)
 {
 	struct sk_buff *skb = bpf_cast_to_kern_ctx(ctx);
 	void *data, *data_end;
-	enum cg_verdict v;
-	__u32 proto, nh, cs;
-	__u8 b;
+	__u32 proto, nh;
+	__u8 *b;
 
 	/* The most common case: not CHECKSUM_PARTIAL, nothing else to read. */
 	if (BPF_CORE_READ_BITFIELD(skb, ip_summed) != CG_CHECKSUM_PARTIAL)
@@ -276,38 +276,19 @@ int csum_guard(struct __sk_buff *ctx)
 	proto = ctx->protocol;
 	data = (void *)(long)ctx->data;
 	data_end = (void *)(long)ctx->data_end;
+	nh = skb->network_header;
 	if (proto == bpf_htons(CG_ETH_P_IP)) {
 		/* IPv4: the version/IHL byte decides */
-		if (data + CG_ETH_HLEN + 1 > data_end)
-			return judge_slow(ctx);
-		nh = skb->network_header;
-		if (nh - skb->mac_header != CG_ETH_HLEN)
-			return judge_slow(ctx);
-		b = *(__u8 *)(data + CG_ETH_HLEN);
-		cs = skb->csum_start;
-		v = cg_ip4_verdict(cs, nh, b);
-		if (v == CG_PASS)
+		b = data + CG_ETH_HLEN;
+		if ((void *)(b + 1) <= data_end && skb->mac_header + CG_ETH_HLEN == nh &&
+		    cg_ip4_passes(skb->csum_start, nh, *b))
 			return TC_ACT_UNSPEC;
-		return drop(ctx, v, cs, nh, b);
-	}
-	if (proto == bpf_htons(CG_ETH_P_IPV6)) {
-		/* IPv6: the fixed header's next-header byte. Where it names
-		 * an extension header that csum_start lies past, the verdict
-		 * on the fixed header alone is "not walked to its end": the
-		 * long way walks the chain. */
-		if (data + CG_ETH_HLEN + CG_IPV6_NEXTHDR_OFF + 1 > data_end)
-			return judge_slow(ctx);
-		nh = skb->network_header;
-		if (nh - skb->mac_header != CG_ETH_HLEN)
-			return judge_slow(ctx);
-		b = *(__u8 *)(data + CG_ETH_HLEN + CG_IPV6_NEXTHDR_OFF);
-		cs = skb->csum_start;
-		v = cg_ip6_verdict(cs, nh, CG_IPV6_HLEN, b);
-		if (v == CG_PASS)
+	} else if (proto == bpf_htons(CG_ETH_P_IPV6)) {
+		/* IPv6: the fixed header's next-header byte */
+		b = data + CG_ETH_HLEN + CG_IPV6_NEXTHDR_OFF;
+		if ((void *)(b + 1) <= data_end && skb->mac_header + CG_ETH_HLEN == nh &&
+		    cg_ip6_passes(skb->csum_start, nh, CG_IPV6_HLEN, *b))
 			return TC_ACT_UNSPEC;
-		if (v == CG_DROP_UNREADABLE)
-			return judge_slow(ctx);
-		return drop(ctx, v, cs, nh, -1);
 	}
 	return judge_slow(ctx);
 }

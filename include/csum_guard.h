@@ -219,25 +219,33 @@ static __always_inline void cg_ip6_step(struct cg_fields *f, const __u8 *hdr)
 }
 
 /*
- * The two ends of the decision, for a header the backend has read. The
- * common frames (untagged IPv4, and IPv6 with TCP or UDP right behind the
- * fixed header) are judged by these alone: a backend's fast path calls them
- * directly once it knows what cg_judged(), cg_wants_l3() or cg_wants_ip6()
- * would say, and cg_verdict() calls them for everything else, so both
- * paths give the same verdict for the same fields.
+ * The two ends of the decision, for a header the backend has read.
+ * cg_verdict() ends in cg_ip4_verdict() or cg_ip6_verdict(); each is built
+ * on a pass predicate, cg_ip4_passes() or cg_ip6_passes(), which a
+ * backend's fast path may call alone on the common frames (untagged IPv4,
+ * and IPv6 with TCP or UDP right behind the fixed header) once it knows
+ * what cg_judged(), cg_wants_l3() or cg_wants_ip6() would say: a frame the
+ * predicate passes is one cg_verdict() passes, and every other frame goes
+ * the long way to cg_verdict(). The fast path then keeps nothing for the
+ * drop side.
  *
  * IPv4: l3 is where the header starts, vhl its version/IHL byte. An IHL
  * below 5 fails closed; csum_start must lie at or past the header's end.
  */
-static __always_inline enum cg_verdict cg_ip4_verdict(__u32 csum_start, __u32 l3, __u8 vhl)
+static __always_inline bool cg_ip4_passes(__u32 csum_start, __u32 l3, __u8 vhl)
 {
 	__u32 ihl = vhl & 0x0f;
 
-	if (ihl < CG_IPV4_MIN_IHL)
+	return ihl >= CG_IPV4_MIN_IHL && csum_start >= l3 + ihl * 4;
+}
+
+static __always_inline enum cg_verdict cg_ip4_verdict(__u32 csum_start, __u32 l3, __u8 vhl)
+{
+	if (cg_ip4_passes(csum_start, l3, vhl))
+		return CG_PASS;
+	if ((vhl & 0x0f) < CG_IPV4_MIN_IHL)
 		return CG_DROP_UNREADABLE;
-	if (csum_start < l3 + ihl * 4)
-		return CG_DROP;
-	return CG_PASS;
+	return CG_DROP;
 }
 
 /*
@@ -245,14 +253,20 @@ static __always_inline enum cg_verdict cg_ip4_verdict(__u32 csum_start, __u32 l3
  * alone), ip6_next the next header after them. csum_start must lie at or
  * past them, and the walk must have reached the transport header.
  */
+static __always_inline bool cg_ip6_passes(__u32 csum_start, __u32 l3, __u32 ip6_len,
+					  __u8 ip6_next)
+{
+	return csum_start >= l3 + ip6_len && !cg_ipv6_is_ext(ip6_next);
+}
+
 static __always_inline enum cg_verdict cg_ip6_verdict(__u32 csum_start, __u32 l3, __u32 ip6_len,
 						      __u8 ip6_next)
 {
+	if (cg_ip6_passes(csum_start, l3, ip6_len, ip6_next))
+		return CG_PASS;
 	if (csum_start < l3 + ip6_len)
 		return CG_DROP;		/* the fixed header, or an extension header */
-	if (cg_ipv6_is_ext(ip6_next))
-		return CG_DROP_UNREADABLE;	/* the walk did not get to its end */
-	return CG_PASS;
+	return CG_DROP_UNREADABLE;	/* the walk did not get to its end */
 }
 
 /*

@@ -318,11 +318,14 @@ static void test_ipv6(void)
 }
 
 /*
- * The bpf program's fast paths judge the common frames with
- * cg_ip4_verdict() and cg_ip6_verdict() alone, from the one byte each reads,
- * and leave to the long way what cg_ip6_verdict() calls unwalked. For every
- * value of that byte and every csum_start, what they decide must be what the
- * long way (walk(), the path of every other frame) decides: IPv4 for each
+ * The bpf program's fast paths pass the common frames on cg_ip4_passes()
+ * and cg_ip6_passes() alone, from the one byte each reads, and send every
+ * other frame the long way. For every value of that byte and every
+ * csum_start: what the pass test passes, the long way (walk(), the path of
+ * every other frame) must pass, and what the long way passes the pass test
+ * must pass too, but for IPv6 frames whose byte names an extension header
+ * (their chain is the long way's to walk). The verdicts the two ends make
+ * for cg_verdict() must match the long way's too: IPv4 for each
  * version/IHL byte, IPv6 for each next-header value (the extension headers
  * behind it empty, so the long way has a chain to walk).
  */
@@ -334,30 +337,38 @@ static void test_fast_paths(void)
 
 	for (b = 0; b < 256; b++) {
 		for (cs = 0; cs <= 120; cs++, n++) {
-			enum cg_verdict fast, full;
+			enum cg_verdict end, full;
+			bool pass;
 
 			memset(pkt, 0, sizeof(pkt));
 			pkt[NH] = b;
-			fast = cg_ip4_verdict(cs, NH, b);
+			pass = cg_ip4_passes(cs, NH, b);
+			end = cg_ip4_verdict(cs, NH, b);
 			full = walk(pkt, sizeof(pkt), CG_ETH_P_IP, cs, NH);
-			if (fast != full && !bad++)
-				snprintf(why, sizeof(why), "IPv4 vhl=0x%02x csum_start=%u: fast %d, long way %d",
-					 b, cs, fast, full);
+			if ((pass != (full == CG_PASS) || end != full) && !bad++)
+				snprintf(why, sizeof(why),
+					 "IPv4 vhl=0x%02x csum_start=%u: passes %d, verdict %d, long way %d",
+					 b, cs, pass, end, full);
 			memset(pkt, 0, sizeof(pkt));
 			pkt[NH] = 0x60;
 			pkt[NH + CG_IPV6_NEXTHDR_OFF] = b;
-			fast = cg_ip6_verdict(cs, NH, CG_IPV6_HLEN, b);
+			pass = cg_ip6_passes(cs, NH, CG_IPV6_HLEN, b);
+			end = cg_ip6_verdict(cs, NH, CG_IPV6_HLEN, b);
 			full = walk(pkt, sizeof(pkt), CG_ETH_P_IPV6, cs, NH);
-			if (fast == CG_DROP_UNREADABLE) {
-				/* the long way's: only where csum_start lies past
-				 * the fixed header and b names an extension header */
+			if (pass && full != CG_PASS && !bad++)
+				snprintf(why, sizeof(why), "IPv6 next=%u csum_start=%u: passes, long way %d",
+					 b, cs, full);
+			if (!pass && cs >= NH + CG_IPV6_HLEN && cg_ipv6_is_ext(b)) {
+				/* the long way's: csum_start past the fixed
+				 * header, b names an extension header */
 				slow++;
-				if ((cs < NH + CG_IPV6_HLEN || !cg_ipv6_is_ext(b)) && !bad++)
-					snprintf(why, sizeof(why), "IPv6 next=%u csum_start=%u: left to the long way",
-						 b, cs);
-			} else if (fast != full && !bad++) {
-				snprintf(why, sizeof(why), "IPv6 next=%u csum_start=%u: fast %d, long way %d",
-					 b, cs, fast, full);
+				if (end != CG_DROP_UNREADABLE && !bad++)
+					snprintf(why, sizeof(why), "IPv6 next=%u csum_start=%u: verdict %d, not unwalked",
+						 b, cs, end);
+			} else if ((pass != (full == CG_PASS) || end != full) && !bad++) {
+				snprintf(why, sizeof(why),
+					 "IPv6 next=%u csum_start=%u: passes %d, verdict %d, long way %d",
+					 b, cs, pass, end, full);
 			}
 		}
 	}
