@@ -392,7 +392,7 @@ clean:
 #                 RUNS=N PACKETS=N ONLY="prog-cost tap-path ..." for short runs.
 
 BENCH_DEPS := gnuplot-nox ethtool jq bpftool iproute2
-BENCH_TOOLS := $(BUILD)/bench/empty.bpf.o $(BUILD)/bench/minimal.bpf.o $(BUILD)/bench/tapwrite \
+BENCH_TOOLS := $(BUILD)/bench/empty.bpf.o $(BUILD)/bench/minimal.bpf.o $(BUILD)/bench/minimal-tests.bpf.o $(BUILD)/bench/tapwrite \
 	$(BUILD)/bench/attach-empty $(BUILD)/bench/testrun $(BUILD)/bench/tcpbulk \
 	$(BUILD)/bench/synflood
 
@@ -412,6 +412,11 @@ $(BUILD)/bench/empty.bpf.o $(BUILD)/bench/minimal.bpf.o: $(BUILD)/bench/%.bpf.o:
 		$(BUILD)/vmlinux.h | $(BUILD)/bench
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) -g -O2 -target bpf $(INCLUDES) -c $< -o $@
+
+# the anchor with the three tests the guard's IPv4 pass path adds to it
+$(BUILD)/bench/minimal-tests.bpf.o: bench/minimal.bpf.c $(BUILD)/vmlinux.h | $(BUILD)/bench
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) -g -O2 -target bpf -DMINIMAL_TESTS $(INCLUDES) -c $< -o $@
 
 $(BUILD)/bench/tapwrite $(BUILD)/bench/tcpbulk: $(BUILD)/bench/%: bench/%.c $(BENCH_UTIL) bench/util.h | $(BUILD)/bench
 	$(call msg,CC,$@)

@@ -26,6 +26,8 @@ GUARD_OBJ=$BUILD/csum_guard.bpf.o
 EMPTY_OBJ=$BB/empty.bpf.o
 # The simplest correct guard (bench/minimal.bpf.c): the anchor of prog-cost
 MINIMAL_OBJ=$BB/minimal.bpf.o
+# The same with the tests the guard's IPv4 pass path makes beyond it
+MINIMAL_TESTS_OBJ=$BB/minimal-tests.bpf.o
 # The guard as it was before the last optimisation of its fast path, built
 # from git for the before/after rows (prog-cost.sh, testrun.sh).
 BEFORE_REV=${BEFORE_REV:-e8a7eb6}

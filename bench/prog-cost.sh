@@ -4,9 +4,10 @@
 # kernel.bpf_stats_enabled (run_time_ns / run_cnt), against the empty
 # program, with real frames through a tap (topology: lib.sh). The programs:
 # the empty one, the minimal one (bench/minimal.bpf.c: the simplest correct
-# guard, IPv4 only, the anchor the guard is held to), the guard, and the
-# guard of $BEFORE_REV for the before/after of the last optimisation. Two
-# methods, in one run:
+# guard, IPv4 only, the anchor the guard is held to), the same built with
+# the three tests the guard's IPv4 pass path makes beyond it (chained only),
+# the guard, and the guard of $BEFORE_REV for the before/after of the last
+# optimisation. Two methods, in one run:
 #
 # chained  Every program sits on tap0's tcx hook many times over, in one
 #          long chain, so every frame runs each of them many times and
@@ -45,10 +46,12 @@ CHAIN_PACKETS=${CHAIN_PACKETS:-$((PACKETS / 4))}
 WARMUP=10000		# tapwrite's default, counted by the stats too
 KINDS="partial none bad"
 # The chain: LEAD uncounted empty programs, then REPS times the balanced
-# set of orders (4 + 2 x 4 x 4 = 36 programs with the guard before; a tcx
-# hook takes 64).
+# set of orders (with the guard before, 5 programs in 10 orders: 4 + 50 =
+# 54 programs; a tcx hook takes 64). Without REPS, as many times as fit, at
+# most 2.
 LEAD=${LEAD:-4}
-REPS=${REPS:-2}
+REPS=${REPS:-}
+TCX_MAX=64
 STATS_WAS=
 
 cleanup() {
@@ -84,8 +87,8 @@ measure() {
 
 # --- chained ---------------------------------------------------------------
 
-declare -A CHAIN_OBJ=([empty]=$EMPTY_OBJ [minimal]=$MINIMAL_OBJ [guard]=$GUARD_OBJ
-	[before]=$BEFORE_OBJ)
+declare -A CHAIN_OBJ=([empty]=$EMPTY_OBJ [minimal]=$MINIMAL_OBJ [tests]=$MINIMAL_TESTS_OBJ
+	[guard]=$GUARD_OBJ [before]=$BEFORE_OBJ)
 CHAIN_KINDS="partial none"
 CHAIN_PROG=()	# the program of each place of the chain ("lead": not counted)
 CHAIN_IDS=()	# its id
@@ -201,7 +204,7 @@ measure_chain() {
 }
 
 CONFS="empty-tcx minimal-tcx guard-tcx"
-CHAIN="empty minimal guard"
+CHAIN="empty minimal tests guard"
 BEFORE=
 if before_build; then
 	BEFORE=1
@@ -212,6 +215,14 @@ else
 fi
 # shellcheck disable=SC2086  # a list of words
 mapfile -t ORDERS < <(orders $CHAIN)
+NPROG=$(wc -w <<<"$CHAIN")
+if [ -z "$REPS" ]; then
+	REPS=$(((TCX_MAX - LEAD) / (${#ORDERS[@]} * NPROG)))
+	[ "$REPS" -gt 2 ] && REPS=2
+fi
+if [ "$REPS" -lt 1 ] || [ $((LEAD + REPS * ${#ORDERS[@]} * NPROG)) -gt $TCX_MAX ]; then
+	die "a chain of $LEAD + $REPS x ${#ORDERS[@]} x $NPROG programs does not fit a tcx hook ($TCX_MAX)"
+fi
 
 tap_topo_up || die "cannot build the tap topology"
 STATS_WAS=$(sysctl -n kernel.bpf_stats_enabled)
@@ -317,14 +328,20 @@ table_row() {
 		"(the same loaded copies run both kinds, so where the JIT placed them cancels):"
 	echo
 	if [ -n "$BEFORE" ]; then
-		echo "| partial path | **guard − minimal**, ns | minimal − empty, ns | guard − empty, ns | $BEFORE_REV − empty, ns | guard − $BEFORE_REV, ns |"
-		echo "|---|---:|---:|---:|---:|---:|"
-		echo "| its own cost | $(chain_path_cell guard minimal) | $(chain_path_cell minimal empty) | $(chain_path_cell guard empty) | $(chain_path_cell before empty) | $(chain_path_cell guard before) |"
+		echo "| partial path | **guard − minimal**, ns | minimal+tests − minimal, ns | **guard − minimal+tests**, ns | minimal − empty, ns | guard − empty, ns | $BEFORE_REV − empty, ns | guard − $BEFORE_REV, ns |"
+		echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+		echo "| its own cost | $(chain_path_cell guard minimal) | $(chain_path_cell tests minimal) | $(chain_path_cell guard tests) | $(chain_path_cell minimal empty) | $(chain_path_cell guard empty) | $(chain_path_cell before empty) | $(chain_path_cell guard before) |"
 	else
-		echo "| partial path | **guard − minimal**, ns | minimal − empty, ns | guard − empty, ns |"
-		echo "|---|---:|---:|---:|"
-		echo "| its own cost | $(chain_path_cell guard minimal) | $(chain_path_cell minimal empty) | $(chain_path_cell guard empty) |"
+		echo "| partial path | **guard − minimal**, ns | minimal+tests − minimal, ns | **guard − minimal+tests**, ns | minimal − empty, ns | guard − empty, ns |"
+		echo "|---|---:|---:|---:|---:|---:|"
+		echo "| its own cost | $(chain_path_cell guard minimal) | $(chain_path_cell tests minimal) | $(chain_path_cell guard tests) | $(chain_path_cell minimal empty) | $(chain_path_cell guard empty) |"
 	fi
+	echo
+	echo "minimal+tests (\`tests\` in the chain) is \`bench/minimal.bpf.c\` built with" \
+		"\`MINIMAL_TESTS\`: the anchor plus the three tests the guard's IPv4 pass path makes" \
+		"beyond it (the protocol against IPv6, the network header 14 bytes behind the MAC" \
+		"header, an IHL below 5 dropped), so that guard − minimal splits into what those tests" \
+		"cost and what the guard adds beyond them."
 	echo
 	echo "One chain of ${#CHAIN_IDS[@]} programs on tap0's tcx hook, each loaded on its own and" \
 		"attached by \`bench/attach-empty\`: $LEAD copies of the empty program first, not counted" \
