@@ -80,18 +80,16 @@ int cg_minimal(struct __sk_buff *ctx)
 	data = (void *)(long)ctx->data;
 	data_end = (void *)(long)ctx->data_end;
 	vhl = data + 14;
+	if ((void *)(vhl + 1) > data_end)
+		return TC_ACT_UNSPEC;
 #ifdef MINIMAL_TESTS
-	if ((void *)(vhl + 1) > data_end || skb->mac_header + 14 != skb->network_header)
+	if (skb->mac_header + 14 != skb->network_header)
 		return TC_ACT_UNSPEC;
 	if ((*vhl & 0x0f) < 5)
 		return minimal_drop();
+#endif
 	if (skb->csum_start >= skb->network_header + (*vhl & 0x0f) * 4)
 		return TC_ACT_UNSPEC;
-#else
-	if ((void *)(vhl + 1) > data_end ||
-	    skb->csum_start >= skb->network_header + (*vhl & 0x0f) * 4)
-		return TC_ACT_UNSPEC;
-#endif
 	return minimal_drop();
 }
 
