@@ -327,15 +327,15 @@ table_row() {
 	echo "What the CHECKSUM_PARTIAL path costs beyond the not-partial one, within each round" \
 		"(the same loaded copies run both kinds, so where the JIT placed them cancels):"
 	echo
+	hdr="| partial path | **guard − minimal**, ns | minimal+tests − minimal, ns | **guard − minimal+tests**, ns | minimal − empty, ns | guard − empty, ns |"
+	sep="|---|---:|---:|---:|---:|---:|"
+	row="| its own cost | $(chain_path_cell guard minimal) | $(chain_path_cell tests minimal) | $(chain_path_cell guard tests) | $(chain_path_cell minimal empty) | $(chain_path_cell guard empty) |"
 	if [ -n "$BEFORE" ]; then
-		echo "| partial path | **guard − minimal**, ns | minimal+tests − minimal, ns | **guard − minimal+tests**, ns | minimal − empty, ns | guard − empty, ns | $BEFORE_REV − empty, ns | guard − $BEFORE_REV, ns |"
-		echo "|---|---:|---:|---:|---:|---:|---:|---:|"
-		echo "| its own cost | $(chain_path_cell guard minimal) | $(chain_path_cell tests minimal) | $(chain_path_cell guard tests) | $(chain_path_cell minimal empty) | $(chain_path_cell guard empty) | $(chain_path_cell before empty) | $(chain_path_cell guard before) |"
-	else
-		echo "| partial path | **guard − minimal**, ns | minimal+tests − minimal, ns | **guard − minimal+tests**, ns | minimal − empty, ns | guard − empty, ns |"
-		echo "|---|---:|---:|---:|---:|---:|"
-		echo "| its own cost | $(chain_path_cell guard minimal) | $(chain_path_cell tests minimal) | $(chain_path_cell guard tests) | $(chain_path_cell minimal empty) | $(chain_path_cell guard empty) |"
+		hdr="$hdr $BEFORE_REV − empty, ns | guard − $BEFORE_REV, ns |"
+		sep="$sep---:|---:|"
+		row="$row $(chain_path_cell before empty) | $(chain_path_cell guard before) |"
 	fi
+	printf '%s\n' "$hdr" "$sep" "$row"
 	echo
 	echo "minimal+tests (\`tests\` in the chain) is \`bench/minimal.bpf.c\` built with" \
 		"\`MINIMAL_TESTS\`: the anchor plus the three tests the guard's IPv4 pass path makes" \
