@@ -9,7 +9,9 @@
  * (a kfunc since 6.2) and reads them with CO-RE relocations. The decision
  * itself is cg_verdict() from include/csum_guard.h, shared with the kernel
  * module and the unit tests. Only drops are counted, so the pass path
- * touches no map.
+ * touches no map. One loaded program serves every guarded device of the
+ * host (the loader pins it once): a drop is counted in its device's entry
+ * of the host's dev_counters.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -44,6 +46,16 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } counters SEC(".maps");
+
+/* The host's per-device counters (csum_guard_abi.h): the loader creates a
+ * device's entry before it attaches; allocated by the loader, never here. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, CG_DEV_MAX);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct cg_dev_key);
+	__type(value, struct cg_dev_counters);
+} dev_counters SEC(".maps");
 
 /* Drops reported to the loader's readers (--log-drops): one ring buffer
  * for the host, which the loader gives every guard's program. */
@@ -155,11 +167,23 @@ static __noinline int drop(struct __sk_buff *ctx, enum cg_verdict v, __u32 csum_
 			   __u32 l3, int vhl)
 {
 	__u32 idx = CG_VERDICT_COUNTER(v);
+	struct cg_dev_key key = {};
+	struct cg_dev_counters *dc;
+	struct sk_buff *skb;
 	__u64 *cnt;
 
 	/* the report first: then no argument has to outlive a call */
 	if (log_drops)
 		report(ctx, v, csum_start, l3, vhl < 0 ? 0 : vhl & 0xff);
+	/* the device's own entry in the host's counters, where it has one */
+	skb = bpf_cast_to_kern_ctx(ctx);
+	key.netns_cookie = BPF_CORE_READ(skb, dev, nd_net.net, net_cookie);
+	key.ifindex = ctx->ifindex;
+	dc = bpf_map_lookup_elem(&dev_counters, &key);
+	if (dc && idx < CG_CNT_MAX) {
+		dc->cnt[idx] += 1;
+		return TC_ACT_SHOT;
+	}
 	cnt = bpf_map_lookup_elem(&counters, &idx);
 	if (cnt)
 		*cnt += 1;

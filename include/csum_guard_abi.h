@@ -31,6 +31,29 @@ enum cg_counter {
 /* cg_verdict() value -> counter index (CG_PASS has none) */
 #define CG_VERDICT_COUNTER(v)	((v) - 1)
 
+/*
+ * The host's per-device counters, one map for every guard's program (an
+ * ABI 1 object may lack it, and then counts in its own "counters" only):
+ * a per-CPU entry per guarded device, keyed by the cookie of the device's
+ * network namespace and its ifindex, which the loader creates before it
+ * attaches and deletes when it detaches. A program with this map counts a
+ * drop in its device's entry, and in its own "counters" only where the
+ * device has none. So one program serves every device of a host, and each
+ * device's counts stay its own.
+ */
+#define CG_BPF_MAP_DEV_COUNTERS	"dev_counters"
+#define CG_DEV_MAX		65536	/* guarded devices per host */
+
+struct cg_dev_key {
+	__u64 netns_cookie;	/* SO_NETNS_COOKIE of the device's namespace */
+	__u32 ifindex;
+	__u32 pad;		/* zero */
+};
+
+struct cg_dev_counters {
+	__u64 cnt[CG_CNT_MAX];	/* by enum cg_counter */
+};
+
 /* The BPF object: the names the loader finds its program and map by */
 #define CG_BPF_PROG_NAME	"csum_guard"
 #define CG_BPF_MAP_COUNTERS	"counters"
