@@ -6,7 +6,7 @@
 watch_line() {
 	local end=$((SECONDS + $3))
 
-	until grep -qE "$2" "$1"; do
+	until grep -qsE "$2" "$1"; do
 		[ $SECONDS -lt $end ] || return 1
 		sleep 0.1
 	done
@@ -282,6 +282,9 @@ case_watch_ready() {
 	grep -q 'cannot tell the service manager' "$out" && bad="$bad $(grep -m1 'cannot tell' "$out")"
 
 	# no service manager: ready all the same, and nothing said about it
+	# (the first watcher's log goes first: the second's shell truncates
+	# it only once it has forked, and its ready line must not be taken)
+	rm -f "$out"
 	env -u NOTIFY_SOCKET "$CG" watch --backend "$BACKEND" --match "$p*" --no-completion \
 		>"$out" 2>>"$TMPD/wr.err" &
 	wpid=$!
