@@ -5,18 +5,25 @@
  * The program is attached at the ingress of one device, and with --egress
  * at its egress too (the same program and counters on both hooks), with tcx
  * links where the kernel has them (6.6+: cheaper dispatch, no qdisc) and
- * with a clsact qdisc + direct-action cls_bpf filters otherwise. Everything
- * lives under one pin directory per device,
+ * with a clsact qdisc + direct-action cls_bpf filters otherwise. The
+ * program is the host's, verified once per kind of load and shared by
+ * every device (bpf_shared.c: /sys/fs/bpf/csum_guard/shared/); it counts a
+ * drop in the device's entry of the host's dev_counters. The rest lives
+ * under one pin directory per device,
  *
  *	/sys/fs/bpf/csum_guard/<netns inode>/<ifindex>/
  *		meta         what attach did (mode, flags, ifindex, netns cookie)
- *		counters     the per-CPU drop counters
+ *		counters     per-CPU drop counters of the device's own: an older
+ *		             csum-guard's program, or --object's, counts there
  *		link         tcx: the ingress link that keeps the program attached
  *		link_egress  tcx, --egress: the egress link
  *		prog         clsact: the program the filters run
  *
  * so that status and detach work from a later process. The netns cookie in
- * meta tells a reused namespace inode from the namespace attach saw.
+ * meta tells a reused namespace inode from the namespace attach saw, and
+ * with the ifindex keys the device's entry in dev_counters. So an attach
+ * of a device opens a pinned program, makes its entry and its pins and
+ * links the program: no load, no verification.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -138,6 +145,57 @@ static int cg_hook_swap(const char *dir, int ifindex, int prog_fd,
 	return err;
 }
 
+/*
+ * The program a fresh guard runs: the host's shared one for its kind of
+ * load (verified once, bpf_shared.c), or one loaded from --object for this
+ * device alone, its counters pinned with the state. *obj keeps what must
+ * stay open until the pins and hooks hold it. An fd, or -errno.
+ */
+static int cg_fresh_prog(const struct cg_attach_opts *o, struct cg_meta *m, struct cg_obj *obj,
+			 struct cg_ack *ack)
+{
+	char why[160];
+	int err, fd;
+
+	if (!o->object) {
+		fd = cg_shared_prog(m->mode, o->log_drops, o->preloaded, why, sizeof(why));
+		if (fd < 0)
+			return cg_ack_err(ack, fd, "cannot load the BPF program: %s", why);
+		m->flags |= CG_META_DEVCNT;
+		return fd;
+	}
+	err = cg_load(obj, o, m->mode, -1, why, sizeof(why));
+	if (!err)
+		err = cg_devcnt_pin(obj);
+	if (err)
+		return cg_ack_err(ack, err, "cannot load the BPF program: %s", why);
+	if (obj->dev_counters)
+		m->flags |= CG_META_DEVCNT;
+	fd = dup(bpf_program__fd(obj->prog));
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * A shared program's guard pins counters of its own all the same, which
+ * its program does not count in: what an older csum-guard, which knows no
+ * dev_counters, reuses for the program it swaps in on `upgrade` or attach
+ * (a roll back), so that it can converge the guard. The map is the
+ * object's "counters", to the byte, as libbpf checks a reused map.
+ */
+static int cg_counters_pin_new(const char *path)
+{
+	int fd, err = 0;
+
+	fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, CG_BPF_MAP_COUNTERS, sizeof(__u32),
+			    sizeof(__u64), CG_CNT_MAX, NULL);
+	if (fd < 0)
+		return -errno;
+	if (bpf_obj_pin(fd, path))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
 static int cg_attach_fresh(const struct cg_target *t, const char *dir,
 			   const struct cg_attach_opts *o, __u64 cookie, struct cg_ack *ack)
 {
@@ -150,21 +208,15 @@ static int cg_attach_fresh(const struct cg_target *t, const char *dir,
 		.ifindex = t->ifindex,
 		.netns_cookie = cookie,
 	};
-	char path[PATH_MAX], why[128];
+	char path[PATH_MAX];
 	int prog_fd, err;
 
 	m.mode = o->mode ?: (cg_have_tcx() ? CG_MODE_TCX : CG_MODE_CLSACT);
-	/* a program loaded ahead for these options: this process's copy of it */
-	if (o->preloaded && !o->object && o->preloaded->mode == m.mode &&
-	    o->preloaded->log == o->log_drops) {
-		obj = *o->preloaded;
-		memset(o->preloaded, 0, sizeof(*o->preloaded));
-	} else {
-		err = cg_load(&obj, o, m.mode, -1, why, sizeof(why));
-		if (err)
-			return cg_ack_err(ack, err, "cannot load the BPF program: %s", why);
+	prog_fd = cg_fresh_prog(o, &m, &obj, ack);
+	if (prog_fd < 0) {
+		cg_obj_close(&obj);
+		return prog_fd;
 	}
-	prog_fd = bpf_program__fd(obj.prog);
 	m.prog_id = cg_prog_id(prog_fd);
 
 	err = cg_state_mkdirs(CG_PIN_ROOT, dir);
@@ -182,14 +234,25 @@ static int cg_attach_fresh(const struct cg_target *t, const char *dir,
 	}
 	if (err)
 		goto undo;
-	cg_state_pin(path, sizeof(path), dir, CG_PIN_COUNTERS);
-	err = bpf_map__pin(obj.counters, path);
+	/* the device's counters, zero (a device gone left none: detach took them) */
+	if (m.flags & CG_META_DEVCNT)
+		err = cg_devcnt_add(&m, true);
+	if (!err) {
+		cg_state_pin(path, sizeof(path), dir, CG_PIN_COUNTERS);
+		err = o->object ? bpf_map__pin(obj.counters, path) : cg_counters_pin_new(path);
+	}
 	if (err)
 		goto undo;
 	if (m.mode == CG_MODE_CLSACT)
 		err = cg_pin_prog(dir, prog_fd);
 	if (!err)
 		err = cg_hook_attach(dir, t->ifindex, prog_fd, &m, CG_HOOK_INGRESS);
+	if (err == -EEXIST && m.mode == CG_MODE_TCX) {
+		/* the device came from another namespace with its guard's link,
+		 * which runs this very program: that guard goes first */
+		cg_state_forget_followers(t, dir);
+		err = cg_hook_attach(dir, t->ifindex, prog_fd, &m, CG_HOOK_INGRESS);
+	}
 	if (!err && o->egress)
 		err = cg_hook_attach(dir, t->ifindex, prog_fd, &m, CG_HOOK_EGRESS);
 	if (!err)
@@ -197,7 +260,55 @@ static int cg_attach_fresh(const struct cg_target *t, const char *dir,
 undo:
 	cg_state_remove(dir, t->ifindex, &m);
 out:
+	close(prog_fd);
 	cg_obj_close(&obj);
+	return err;
+}
+
+/*
+ * The program an update swaps in: the host's shared one for the options
+ * asked (*shared_fd), or --object's (in *obj), counting where the guard's
+ * counters are. A guard that counted in its own counters pin (an older
+ * loader's, or --object's) gets its entry in the host's dev_counters
+ * first, and meta says so before any hook runs the new program: status
+ * then adds the entry to the pin, which the old program stops counting in.
+ */
+static int cg_update_prog(const char *dir, const struct cg_attach_opts *o, struct cg_meta *m,
+			  struct cg_obj *obj, int *shared_fd, struct cg_ack *ack)
+{
+	char path[PATH_MAX], why[160];
+	int counters_fd, err;
+	bool devcnt;
+
+	if (!o->object) {
+		*shared_fd = cg_shared_prog(m->mode, o->log_drops, NULL, why, sizeof(why));
+		if (*shared_fd < 0)
+			return cg_ack_err(ack, *shared_fd, "cannot load the BPF program: %s", why);
+		devcnt = true;
+	} else {
+		/* its own counters: the pin's, where the guard has one */
+		cg_state_pin(path, sizeof(path), dir, CG_PIN_COUNTERS);
+		counters_fd = bpf_obj_get(path);
+		err = cg_load(obj, o, m->mode, counters_fd, why, sizeof(why));
+		if (counters_fd >= 0)
+			close(counters_fd);
+		if (err)
+			return cg_ack_err(ack, err, "cannot load the BPF program: %s", why);
+		if (counters_fd < 0)
+			err = bpf_map__pin(obj->counters, path);
+		if (!err)
+			err = cg_devcnt_pin(obj);
+		if (err)
+			return cg_ack_err(ack, err, "cannot pin its counters: %s", strerror(-err));
+		devcnt = obj->dev_counters;
+	}
+	if (!devcnt || (m->flags & CG_META_DEVCNT))
+		return 0;
+	err = cg_devcnt_add(m, false);
+	if (!err) {
+		m->flags |= CG_META_DEVCNT;
+		err = cg_meta_write(dir, m);
+	}
 	return err;
 }
 
@@ -223,9 +334,8 @@ static int cg_attach_update(const struct cg_target *t, const char *dir, struct c
 	struct cg_origin g;
 	bool clsact = m->mode == CG_MODE_CLSACT;
 	__u8 old_tag[BPF_TAG_SIZE], new_tag[BPF_TAG_SIZE];
-	int counters_fd, old_fd, prog_fd, err = 0;
+	int old_fd, prog_fd, shared_fd = -1, err = 0;
 	struct cg_obj obj = {};
-	char path[PATH_MAX], why[128];
 
 	old_fd = bpf_prog_get_fd_by_id(m->prog_id);
 	if (old_fd < 0 && !force)
@@ -241,22 +351,15 @@ static int cg_attach_update(const struct cg_target *t, const char *dir, struct c
 				"it was left half-updated running a program from --object; give --object and --sha256 again to repair it");
 			goto out;
 		}
-		cg_state_pin(path, sizeof(path), dir, CG_PIN_COUNTERS);
-		counters_fd = bpf_obj_get(path);
-		if (counters_fd < 0) {
-			err = -errno;
+		err = cg_update_prog(dir, o, m, &obj, &shared_fd, ack);
+		if (err)
 			goto out;
-		}
-		err = cg_load(&obj, o, m->mode, counters_fd, why, sizeof(why));
-		close(counters_fd);
-		if (err) {
-			cg_ack_err(ack, err, "cannot load the BPF program: %s", why);
-			goto out;
-		}
-		prog_fd = bpf_program__fd(obj.prog);
-		/* the same instructions again: nothing to swap unless the log changes */
-		if (!relog && !force && !cg_prog_tag(old_fd, old_tag) &&
-		    !cg_prog_tag(prog_fd, new_tag) && !memcmp(old_tag, new_tag, BPF_TAG_SIZE)) {
+		prog_fd = shared_fd >= 0 ? shared_fd : bpf_program__fd(obj.prog);
+		/* the same program, or the same instructions again: nothing to
+		 * swap unless the log changes */
+		if (!relog && !force && (prog_fd == old_fd || cg_prog_id(prog_fd) == m->prog_id ||
+		    (o->object && !cg_prog_tag(old_fd, old_tag) &&
+		     !cg_prog_tag(prog_fd, new_tag) && !memcmp(old_tag, new_tag, BPF_TAG_SIZE)))) {
 			reload = false;
 			prog_fd = old_fd;
 		}
@@ -303,6 +406,8 @@ unpin:
 out:
 	if (old_fd >= 0)
 		close(old_fd);
+	if (shared_fd >= 0)
+		close(shared_fd);
 	cg_obj_close(&obj);
 	return err;
 }
@@ -369,7 +474,7 @@ static int cg_bpf_attach(const struct cg_target *t, const struct cg_attach_opts 
 	cg_state_remove(dir, t->ifindex, err ? NULL : &m);
 	err = cg_attach_fresh(t, dir, o, cookie, ack);
 	if (!err && !cg_meta_read(dir, &m) && m.mode == CG_MODE_TCX)
-		cg_state_forget_followers(t, dir, m.prog_id);
+		cg_state_forget_followers(t, dir);
 	return err;
 }
 
@@ -419,7 +524,12 @@ static int cg_bpf_forget(const struct cg_target *t)
 	return cg_state_gone_devs(CG_PIN_ROOT, t->netns_ino, t->dev, cg_bpf_forget_one, NULL);
 }
 
-static int cg_counters_read(const char *dir, struct cg_status *st)
+/*
+ * A guard's counters: its entry in the host's dev_counters, its own pin
+ * (an older loader's guard, --object's), or both (a guard taken over
+ * from its pin: the pin's counts up to then, the entry's since).
+ */
+static int cg_counters_read(const char *dir, const struct cg_meta *m, struct cg_status *st)
 {
 	char path[PATH_MAX];
 	__u64 *vals, sum[CG_CNT_MAX] = {};
@@ -432,11 +542,17 @@ static int cg_counters_read(const char *dir, struct cg_status *st)
 	vals = calloc(ncpu, sizeof(*vals));
 	if (!vals)
 		return -ENOMEM;
+	if (m->flags & CG_META_DEVCNT) {
+		err = cg_devcnt_sum(m, sum);
+		if (err)
+			goto out;
+	}
 	cg_state_pin(path, sizeof(path), dir, CG_PIN_COUNTERS);
 	fd = bpf_obj_get(path);
 	if (fd < 0) {
-		err = -errno;
-		goto out;
+		if (errno != ENOENT || !(m->flags & CG_META_DEVCNT))
+			err = -errno;
+		goto sum;
 	}
 	for (key = 0; key < CG_CNT_MAX; key++) {
 		if (bpf_map_lookup_elem(fd, &key, vals)) {
@@ -447,6 +563,7 @@ static int cg_counters_read(const char *dir, struct cg_status *st)
 			sum[key] += vals[i];
 	}
 	close(fd);
+sum:
 	st->dropped = sum[CG_CNT_DROPPED];
 	st->dropped_unreadable = sum[CG_CNT_DROPPED_UNREADABLE];
 out:
@@ -506,7 +623,7 @@ static int cg_bpf_status(const struct cg_target *t, struct cg_status *st)
 	st->log_drops = m.flags & CG_F_LOG_DROPS;
 	st->egress = cg_hook_prog(dir, t->ifindex, &m, CG_HOOK_EGRESS);
 	snprintf(st->mode, sizeof(st->mode), "%s", cg_mode_name(m.mode));
-	return cg_counters_read(dir, st);
+	return cg_counters_read(dir, &m, st);
 }
 
 struct cg_bpf_listing {
@@ -587,11 +704,15 @@ static void cg_bpf_probe(struct cg_probe *p)
 struct cg_obj *cg_bpf_preload(bool log_drops)
 {
 	struct cg_attach_opts opts = { .log_drops = log_drops };
-	struct cg_obj *o = calloc(1, sizeof(*o));
+	__u32 mode = cg_have_tcx() ? CG_MODE_TCX : CG_MODE_CLSACT;
+	struct cg_obj *o;
 	char why[128];
 
-	if (o && cg_load(o, &opts, cg_have_tcx() ? CG_MODE_TCX : CG_MODE_CLSACT, -1,
-			 why, sizeof(why))) {
+	/* the host's shared program is there: attach opens it, loads nothing */
+	if (cg_shared_pinned(mode, log_drops))
+		return NULL;
+	o = calloc(1, sizeof(*o));
+	if (o && cg_load(o, &opts, mode, -1, why, sizeof(why))) {
 		free(o);
 		o = NULL;
 	}

@@ -29,6 +29,21 @@
 #define CG_PIN_META		"meta"
 #define CG_PIN_ORIGIN		"origin"	/* struct cg_origin */
 
+/*
+ * What the guards of a host share, beside the namespaces' directories:
+ *
+ *	CG_PIN_ROOT/shared/dev_counters            the host's per-device counters
+ *	CG_PIN_ROOT/shared/<sha>-<mode>[-log]      a verified guard program
+ *
+ * <sha> is the first 16 hex digits of the object's SHA-256, <mode> tcx or
+ * clsact (a tcx program is loaded with its attach type), -log for
+ * --log-drops (read-only data): one program per kind of load, verified
+ * once and attached to every device that asks for it. Gone with the last
+ * guard of the host.
+ */
+#define CG_PIN_SHARED		CG_PIN_ROOT "/shared"
+#define CG_PIN_DEVCNT		CG_PIN_SHARED "/dev_counters"
+
 #define CG_TC_HANDLE		0xc5
 #define CG_TC_PRIO		1
 
@@ -41,6 +56,9 @@ enum cg_mode {
 /* flags in struct cg_meta besides CG_F_* */
 #define CG_META_CREATED_CLSACT	(1U << 16)
 #define CG_META_OBJECT		(1U << 17)	/* the program came from --object */
+/* its counters are its entry in the host's dev_counters (and, from an
+ * older loader's guard it took over, the counters pin as their base) */
+#define CG_META_DEVCNT		(1U << 18)
 
 struct cg_meta {
 	CG_META_HEAD;
@@ -83,6 +101,7 @@ struct cg_obj {
 	struct bpf_object *obj;
 	struct bpf_program *prog;
 	struct bpf_map *counters;
+	struct bpf_map *dev_counters;	/* the host's; NULL: an older object */
 	struct bpf_map *events;		/* the drop events' ring; NULL: none */
 	bool *log_drops;		/* in its read-only data, before load */
 	__u32 mode;			/* loaded for: CG_MODE_TCX or CG_MODE_CLSACT */
@@ -91,9 +110,11 @@ struct cg_obj {
 
 /* bpf_state.c */
 /* After a fresh tcx guard in dir on t: remove the guard that followed the
- * device from the namespace it left, whose program (not mine) runs there */
-void cg_state_forget_followers(const struct cg_target *t, const char *dir, __u32 mine);
+ * device from the namespace it left, whose link (not dir's) runs there */
+void cg_state_forget_followers(const struct cg_target *t, const char *dir);
 const char *cg_mode_name(__u32 mode);
+/* The id of the program, map or link pinned at path, 0 if none */
+__u32 cg_pin_id(const char *path);
 int cg_meta_read(const char *dir, struct cg_meta *m);
 int cg_meta_write(const char *dir, const struct cg_meta *m);
 void cg_tc_hook_init(struct bpf_tc_hook *hook, int ifindex, enum cg_hook h);
@@ -114,6 +135,30 @@ void cg_state_remove(const char *dir, int ifindex, const struct cg_meta *m);
  * acts on; detach --all, upgrade and watch drop the rest. How many guards'
  * state is left there. */
 int cg_prune(__u64 ino);
+
+/* bpf_shared.c */
+/*
+ * The program of this loader's built-in object for a kind of load, the
+ * host's shared one: opened from its pin, or loaded, verified and pinned
+ * now (pre, if not NULL: a copy loaded ahead with those options, taken
+ * instead of a load). An fd, or -errno with why.
+ */
+int cg_shared_prog(__u32 mode, bool log_drops, struct cg_obj *pre, char *why, size_t why_len);
+/* Is it pinned already? */
+bool cg_shared_pinned(__u32 mode, bool log_drops);
+/* The host's dev_counters: an fd, or -errno (-ENOENT: not made yet) */
+int cg_devcnt_fd(void);
+/* Pin o's dev_counters as the host's, if the host has none yet */
+int cg_devcnt_pin(const struct cg_obj *o);
+/* The entry of meta m's device: made (zero; fresh: a stale one too),
+ * deleted, or added to sum[CG_CNT_MAX] */
+int cg_devcnt_add(const struct cg_meta *m, bool fresh);
+void cg_devcnt_del(const struct cg_meta *m);
+int cg_devcnt_sum(const struct cg_meta *m, __u64 *sum);
+/* The map id of the host's dev_counters, 0 if none */
+__u32 cg_devcnt_id(void);
+/* After the last guard of the host went: drop what they shared */
+void cg_shared_gc(void);
 
 /* bpf_object.c */
 void cg_obj_close(struct cg_obj *o);

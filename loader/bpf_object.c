@@ -57,6 +57,7 @@ static int cg_obj_open_builtin(struct cg_obj *o, char *why, size_t why_len)
 	o->obj = o->skel->obj;
 	o->prog = o->skel->progs.csum_guard;
 	o->counters = o->skel->maps.counters;
+	o->dev_counters = o->skel->maps.dev_counters;
 	o->events = o->skel->maps.cg_events;
 	o->log_drops = &o->skel->rodata->log_drops;
 	return 0;
@@ -122,6 +123,7 @@ static int cg_obj_open(struct cg_obj *o, const void *data, size_t size,
 	}
 	o->prog = bpf_object__find_program_by_name(o->obj, CG_BPF_PROG_NAME);
 	o->counters = bpf_object__find_map_by_name(o->obj, CG_BPF_MAP_COUNTERS);
+	o->dev_counters = bpf_object__find_map_by_name(o->obj, CG_BPF_MAP_DEV_COUNTERS);
 	o->events = bpf_object__find_map_by_name(o->obj, CG_BPF_MAP_EVENTS);
 	abi = cg_rodata_var(o->obj, "abi_version", sizeof(*abi));
 	o->log_drops = cg_rodata_var(o->obj, "log_drops", sizeof(bool));
@@ -148,6 +150,18 @@ int cg_bpf_object_check(const void *data, size_t size, char *why, size_t why_len
 	int err = cg_obj_open(&o, data, size, why, why_len);
 
 	cg_obj_close(&o);
+	return err;
+}
+
+/* map is to be fd, if fd is a map (>= 0); fd is closed. */
+static int cg_map_reuse(struct bpf_map *map, int fd)
+{
+	int err;
+
+	if (fd < 0)
+		return 0;
+	err = bpf_map__reuse_fd(map, fd);
+	close(fd);
 	return err;
 }
 
@@ -178,17 +192,14 @@ int cg_load(struct cg_obj *o, const struct cg_attach_opts *opts, __u32 mode,
 		if (err)
 			goto fail;
 	}
-	/* one ring for the host: a guard's, if there is one (events.c) */
-	if (o->events) {
-		int ring = cg_events_ring_fd();
-
-		if (ring >= 0) {
-			err = bpf_map__reuse_fd(o->events, ring);
-			close(ring);
-			if (err)
-				goto fail;
-		}
-	}
+	/* one map of counters for the host's devices, one ring for the
+	 * host: the ones there are, if any (bpf_shared.c, events.c) */
+	if (o->dev_counters)
+		err = cg_map_reuse(o->dev_counters, cg_devcnt_fd());
+	if (!err && o->events)
+		err = cg_map_reuse(o->events, cg_events_ring_fd());
+	if (err)
+		goto fail;
 	err = bpf_object__load(o->obj);
 	if (err)
 		goto fail;

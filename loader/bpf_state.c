@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -102,27 +103,33 @@ void cg_tc_hook_init(struct bpf_tc_hook *hook, int ifindex, enum cg_hook h)
 	hook->attach_point = cg_hooks[h].tc_point;
 }
 
-/* The id of the object pinned as name in dir, 0 if none. */
-static __u32 cg_pinned_id(const char *dir, const char *name)
+/* The id of the program, map or link pinned at path, 0 if none. */
+__u32 cg_pin_id(const char *path)
 {
-	char path[PATH_MAX];
+	/* each info has the id second */
 	union {
 		struct bpf_prog_info prog;
 		struct bpf_map_info map;
+		struct bpf_link_info link;
 	} info = {};
 	__u32 len = sizeof(info);
 	int fd, ret;
 
-	cg_state_pin(path, sizeof(path), dir, name);
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return 0;
-	/* either info has the id second */
 	ret = bpf_obj_get_info_by_fd(fd, &info, &len);
 	close(fd);
-	if (ret)
-		return 0;
-	return strcmp(name, CG_PIN_COUNTERS) ? info.prog.id : info.map.id;
+	return ret ? 0 : info.prog.id;
+}
+
+/* The id of the object pinned as name in dir, 0 if none. */
+static __u32 cg_pinned_id(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+
+	cg_state_pin(path, sizeof(path), dir, name);
+	return cg_pin_id(path);
 }
 
 /* Does program id use map map_id? */
@@ -162,6 +169,10 @@ static bool cg_clsact_ours(const char *dir, const struct cg_meta *m, __u32 id)
 	if (id == m->prog_id || id == cg_pinned_id(dir, CG_PIN_PROG))
 		return true;
 	map_id = cg_pinned_id(dir, CG_PIN_COUNTERS);
+	if (map_id && cg_prog_uses_map(id, map_id))
+		return true;
+	/* or a guard program of the host's (it counts per device) */
+	map_id = (m->flags & CG_META_DEVCNT) ? cg_devcnt_id() : 0;
 	return map_id && cg_prog_uses_map(id, map_id);
 }
 
@@ -236,7 +247,16 @@ void cg_unpin_all(const char *dir)
 		CG_PIN_NAMES, CG_PIN_ORIGIN, CG_PIN_META,
 	};
 
+	char nsdir[PATH_MAX], *slash;
+
 	cg_state_unpin(CG_PIN_ROOT, dir, names, ARRAY_SIZE(names));
+	/* the last guard of its namespace: was it the host's last? */
+	snprintf(nsdir, sizeof(nsdir), "%s", dir);
+	slash = strrchr(nsdir, '/');
+	if (slash)
+		*slash = '\0';
+	if (*dir && access(nsdir, F_OK))
+		cg_shared_gc();
 }
 
 /*
@@ -288,30 +308,34 @@ void cg_state_remove(const char *dir, int ifindex, const struct cg_meta *m)
 		hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
 		bpf_tc_hook_destroy(&hook);
 	}
+	/* no hook of the device counts in its entry any more */
+	if (m)
+		cg_devcnt_del(m);
 	cg_unpin_all(dir);
 }
 
 /*
  * A tcx link stays on its device when the device moves to another
  * namespace, and so does the guard whose pins are in the namespace it
- * left: found there, by its program, once this namespace's guard runs
- * first on the device, and removed, so that the device has one guard, the
- * one its namespace's status shows (and counts drops in).
+ * left: found there, by its link, once this namespace's guard runs first
+ * on the device, and removed, so that the device has one guard, the one
+ * its namespace's status shows (and counts drops in). Both run the same
+ * shared program, which the kernel runs once per hook: the new guard's
+ * link can only be made once the follower's is gone (EEXIST), and the
+ * links tell them apart.
  */
 struct cg_follower {
 	const char *dir;	/* the new guard's, kept */
-	int ifindex;
-	__u32 prog_id;		/* a csum_guard program on the device */
+	__u32 link_id;		/* another link of a csum_guard program on the device */
 };
 
 static int cg_follower_dev(const char *dir, __u64 ino, int ifindex, void *arg)
 {
 	const struct cg_follower *f = arg;
 	struct cg_meta m;
-	__u32 id = 0;
 
 	if (!strcmp(dir, f->dir) || cg_meta_read(dir, &m) || m.mode != CG_MODE_TCX ||
-	    cg_tcx_link_ifindex(dir, CG_HOOK_INGRESS, &id) != f->ifindex || id != f->prog_id)
+	    cg_pinned_id(dir, CG_PIN_LINK) != f->link_id)
 		return 0;
 	cg_state_remove(dir, 0, &m);	/* ifindex 0: not in this namespace */
 	return 1;
@@ -322,17 +346,39 @@ static int cg_follower_ns(__u64 ino, void *arg)
 	return cg_state_each_dev(CG_PIN_ROOT, ino, cg_follower_dev, arg);
 }
 
-void cg_state_forget_followers(const struct cg_target *t, const char *dir, __u32 mine)
+/* BPF_PROG_QUERY of a tcx hook with its links' ids (libbpf 1.3's opts) */
+struct cg_tcx_query {
+	__u32 target_ifindex;
+	__u32 attach_type;
+	__u32 query_flags;
+	__u32 attach_flags;
+	__u64 prog_ids;
+	__u32 count;
+	__u32 pad;
+	__u64 prog_attach_flags;
+	__u64 link_ids;
+	__u64 link_attach_flags;
+	__u64 revision;
+};
+
+void cg_state_forget_followers(const struct cg_target *t, const char *dir)
 {
-	struct cg_follower f = { .dir = dir, .ifindex = t->ifindex };
+	struct cg_follower f = { .dir = dir };
+	__u32 ids[16], links[16], i, mylink;
+	struct cg_tcx_query q = {
+		.target_ifindex = t->ifindex, .attach_type = CG_BPF_TCX_INGRESS,
+		.prog_ids = (unsigned long)ids, .count = ARRAY_SIZE(ids),
+		.link_ids = (unsigned long)links,
+	};
 	struct bpf_prog_info pi;
-	__u32 ids[16], cnt = ARRAY_SIZE(ids), i, len;
+	__u32 len;
 	int fd;
 
-	if (bpf_prog_query(t->ifindex, CG_BPF_TCX_INGRESS, 0, NULL, ids, &cnt))
+	if (syscall(__NR_bpf, BPF_PROG_QUERY, &q, sizeof(q)) || !q.count)
 		return;
-	for (i = 0; i < cnt && i < ARRAY_SIZE(ids); i++) {
-		if (ids[i] == mine)
+	mylink = cg_pinned_id(dir, CG_PIN_LINK);
+	for (i = 0; i < q.count && i < ARRAY_SIZE(ids); i++) {
+		if (!links[i] || links[i] == mylink)
 			continue;
 		fd = bpf_prog_get_fd_by_id(ids[i]);
 		if (fd < 0)
@@ -340,7 +386,7 @@ void cg_state_forget_followers(const struct cg_target *t, const char *dir, __u32
 		memset(&pi, 0, sizeof(pi));
 		len = sizeof(pi);
 		if (!bpf_obj_get_info_by_fd(fd, &pi, &len) && !strcmp(pi.name, CG_BPF_PROG_NAME)) {
-			f.prog_id = ids[i];
+			f.link_id = links[i];
 			cg_state_each_ns(CG_PIN_ROOT, cg_follower_ns, &f);
 		}
 		close(fd);

@@ -103,10 +103,13 @@ case_counters() {
 			END { print v["csum_guard_guarded"], v["csum_guard_dropped_total"], v["csum_guard_dropped_unreadable_total"] }')
 	[ "$prom" = "1 $want_d $want_u" ] || why="$why; --prometheus says guarded/dropped/unreadable '$prom', sent 1 $want_d $want_u"
 	if [ "$BACKEND" = bpf ]; then
-		got=$(bpftool map dump pinned "$(find "/sys/fs/bpf/csum_guard/$(stat -L -c %i "/run/netns/$VM")" \
-			-name counters | head -1)" -j 2>/dev/null |
-			jq -r '[.[].formatted | .key as $k | .values[] | {cpu, k: $k, v: .value}] | group_by(.cpu)[] |
-				" \(.[0].cpu):\(map(select(.k == 0))[0].v):\(map(select(.k == 1))[0].v)"' | tr -d '\n')
+		# tap0's entry in the map its running program counts in, keyed
+		# by its namespace's cookie and its ifindex
+		got=$(bpftool map dump id "$(guard_map_id "$VM" tap0 dev_counters)" -j 2>/dev/null |
+			jq -r --argjson c "$(ip netns exec "$VM" "$HOOKS" --netns-cookie)" \
+				--argjson i "$(ip netns exec "$VM" cat /sys/class/net/tap0/ifindex)" \
+				'.[] | (.formatted // .) | select(.key.netns_cookie == $c and .key.ifindex == $i) |
+				.values[] | " \(.cpu):\(.value.cnt[0]):\(.value.cnt[1])"' | tr -d '\n')
 		[ "$got" = "$percpu" ] || why="$why; the kernel's per-CPU counters are '$got', sent '$percpu' (cpu:dropped:unreadable)"
 	fi
 	if [ -z "$why" ]; then

@@ -6,9 +6,11 @@
 # asked for; the counters count every drop across all of it. What runs is
 # read from the kernel (bpf: the hooks' programs and their read-only data;
 # kmod: the module, which is the kernel's state), what was dropped from
-# the frames the case sends.
+# the frames the case sends. bpf: one program per kind of load for the
+# host, verified once: a second tap's guard runs the very program of the
+# first's with the same options, and its drops are its own.
 case_idempotent() {
-	local t="attach-idempotent [$BACKEND]" p0 p1 n h0 h1 h2 h3 why= sent=0
+	local t="attach-idempotent [$BACKEND]" p0 p1 n h0 h1 h2 h3 h4 why= sent=0
 
 	topo_up --mtu 1500 || { fail "$t: set-up"; return; }
 	p0=$(prog_count)
@@ -42,11 +44,23 @@ case_idempotent() {
 		[ "$#" = 8 ] && [ "$1" = "$5" ] && [ "$2" != "$6" ] && [ "$4 $8" = "false true" ] ||
 			why="$why; --log-drops did not swap in a program that logs, on the same hook: $h0 -> $h2"
 		[ "$h3" = "$h2" ] || why="$why; a repeated attach --log-drops changed the program: $h2 -> $h3"
-		[ $((p1 - p0)) = 1 ] || why="$why; $((p1 - p0)) more csum_guard programs on the host, want 1"
+		# the program without --log-drops stays loaded for the next guard
+		[ $((p1 - p0)) = 2 ] || why="$why; $((p1 - p0)) more csum_guard programs on the host, want 2"
+		ip -n "$VM" tuntap add dev tap1 mode tap vnet_hdr && ip -n "$VM" link set tap1 up &&
+			"$CG" attach tap1 --netns "$VM" --backend bpf --quiet || why="$why; attach tap1 failed"
+		h4=$(kernel_guard "$VM" tap1)
+		set -- $h0 $h4
+		[ "$#" = 8 ] && [ "$2 $3 $4" = "$6 $7 $8" ] ||
+			why="$why; tap1's guard does not run tap0's first program: $h0 / $h4"
+		[ "$(prog_count)" = "$p1" ] || why="$why; a second tap's guard loaded another program"
+		ip netns exec "$VM" "$INJECT" --dev tap1 --csum-start 20 --csum-offset 6 --payload 64
+		[ "$(guard_counters tap1)" = "1 0 true" ] && [ "$(guard_counters | cut -d' ' -f1)" = "$sent" ] ||
+			why="$why; counters of tap1 [$(guard_counters tap1)], tap0 [$(guard_counters)] after one drop on tap1"
+		"$CG" detach tap1 --netns "$VM" --quiet
 	fi
 	if [ -z "$why" ]; then
 		if [ "$BACKEND" = bpf ]; then
-			pass "$t: four attaches, one guard; the kernel kept the program while the options stayed and swapped it for --log-drops; $sent drops counted"
+			pass "$t: four attaches, one guard; the kernel kept the program while the options stayed and swapped it for --log-drops; $sent drops counted; a second tap's guard runs the first program, no new load, its drop its own"
 		else
 			pass "$t: four attaches, one guard, as the module reports it, with log_drops on; $sent drops counted"
 		fi

@@ -420,6 +420,17 @@ kernel_guard() {
 	done
 }
 
+# guard_map_id NS DEV NAME: the id of map NAME of the program that runs on
+# DEV's ingress, as the kernel holds it
+guard_map_id() {
+	local m id
+
+	id=$(kernel_hooks "$1" "$2" | awk '$1 ~ /_ingress$/ { print $2; exit }')
+	for m in $(bpftool prog show id "$id" | sed -n 's/.*map_ids \([0-9,]*\).*/\1/p' | tr , ' '); do
+		bpftool map show id "$m" | grep -q " name $3 " && echo "$m"
+	done
+}
+
 # prog_log_drops ID: the log_drops constant in the read-only data of
 # program ID, as the kernel holds it
 prog_log_drops() {

@@ -5,8 +5,11 @@
  * Debian 12's bpftool (7.1) does not show tcx; tc shows clsact filters.
  *
  *	cg-hooks DEV
+ *	cg-hooks --netns-cookie
  *
- * Run it in DEV's network namespace. Prints, in the order they run, one
+ * Run it in DEV's network namespace. --netns-cookie prints the cookie of
+ * the namespace it runs in (SO_NETNS_COOKIE): the key, with an ifindex, of
+ * a device's counters in the host's dev_counters map. Prints, in the order they run, one
  * line per program:
  *
  *	tcx_ingress ID TAG NAME
@@ -20,6 +23,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <net/if.h>
+#include <sys/socket.h>
+#include <linux/types.h>
 
 #include <bpf/bpf.h>
 
@@ -58,8 +63,20 @@ int main(int argc, char **argv)
 	int ifindex, err;
 
 	if (argc != 2) {
-		fprintf(stderr, "usage: cg-hooks DEV\n");
+		fprintf(stderr, "usage: cg-hooks DEV | --netns-cookie\n");
 		return 2;
+	}
+	if (!strcmp(argv[1], "--netns-cookie")) {
+		__u64 cookie;
+		socklen_t clen = sizeof(cookie);
+		int s = socket(AF_INET, SOCK_DGRAM, 0);
+
+		if (s < 0 || getsockopt(s, SOL_SOCKET, 71 /* SO_NETNS_COOKIE */, &cookie, &clen)) {
+			fprintf(stderr, "cg-hooks: no netns cookie: %s\n", strerror(errno));
+			return 1;
+		}
+		printf("%llu\n", (unsigned long long)cookie);
+		return 0;
 	}
 	ifindex = if_nametoindex(argv[1]);
 	if (!ifindex) {
