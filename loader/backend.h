@@ -37,9 +37,9 @@ struct cg_attach_opts {
 	const void *object;
 	size_t object_size;
 	unsigned char object_sha256[CG_SHA256_LEN];	/* object's, as verified */
-	/* bpf: the built-in guard loaded ahead (cg_bpf_preload), taken by a
-	 * fresh guard whose options it was loaded with instead of a load of
-	 * its own; NULL: none */
+	/* bpf: the built-in guard loaded ahead (cg_bpf_preload), pinned as
+	 * the host's shared program by a fresh guard whose options it was
+	 * loaded with, where the host has none yet; NULL: none */
 	struct cg_obj *preloaded;
 };
 
@@ -139,7 +139,9 @@ extern const struct cg_backend cg_backend_bpf;
 /*
  * The built-in guard, loaded and verified now, for the fresh attach of a
  * later one (struct cg_attach_opts' preloaded): what a watcher keeps so
- * that a new device waits for no verification. NULL where it cannot load.
+ * that a new device waits for no verification. The first fresh guard pins
+ * it as the host's shared program. NULL where it cannot load, and where
+ * the host's shared program is pinned already (attach opens that one).
  */
 struct cg_obj *cg_bpf_preload(bool log_drops);
 void cg_bpf_preload_free(struct cg_obj *o);

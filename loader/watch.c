@@ -220,7 +220,8 @@ static int cg_wspawn(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d,
  * The guard loaded and verified ahead, so that a device that appears waits
  * for no verification: its attach (in a child) takes this copy. Loaded once
  * the devices due are done; a host where it does not load (the module's)
- * goes without.
+ * goes without, and so does one whose guards' shared program is pinned
+ * (every attach opens that one).
  */
 static void cg_wpreload(struct cg_watch *w)
 {
