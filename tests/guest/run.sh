@@ -84,7 +84,9 @@ done
 [ -d /lib/modules ] || mkdir -p /lib/modules
 
 mkdir -p "$CG_BUILD/guest"
-run=$(mktemp -d "$CG_BUILD/guest/run.XXXXXX")
+# by its real path: the guest's first stage looks for it in the host's root
+# before that root is its own, where a symlink on the way would not resolve
+run=$(realpath -e "$(mktemp -d "$CG_BUILD/guest/run.XXXXXX")") || exit 1
 teepid=
 cleanup()
 {
