@@ -289,6 +289,38 @@ out:
 	return err;
 }
 
+/*
+ * Make the device's nft tables afresh (sc_nft_apply) and record them in
+ * m and its pin. nft mode needs them (need: an error says why, one line);
+ * the bpf modes go on without them where nft or the kernel's SYNPROXY is
+ * missing, saying so: their SYNs are answered as before, and only the
+ * connections under rules that drop an ACK without a SYN fail.
+ */
+static int sc_nft_tables(const struct sc_target *t, const struct sc_args *a, struct sc_meta *m,
+			 bool need)
+{
+	char why[256] = "";
+	int made;
+
+	made = sc_nft_have() ? sc_nft_apply(t, a, m->mode, true, 0, why, sizeof(why)) : -ENOENT;
+	if (made < 0 && need) {
+		cg_err("cannot attach to %s: %s", t->dev, *why ? why : "no nft command");
+		return made;
+	}
+	if (made < 0)
+		cg_info("%s: no conntrack hand-off to SYNPROXY (%s): connections through the "
+			"responder fail under rules that drop an ACK without a SYN", t->dev,
+			*why ? why : "no nft command");
+	else if (!(made & SC_META_HANDOFF6))
+		cg_info("%s: no IPv6 SYNPROXY in this kernel (nft_compat, ip6t_SYNPROXY): IPv6 %s",
+			t->dev, m->mode == SC_NFT ? "SYNs stay the stack's" :
+			"connections fail under rules that drop an ACK without a SYN");
+	m->flags &= ~SC_META_TABLES;
+	if (made > 0)
+		m->flags |= made;
+	return sc_map_put(t, SC_PIN_META, m, sizeof(*m));
+}
+
 static int sc_attach_fresh(const struct sc_target *t, const struct sc_args *a)
 {
 	struct sc_meta m = {
@@ -338,7 +370,7 @@ static int sc_attach_fresh(const struct sc_target *t, const struct sc_args *a)
 	if (m.mode == SC_NFT) {
 		err = sc_map_put(t, SC_PIN_PORTS, &a->ports, sizeof(a->ports));
 		if (!err)
-			err = sc_nft_apply(t, a, true);
+			err = sc_nft_tables(t, a, &m, true);
 		if (err)
 			goto undo;
 		cur = sc_sysctl_read(SC_SYSCTL_LOOSE);
@@ -349,6 +381,10 @@ static int sc_attach_fresh(const struct sc_target *t, const struct sc_args *a)
 			goto undo;
 		}
 	} else {
+		/* the ACKs' way to SYNPROXY before the first SYN-ACK goes out */
+		err = sc_nft_tables(t, a, &m, false);
+		if (err)
+			goto undo;
 		err = sc_hook(t, a, &m, a->mode, &o, why, sizeof(why));
 		o.obj = NULL;	/* sc_hook closed it */
 		if (err) {
@@ -426,8 +462,9 @@ int sc_attach(const struct sc_args *a)
 	struct cg_ack ack = {};
 	struct sc_target t;
 	struct sc_ports cur;
+	enum sc_health health;
 	struct sc_meta m;
-	char list[160], opts[96];
+	char list[256], opts[96];
 	int err;
 
 	if (cg_cli_need_root("attach"))
@@ -451,7 +488,11 @@ int sc_attach(const struct sc_args *a)
 		return 1;
 	}
 	err = sc_map_get(&t, SC_PIN_META, &m, 0);
-	if (!err && sc_live(&t, &m)) {
+	health = err ? SC_DEAD : sc_health(&t, &m);
+	/* nft mode without its table: again, if SYNPROXY's sysctl still holds */
+	if (health == SC_TABLES_GONE && m.mode == SC_NFT && sc_sysctl_read(SC_SYSCTL_LOOSE) != 0)
+		health = SC_DEAD;
+	if (health != SC_DEAD) {
 		struct cg_target ct = { .dev = t.dev, .netns = t.netns };
 
 		/* the names detach looks for when the device is gone */
@@ -463,9 +504,22 @@ int sc_attach(const struct sc_args *a)
 		}
 		if (m.mode != SC_NFT && sc_refresh(&t, a))
 			return 1;
-		/* nft: the sources and ports again, in place */
-		if (m.mode == SC_NFT && sc_nft_apply(&t, a, false))
-			return 1;
+		if (health == SC_TABLES_GONE ||
+		    (m.mode != SC_NFT && !(m.flags & SC_META_HANDOFF) && sc_nft_have())) {
+			/* flushed (or never made): its tables again, whole */
+			if (sc_nft_tables(&t, a, &m, m.mode == SC_NFT))
+				return 1;
+			if (m.flags & SC_META_HANDOFF)
+				cg_info("made the nft tables of %s again", t.dev);
+		} else if (m.flags & SC_META_TABLES) {
+			/* the sources and ports again, in place */
+			err = sc_nft_apply(&t, a, m.mode, false, m.flags & SC_META_TABLES, list,
+					   sizeof(list));
+			if (err < 0) {
+				cg_err("cannot attach to %s: %s", t.dev, list);
+				return 1;
+			}
+		}
 		if (!sc_map_get(&t, SC_PIN_PORTS, &cur, 0) && !memcmp(&cur, &a->ports, sizeof(cur))) {
 			cg_info("already answering SYNs on %s (%s)%s%s", t.dev, sc_mode_name(m.mode),
 				m.mode == SC_NFT ? "" : "; ", sc_attach_opts(&t, &m, opts, sizeof(opts)));
@@ -485,7 +539,7 @@ int sc_attach(const struct sc_args *a)
 	sc_remove(&t, err ? NULL : &m, !err && m.netns_cookie == t.cookie);
 	if (sc_attach_fresh(&t, a))
 		return 1;
-	if (sc_map_get(&t, SC_PIN_META, &m, 0) || !sc_live(&t, &m)) {
+	if (sc_map_get(&t, SC_PIN_META, &m, 0) || sc_health(&t, &m) != SC_OK) {
 		cg_err("cannot attach to %s: not answering after attach", t.dev);
 		return 1;
 	}

@@ -87,11 +87,13 @@ static void sc_counters(const struct sc_target *t, const struct sc_meta *m, stru
 	__u32 key;
 
 	memset(c, 0, sizeof(*c));
-	if (m->mode == SC_NFT) {
-		c->v[SC_CNT_SYNACK] = sc_nft_counter(t->ifindex, "synack");
+	if (m->mode == SC_NFT || (m->flags & SC_META_TABLES)) {
 		c->acks = sc_nft_counter(t->ifindex, "acks");
 		c->dropped = sc_nft_counter(t->ifindex, "dropped");
 		sc_nft_cookies(&c->valid, &c->invalid);
+	}
+	if (m->mode == SC_NFT) {
+		c->v[SC_CNT_SYNACK] = sc_nft_counter(t->ifindex, "synack");
 		return;
 	}
 	vals = ncpu > 0 ? calloc(ncpu, sizeof(*vals)) : NULL;
@@ -134,10 +136,17 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 	char dev[4 * IF_NAMESIZE + 1], nsbuf[4 * PATH_MAX + 1], ino[24];
 	/* named as csum-guard status names it: an unnamed namespace by inode */
 	const char *netns = cg_netns_label(t->netns, t->ino, ino, sizeof(ino));
+	enum sc_health h = SC_DEAD;
 	bool live, first = true;
+	const char *tables;
 	int port, sys;
 
-	live = !sc_map_get(t, SC_PIN_META, &m, 0) && sc_live(t, &m);
+	if (!sc_map_get(t, SC_PIN_META, &m, 0))
+		h = sc_health(t, &m);
+	live = h != SC_DEAD;
+	/* its nft tables: whole, gone (flushed), or none made (bpf modes) */
+	tables = !live ? NULL : h == SC_TABLES_GONE ? "gone" :
+		 m.mode == SC_NFT || (m.flags & SC_META_TABLES) ? "ok" : "none";
 	if (live) {
 		sc_map_get(t, SC_PIN_PORTS, &p, 0);
 		sc_counters(t, &m, &c);
@@ -152,6 +161,11 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 			return false;
 		}
 		sc_ports_text(&p, list, sizeof(list));
+		if (m.mode == SC_NFT && h == SC_TABLES_GONE) {
+			printf("not answering SYNs: its nft tables are gone (nft flush ruleset?); "
+			       "attach again makes them; %s %d\n", sc_sysctl_name(m.mode), sys);
+			return true;
+		}
 		if (m.mode == SC_NFT) {
 			printf("answering SYNs (nft), ports %s, synack %llu, acks %llu, dropped %llu; "
 			       "SYNPROXY in the namespace: cookie_valid %llu, cookie_invalid %llu; %s %d\n",
@@ -161,10 +175,20 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 			return true;
 		}
 		printf("answering SYNs (%s), ports %s, synack %llu, passed %llu, malformed %llu, "
-		       "foreign %llu, %s %d%s%s\n", sc_mode_name(m.mode), list,
+		       "foreign %llu, %s %d%s%s", sc_mode_name(m.mode), list,
 		       (unsigned long long)c.v[SC_CNT_SYNACK], (unsigned long long)c.v[SC_CNT_PASSED],
 		       (unsigned long long)c.v[SC_CNT_MALFORMED], (unsigned long long)c.v[SC_CNT_FOREIGN],
 		       sc_sysctl_name(m.mode), sys, *opts ? "; " : "", opts);
+		if (h == SC_TABLES_GONE)
+			printf("; its nft tables are gone (nft flush ruleset?): no ACK reaches SYNPROXY, "
+			       "attach again makes them\n");
+		else if (m.flags & SC_META_TABLES)
+			printf("; ACKs to SYNPROXY %llu%s, in the namespace cookie_valid %llu, "
+			       "cookie_invalid %llu\n", (unsigned long long)c.acks,
+			       m.flags & SC_META_HANDOFF6 ? "" : " (IPv4 only)",
+			       (unsigned long long)c.valid, (unsigned long long)c.invalid);
+		else
+			printf("; no conntrack hand-off\n");
 		return true;
 	}
 	if (first_row && !*first_row)
@@ -177,6 +201,7 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 	cg_json_kv_u64(&first, "ifindex", t->ifindex);
 	cg_json_kv_bool(&first, "attached", live);
 	cg_json_kv_str(&first, "mode", live ? sc_mode_name(m.mode) : NULL);
+	cg_json_kv_str(&first, "tables", tables);
 	fputs(",\"ports\":[", stdout);
 	for (port = 1, first = true; port < 65536; port++)
 		if (p.bits[port >> 3] & (1 << (port & 7))) {
@@ -187,11 +212,11 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 	       "\"foreign\":%llu}",
 	       (unsigned long long)c.v[SC_CNT_SYNACK], (unsigned long long)c.v[SC_CNT_PASSED],
 	       (unsigned long long)c.v[SC_CNT_MALFORMED], (unsigned long long)c.v[SC_CNT_FOREIGN]);
-	if (live && m.mode == SC_NFT)
+	if (live && (m.mode == SC_NFT || (m.flags & SC_META_TABLES)))
 		printf(",\"nft\":{\"acks\":%llu,\"dropped\":%llu,\"cookie_valid\":%llu,"
-		       "\"cookie_invalid\":%llu}", (unsigned long long)c.acks,
+		       "\"cookie_invalid\":%llu,\"ipv6\":%s}", (unsigned long long)c.acks,
 		       (unsigned long long)c.dropped, (unsigned long long)c.valid,
-		       (unsigned long long)c.invalid);
+		       (unsigned long long)c.invalid, m.flags & SC_META_HANDOFF6 ? "true" : "false");
 	if (sys >= 0)
 		printf(",\"%s\":%d", live && m.mode == SC_NFT ? "nf_conntrack_tcp_loose" :
 		       "tcp_syncookies", sys);

@@ -16,7 +16,15 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_synproxy.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nf_tables_compat.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netlink.h>
 #include <linux/sockios.h>
 
 #include "log.h"
@@ -115,22 +123,31 @@ static void sc_nft_table(char *buf, size_t n, int ifindex)
 	snprintf(buf, n, SC_NFT_TABLE_FMT, ifindex);
 }
 
-bool sc_nft_exists(int ifindex)
+/* Is the device's table of family ("inet", "ip6") there, and whole? */
+bool sc_nft_exists(int ifindex, const char *family)
 {
-	char table[64];
-	const char *argv[] = { "nft", "list", "table", "inet", table, NULL };
+	char table[64], out[8192];
+	const char *argv[] = { "nft", "list", "table", family, table, NULL };
 
 	sc_nft_table(table, sizeof(table), ifindex);
-	return sc_nft(argv, NULL, NULL, 0, NULL, 0) == 0;
+	/* a table whose chains were flushed away is not whole */
+	return sc_nft(argv, NULL, out, sizeof(out), NULL, 0) == 0 && strstr(out, "jump proxy") &&
+	       strcasestr(out, "synproxy");
 }
 
+/* Both of the device's tables, where there */
 void sc_nft_delete(int ifindex)
 {
+	static const char *const fams[] = { "inet", "ip6" };
 	char table[64];
-	const char *argv[] = { "nft", "delete", "table", "inet", table, NULL };
+	unsigned int i;
 
 	sc_nft_table(table, sizeof(table), ifindex);
-	sc_nft(argv, NULL, NULL, 0, NULL, 0);
+	for (i = 0; i < 2; i++) {
+		const char *argv[] = { "nft", "delete", "table", fams[i], table, NULL };
+
+		sc_nft(argv, NULL, NULL, 0, NULL, 0);
+	}
 }
 
 /* "22, 80" */
@@ -146,52 +163,197 @@ void sc_ports_text(const struct sc_ports *p, char *buf, size_t n)
 }
 
 /*
- * The IPv4 sources of --allow, "10.0.0.0/8, 192.0.2.1/32"; without --allow
- * every source, "0.0.0.0/0"; "" when --allow has IPv6 ones only.
+ * The sources of --allow of one family, "10.0.0.0/8, 192.0.2.1/32" or
+ * "fd00::/8, 2001:db8::1/128"; without --allow every source of it
+ * ("0.0.0.0/0", "::/0"); "" when --allow has none of that family.
  */
-static void sc_allow_text4(const struct sc_args *a, char *buf, size_t n)
+static void sc_allow_text(const struct sc_args *a, bool v6, char *buf, size_t n)
 {
 	size_t len = 0;
 	int i;
 
 	buf[0] = '\0';
 	if (!a->nallow) {
-		snprintf(buf, n, "0.0.0.0/0");
+		snprintf(buf, n, v6 ? "::/0" : "0.0.0.0/0");
 		return;
 	}
 	for (i = 0; i < a->nallow && len < n; i++) {
 		const struct sc_route_key *k = &a->allow[i];
+		bool k4 = k->prefixlen >= 96 && !memcmp(k->addr, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12);
+		char txt[INET6_ADDRSTRLEN];
 
-		if (k->prefixlen < 96 || k->addr[10] != 0xff || k->addr[11] != 0xff)
-			continue;	/* IPv6: SYNPROXY here is IPv4 only */
-		len += snprintf(buf + len, n - len, "%s%u.%u.%u.%u/%u", len ? ", " : "", k->addr[12],
-				k->addr[13], k->addr[14], k->addr[15], k->prefixlen - 96);
+		if (k4 == v6)
+			continue;
+		if (k4)
+			len += snprintf(buf + len, n - len, "%s%u.%u.%u.%u/%u", len ? ", " : "",
+					k->addr[12], k->addr[13], k->addr[14], k->addr[15],
+					k->prefixlen - 96);
+		else if (inet_ntop(AF_INET6, k->addr, txt, sizeof(txt)))
+			len += snprintf(buf + len, n - len, "%s%s/%u", len ? ", " : "", txt,
+					k->prefixlen);
 	}
 }
 
+/* One netlink attribute at *off of buf (cap bytes); its offset, for a nest */
+static size_t sc_nla(char *buf, size_t *off, size_t cap, __u16 type, const void *data, size_t len)
+{
+	struct nlattr *na = (struct nlattr *)(buf + *off);
+	size_t at = *off;
+
+	if (*off + NLA_HDRLEN + NLA_ALIGN(len) > cap)
+		return at;
+	na->nla_type = type;
+	na->nla_len = NLA_HDRLEN + len;
+	if (len)
+		memcpy(buf + *off + NLA_HDRLEN, data, len);
+	*off += NLA_HDRLEN + NLA_ALIGN(len);
+	return at;
+}
+
+static void sc_nla_end(char *buf, size_t at, size_t off)
+{
+	((struct nlattr *)(buf + at))->nla_len = off - at;
+}
+
+static void sc_nlmsg(char *buf, size_t *off, __u16 type, __u16 flags, __u8 family, __u16 res_id,
+		     __u32 seq)
+{
+	struct nlmsghdr *nh = (struct nlmsghdr *)(buf + *off);
+	struct nfgenmsg *g = (struct nfgenmsg *)NLMSG_DATA(nh);
+
+	memset(nh, 0, NLMSG_HDRLEN + sizeof(*g));
+	nh->nlmsg_type = type;
+	nh->nlmsg_flags = NLM_F_REQUEST | flags;
+	nh->nlmsg_seq = seq;
+	g->nfgen_family = family;
+	g->version = NFNETLINK_V0;
+	g->res_id = htons(res_id);
+	*off += NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(*g));
+}
+
 /*
- * The table, made or updated in one nft transaction. IPv4 SYNs to the
- * ports skip conntrack; SYNPROXY answers them and the returning ACK
- * (untracked or invalid), then opens the connection to the listener
- * itself. Its MSS is the device's MTU less the headers; wscale 7 is what
- * the listener uses with Linux's default buffers (SYNPROXY does not
- * rewrite windows). Counters: SYNs answered (synack), ACKs handed to
- * SYNPROXY (acks), invalid packets dropped after it (dropped). IPv4 only:
+ * Append to chain of the ip6 table the rule "xt target SYNPROXY" (the
+ * xtables target through nft_compat, what ip6tables-nft makes for
+ * -j SYNPROXY): the nft command can list such a rule but not make one, so
+ * it goes to the kernel as one nftables netlink batch. The target checks
+ * the TCP checksum of IPv6 packets with the IPv6 function, which nft's own
+ * synproxy expression does not (see sc_nft_apply). 0 or -errno.
+ */
+static int sc_nft_xt_synproxy6(const char *table, const char *chain,
+			       const struct nf_synproxy_info *info)
+{
+	char buf[1024] __attribute__((aligned(4))) = {}, reply[1024] __attribute__((aligned(4)));
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	__u32 seq = time(NULL), be;
+	size_t off = 0, msg, exprs, elem, data, compat;
+	char tinfo[8] = {};	/* XT_ALIGN(sizeof(*info)) */
+	int fd, err = -EIO;
+	ssize_t n;
+
+	memcpy(tinfo, info, sizeof(*info));
+	sc_nlmsg(buf, &off, NFNL_MSG_BATCH_BEGIN, 0, AF_UNSPEC, NFNL_SUBSYS_NFTABLES, seq);
+	((struct nlmsghdr *)buf)->nlmsg_len = off;
+	msg = off;
+	sc_nlmsg(buf, &off, (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWRULE,
+		 NLM_F_CREATE | NLM_F_APPEND | NLM_F_ACK, NFPROTO_IPV6, 0, seq + 1);
+	sc_nla(buf, &off, sizeof(buf), NFTA_RULE_TABLE, table, strlen(table) + 1);
+	sc_nla(buf, &off, sizeof(buf), NFTA_RULE_CHAIN, chain, strlen(chain) + 1);
+	exprs = sc_nla(buf, &off, sizeof(buf), NFTA_RULE_EXPRESSIONS | NLA_F_NESTED, NULL, 0);
+	elem = sc_nla(buf, &off, sizeof(buf), NFTA_LIST_ELEM | NLA_F_NESTED, NULL, 0);
+	sc_nla(buf, &off, sizeof(buf), NFTA_EXPR_NAME, "target", sizeof("target"));
+	data = sc_nla(buf, &off, sizeof(buf), NFTA_EXPR_DATA | NLA_F_NESTED, NULL, 0);
+	sc_nla(buf, &off, sizeof(buf), NFTA_TARGET_NAME, "SYNPROXY", sizeof("SYNPROXY"));
+	be = htonl(0);
+	sc_nla(buf, &off, sizeof(buf), NFTA_TARGET_REV, &be, sizeof(be));
+	sc_nla(buf, &off, sizeof(buf), NFTA_TARGET_INFO, tinfo, sizeof(tinfo));
+	sc_nla_end(buf, data, off);
+	sc_nla_end(buf, elem, off);
+	sc_nla_end(buf, exprs, off);
+	/* the target checks that the rule is for TCP, as ip6tables -p tcp says */
+	compat = sc_nla(buf, &off, sizeof(buf), NFTA_RULE_COMPAT | NLA_F_NESTED, NULL, 0);
+	be = htonl(IPPROTO_TCP);
+	sc_nla(buf, &off, sizeof(buf), NFTA_RULE_COMPAT_PROTO, &be, sizeof(be));
+	be = htonl(0);
+	sc_nla(buf, &off, sizeof(buf), NFTA_RULE_COMPAT_FLAGS, &be, sizeof(be));
+	sc_nla_end(buf, compat, off);
+	((struct nlmsghdr *)(buf + msg))->nlmsg_len = off - msg;
+	msg = off;
+	sc_nlmsg(buf, &off, NFNL_MSG_BATCH_END, 0, AF_UNSPEC, NFNL_SUBSYS_NFTABLES, seq + 2);
+	((struct nlmsghdr *)(buf + msg))->nlmsg_len = off - msg;
+	if (off + 64 > sizeof(buf))
+		return -E2BIG;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
+	if (fd < 0)
+		return -errno;
+	if (sendto(fd, buf, off, 0, (struct sockaddr *)&sa, sizeof(sa)) != (ssize_t)off) {
+		err = -errno;
+		goto out;
+	}
+	/* the rule's ack: NLMSG_ERROR with 0, or the kernel's refusal */
+	while ((n = recv(fd, reply, sizeof(reply), 0)) > 0) {
+		struct nlmsghdr *nh;
+
+		for (nh = (struct nlmsghdr *)reply; NLMSG_OK(nh, (size_t)n); nh = NLMSG_NEXT(nh, n))
+			if (nh->nlmsg_type == NLMSG_ERROR && nh->nlmsg_seq == seq + 1) {
+				err = ((struct nlmsgerr *)NLMSG_DATA(nh))->error;
+				goto out;
+			}
+	}
+	err = n < 0 ? -errno : -EIO;
+out:
+	close(fd);
+	return err;
+}
+
+/*
+ * The tables of a device, made (fresh) or their sets updated in one nft
+ * transaction each: "inet NAME" for IPv4, "ip6 NAME" for IPv6. Their
+ * input chains sit at priority filter - 10: before any chain of the
+ * operator's at filter, whatever the order tables were loaded in.
+ *
+ * The bpf modes (the program answers the SYNs): the returning ACK to the
+ * ports from the allowed sources, which conntrack never saw a SYN for
+ * (invalid with nf_conntrack_tcp_loose=0, new without SYN with 1,
+ * untracked where someone said notrack), goes to SYNPROXY, which checks
+ * the cookie (the kernel's cookie secret: bpf_tcp_gen_syncookie's and
+ * SYNPROXY's are the same), reads window scale, SACK and ECN back from
+ * the timestamp as the kernel does, and opens the connection to the
+ * listener itself with a SYN that conntrack tracks, adjusting sequence
+ * numbers and timestamps between the two halves: the operator's rules see
+ * an ordinary connection. A bad cookie is dropped there.
+ *
+ * nft mode: SYNPROXY answers the SYNs too. SYNs to the ports skip
+ * conntrack; SYNPROXY answers them and the returning ACK (untracked or
+ * invalid), then opens the connection to the listener itself. Its MSS is
+ * the device's MTU less the headers; wscale 7 is what the listener uses
+ * with Linux's default buffers (SYNPROXY does not rewrite windows).
+ * Counters: SYNs answered (synack), ACKs handed to SYNPROXY (acks),
+ * invalid packets dropped after it (dropped).
+ *
+ * IPv6 goes through the xtables SYNPROXY target (sc_nft_xt_synproxy6):
  * nft's synproxy expression checks the TCP checksum with nf_ip_checksum(),
  * IPv4's, for IPv6 too (nft_synproxy_do_eval(), 5.3 to 6.18), so an IPv6
- * SYN whose checksum is checked in software fails it and is dropped
- * unanswered; IPv6 stays the stack's.
+ * packet whose checksum is checked in software fails it and is dropped.
+ * Where the kernel refuses the target (no nft_compat or ip6t_SYNPROXY),
+ * there is no ip6 table and IPv6 stays as it was (returns without
+ * SC_META_HANDOFF6).
+ *
+ * Returns the SC_META_HANDOFF* flags of the tables made (fresh) or
+ * updated, or -errno with the reason in why.
  */
-int sc_nft_apply(const struct sc_target *t, const struct sc_args *a, bool fresh)
+int sc_nft_apply(const struct sc_target *t, const struct sc_args *a, __u32 mode, bool fresh,
+		 __u32 have, char *why, size_t why_len)
 {
 	static const char *const argv[] = { "nft", "-f", "-", NULL };
-	char table[64], list[SC_MAX_PORTS * 8], err[256], allow[SC_ALLOW_MAX * 20];
+	char table[64], list[SC_MAX_PORTS * 8], err[256] = "", allow[SC_ALLOW_MAX * 48], proxy[96];
 	size_t cap = 8192 + sizeof(list) * 4 + sizeof(allow) * 2;
 	const struct sc_ports *p = &a->ports;
 	char *s = malloc(cap);
+	bool nft = mode == SC_NFT;
 	unsigned int mtu = 1500;
 	struct ifreq ifr = {};
-	int fd, rc;
+	int fd, rc, v6, made = 0;
 
 	if (!s)
 		return -ENOMEM;
@@ -203,39 +365,100 @@ int sc_nft_apply(const struct sc_target *t, const struct sc_args *a, bool fresh)
 		close(fd);
 	sc_nft_table(table, sizeof(table), t->ifindex);
 	sc_ports_text(p, list, sizeof(list));
-	sc_allow_text4(a, allow, sizeof(allow));
-	if (!fresh)
-		snprintf(s, cap, "flush set inet %1$s ports\nadd element inet %1$s ports { %2$s }\n"
-			 "flush set inet %1$s allow4\n%3$s%1$s allow4 { %4$s }\n",
-			 table, list, *allow ? "add element inet " : "# ", allow);
-	else
+	for (v6 = 0; v6 < 2; v6++) {
+		const char *fam = v6 ? "ip6" : "inet";
+		const char *match = v6 ? "ip6 saddr @allow" : "meta nfproto ipv4 ip saddr @allow";
+		__u32 flag = v6 ? SC_META_HANDOFF6 : SC_META_HANDOFF;
+		const char *type = v6 ? "ipv6_addr" : "ipv4_addr";
+		struct nf_synproxy_info info = {
+			.options = nft ? NF_SYNPROXY_OPT_MSS | NF_SYNPROXY_OPT_WSCALE |
+					 NF_SYNPROXY_OPT_SACK_PERM | NF_SYNPROXY_OPT_TIMESTAMP : 0,
+			.wscale = nft ? 7 : 0, .mss = nft ? mtu - 60 : 0,
+		};
+
+		sc_allow_text(a, v6, allow, sizeof(allow));
+		if (!fresh) {
+			if (!(have & flag))
+				continue;
+			snprintf(s, cap, "flush set %1$s %2$s ports\nadd element %1$s %2$s ports { %3$s }\n"
+				 "flush set %1$s %2$s allow\n%4$s%1$s %2$s allow { %5$s }\n",
+				 fam, table, list, *allow ? "add element " : "# ", allow);
+			rc = sc_nft(argv, s, NULL, 0, err, sizeof(err));
+			if (rc)
+				goto fail;
+			made |= flag;
+			continue;
+		}
+		/* what a killed run or a half flush left goes first */
+		snprintf(s, cap, "add table %1$s %2$s\ndelete table %1$s %2$s\n", fam, table);
+		sc_nft(argv, s, NULL, 0, NULL, 0);
+		/* the table, its sets and counters, and the chain SYNPROXY is in */
+		if (v6)
+			proxy[0] = '\0';
+		else if (nft)
+			snprintf(proxy, sizeof(proxy),
+				 "    synproxy mss %u wscale 7 timestamp sack-perm\n", mtu - 40);
+		else
+			snprintf(proxy, sizeof(proxy), "    synproxy\n");
 		snprintf(s, cap,
-			 "table inet %1$s {\n"
+			 "table %1$s %2$s {\n"
 			 "  counter synack { }\n"
 			 "  counter acks { }\n"
 			 "  counter dropped { }\n"
-			 "  set ports { type inet_service; elements = { %2$s } }\n"
-			 "  set allow4 { type ipv4_addr; flags interval; %5$s%6$s%7$s}\n"
-			 "  chain pre {\n"
-			 "    type filter hook prerouting priority raw; policy accept;\n"
-			 "    iif \"%3$s\" meta nfproto ipv4 ip saddr @allow4 tcp dport @ports tcp flags & (syn | ack) == syn notrack\n"
+			 "  set ports { type inet_service; elements = { %3$s } }\n"
+			 "  set allow { type %4$s; flags interval; %5$s%6$s%7$s}\n"
+			 "  chain proxy {\n"
+			 "%8$s"
 			 "  }\n"
-			 "  chain in {\n"
-			 "    type filter hook input priority filter; policy accept;\n"
-			 "    iif \"%3$s\" meta nfproto ipv4 ip saddr @allow4 tcp dport @ports tcp flags & (syn | ack) == syn ct state untracked counter name synack\n"
-			 "    iif \"%3$s\" meta nfproto ipv4 ip saddr @allow4 tcp dport @ports tcp flags & (syn | ack) == ack ct state invalid,untracked counter name acks\n"
-			 "    iif \"%3$s\" meta nfproto ipv4 ip saddr @allow4 tcp dport @ports ct state invalid,untracked synproxy mss %4$u wscale 7 timestamp sack-perm\n"
-			 "    iif \"%3$s\" meta nfproto ipv4 ip saddr @allow4 tcp dport @ports ct state invalid counter name dropped drop\n"
-			 "  }\n"
-			 "}\n", table, list, t->dev, mtu - 40, *allow ? "elements = { " : "",
-			 allow, *allow ? " }; " : "");
-	rc = sc_nft(argv, s, NULL, 0, err, sizeof(err));
-	free(s);
-	if (rc) {
-		cg_err("cannot attach to %s: nft: %s", t->dev, *err ? err : "failed");
-		return -EIO;
+			 "}\n", fam, table, list, type, *allow ? "elements = { " : "", allow,
+			 *allow ? " }; " : "", proxy);
+		rc = sc_nft(argv, s, NULL, 0, err, sizeof(err));
+		if (!rc && v6) {
+			rc = sc_nft_xt_synproxy6(table, "proxy", &info);
+			if (rc) {
+				/* no IPv6 SYNPROXY here: IPv6 stays as it was */
+				snprintf(s, cap, "delete table ip6 %s\n", table);
+				sc_nft(argv, s, NULL, 0, NULL, 0);
+				continue;
+			}
+		}
+		if (rc)
+			goto fail;
+		/* then the hooks: nothing reaches the proxy chain before it is whole */
+		if (nft)
+			snprintf(s, cap,
+				 "table %1$s %2$s {\n"
+				 "  chain pre {\n"
+				 "    type filter hook prerouting priority raw; policy accept;\n"
+				 "    iif \"%3$s\" %4$s tcp dport @ports tcp flags & (syn | ack) == syn notrack\n"
+				 "  }\n"
+				 "  chain in {\n"
+				 "    type filter hook input priority filter - 10; policy accept;\n"
+				 "    iif \"%3$s\" %4$s tcp dport @ports tcp flags & (syn | ack) == syn ct state untracked counter name synack\n"
+				 "    iif \"%3$s\" %4$s tcp dport @ports tcp flags & (syn | ack) == ack ct state invalid,untracked counter name acks\n"
+				 "    iif \"%3$s\" %4$s tcp dport @ports ct state invalid,untracked jump proxy\n"
+				 "    iif \"%3$s\" %4$s tcp dport @ports ct state invalid counter name dropped drop\n"
+				 "  }\n"
+				 "}\n", fam, table, t->dev, match);
+		else
+			snprintf(s, cap,
+				 "table %1$s %2$s {\n"
+				 "  chain in {\n"
+				 "    type filter hook input priority filter - 10; policy accept;\n"
+				 "    iif \"%3$s\" %4$s tcp dport @ports tcp flags & (fin | syn | rst | ack) == ack ct state invalid,untracked,new counter name acks jump proxy\n"
+				 "  }\n"
+				 "}\n", fam, table, t->dev, match);
+		rc = sc_nft(argv, s, NULL, 0, err, sizeof(err));
+		if (rc)
+			goto fail;
+		made |= flag;
 	}
-	return 0;
+	free(s);
+	return made;
+fail:
+	free(s);
+	snprintf(why, why_len, "nft: %s", *err ? err : "failed");
+	return -EIO;
 }
 
 /* Does line hold word w, delimited by blanks, ';' or its ends? */
@@ -296,17 +519,22 @@ bool sc_nft_input_filtered(char *what, size_t what_len)
 	return found;
 }
 
-/* The packets of counter name in the device's table (0 where it has none) */
+/* The packets of counter name in the device's tables, both (0 where none) */
 __u64 sc_nft_counter(int ifindex, const char *name)
 {
+	static const char *const fams[] = { "inet", "ip6" };
 	char table[64], out[4096];
-	const char *argv[] = { "nft", "list", "counter", "inet", table, name, NULL };
 	unsigned long long n = 0;
 	const char *p;
+	unsigned int i;
 
 	sc_nft_table(table, sizeof(table), ifindex);
-	if (sc_nft(argv, NULL, out, sizeof(out), NULL, 0) == 0 && (p = strstr(out, "packets ")))
-		n = strtoull(p + 8, NULL, 10);
+	for (i = 0; i < 2; i++) {
+		const char *argv[] = { "nft", "list", "counter", fams[i], table, name, NULL };
+
+		if (sc_nft(argv, NULL, out, sizeof(out), NULL, 0) == 0 && (p = strstr(out, "packets ")))
+			n += strtoull(p + 8, NULL, 10);
+	}
 	return n;
 }
 

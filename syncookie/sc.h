@@ -46,6 +46,10 @@ enum sc_mode {
 
 #define SC_META_CREATED_CLSACT	(1U << 0)
 #define SC_META_SET_SYSCTL	(1U << 1)	/* prev_sysctl is what we found */
+/* its nft tables (sc_nft_apply): the IPv4 one ("inet"), the IPv6 one ("ip6") */
+#define SC_META_HANDOFF		(1U << 2)
+#define SC_META_HANDOFF6	(1U << 3)
+#define SC_META_TABLES		(SC_META_HANDOFF | SC_META_HANDOFF6)
 
 struct sc_meta {
 	CG_META_HEAD;
@@ -93,6 +97,13 @@ void sc_pin(char *buf, size_t n, const struct sc_target *t, const char *name);
 int sc_map_get(const struct sc_target *t, const char *name, void *val, __u32 key);
 int sc_map_put(const struct sc_target *t, const char *name, const void *val, __u32 size);
 void sc_tc_hook(struct bpf_tc_hook *h, int ifindex);
+/* sc_health(): what runs of a responder whose state is on bpffs */
+enum sc_health {
+	SC_DEAD,	/* nothing: stale, half-made, or its hook is gone */
+	SC_TABLES_GONE,	/* its nft tables are gone or half (nft flush ruleset) */
+	SC_OK,
+};
+enum sc_health sc_health(const struct sc_target *t, const struct sc_meta *m);
 bool sc_live(const struct sc_target *t, const struct sc_meta *m);
 void sc_remove(const struct sc_target *t, const struct sc_meta *m, bool ours);
 #define SC_LOCK		1	/* sc_resolve: the command changes state */
@@ -116,10 +127,11 @@ int sc_rodata_set(struct bpf_object *obj, const char *name, __u32 val);
 
 /* nft.c */
 bool sc_nft_have(void);
-bool sc_nft_exists(int ifindex);
+bool sc_nft_exists(int ifindex, const char *family);
 void sc_nft_delete(int ifindex);
 void sc_ports_text(const struct sc_ports *p, char *buf, size_t n);
-int sc_nft_apply(const struct sc_target *t, const struct sc_args *a, bool fresh);
+int sc_nft_apply(const struct sc_target *t, const struct sc_args *a, __u32 mode, bool fresh,
+		 __u32 have, char *why, size_t why_len);
 __u64 sc_nft_counter(int ifindex, const char *name);
 void sc_nft_cookies(__u64 *valid, __u64 *invalid);
 bool sc_nft_input_filtered(char *what, size_t what_len);

@@ -149,25 +149,54 @@ void sc_tc_hook(struct bpf_tc_hook *h, int ifindex)
 	h->attach_point = BPF_TC_INGRESS;
 }
 
-/* Does t's state describe a responder that runs right now? */
-bool sc_live(const struct sc_target *t, const struct sc_meta *m)
+/* Are the nft tables m says attach made all there? */
+static bool sc_tables_ok(const struct sc_target *t, const struct sc_meta *m)
 {
+	return (!(m->flags & SC_META_HANDOFF || m->mode == SC_NFT) ||
+		sc_nft_exists(t->ifindex, "inet")) &&
+	       (!(m->flags & SC_META_HANDOFF6) || sc_nft_exists(t->ifindex, "ip6"));
+}
+
+/*
+ * What of the responder t's state describes runs right now: nothing (its
+ * state is stale or half-made, or its program is unhooked), its hook but
+ * not (all) its nft tables (someone flushed the ruleset: the SYNs are
+ * still answered in the bpf modes, but no ACK reaches SYNPROXY; nft mode
+ * answers nothing), or all of it.
+ */
+enum sc_health sc_health(const struct sc_target *t, const struct sc_meta *m)
+{
+	bool hooked = false;
+
 	if (m->abi != SC_ABI_VERSION || m->netns_cookie != t->cookie ||
 	    m->ifindex != (__u32)t->ifindex)
-		return false;
+		return SC_DEAD;
 	switch (m->mode) {
 	case SC_XDP:
 	case SC_XDP_GENERIC:
-		return sc_link_ifindex(t, SC_BPF_LINK_TYPE_XDP) == t->ifindex;
+		hooked = sc_link_ifindex(t, SC_BPF_LINK_TYPE_XDP) == t->ifindex;
+		break;
 	case SC_TCX:
-		return sc_link_ifindex(t, CG_BPF_LINK_TYPE_TCX) == t->ifindex;
+		hooked = sc_link_ifindex(t, CG_BPF_LINK_TYPE_TCX) == t->ifindex;
+		break;
 	case SC_CLSACT:
-		return m->prog_id && m->prog_id ==
-		       cg_clsact_prog_id(t->ifindex, BPF_TC_INGRESS, SC_TC_HANDLE, SC_TC_PRIO);
+		hooked = m->prog_id && m->prog_id ==
+			 cg_clsact_prog_id(t->ifindex, BPF_TC_INGRESS, SC_TC_HANDLE, SC_TC_PRIO);
+		break;
 	case SC_NFT:
-		return sc_nft_exists(t->ifindex);
+		/* its tables are its hook (below) */
+		hooked = true;
+		break;
 	}
-	return false;
+	if (!hooked)
+		return SC_DEAD;
+	return sc_tables_ok(t, m) ? SC_OK : SC_TABLES_GONE;
+}
+
+/* Does t's state describe a responder that runs right now (if maybe without its tables)? */
+bool sc_live(const struct sc_target *t, const struct sc_meta *m)
+{
+	return sc_health(t, m) != SC_DEAD;
 }
 
 struct sc_hand_over {
@@ -238,9 +267,10 @@ void sc_remove(const struct sc_target *t, const struct sc_meta *m, bool ours)
 
 			sc_tc_hook(&h, t->ifindex);
 			bpf_tc_detach(&h, &o);
-		} else if (m->mode == SC_NFT) {
-			sc_nft_delete(t->ifindex);
 		}
+		/* the tables of any mode (a flushed one is simply not there) */
+		if (m->mode == SC_NFT || (m->flags & SC_META_TABLES))
+			sc_nft_delete(t->ifindex);
 		if (m->mode == SC_CLSACT && (m->flags & SC_META_CREATED_CLSACT) &&
 		    !cg_clsact_has_filters(t->ifindex)) {
 			struct bpf_tc_hook h;

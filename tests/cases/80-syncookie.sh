@@ -67,6 +67,27 @@ synproxy_valid() {
 	echo $s
 }
 
+# sc_cookie_took SENT0 RECV0 SP0: "ok" if one connection's cookie went as
+# it should: without the responder's nft tables the kernel took it
+# (TcpExtSyncookiesRecv +1) and sent no SYN-ACK of its own (SyncookiesSent
+# +0); with them (status .tables "ok") SYNPROXY took it (cookie_valid +1)
+# and opened the connection to the listener with a SYN of its own, which
+# the listener, under tcp_syncookies=2, answers with a cookie of its own
+# that SYNPROXY's ACK returns (SyncookiesSent and SyncookiesRecv +1: that
+# half stays inside the host). Else what moved.
+sc_cookie_took() {
+	local s=$(($(tcpext SyncookiesSent) - $1)) r=$(($(tcpext SyncookiesRecv) - $2))
+	local v=$(($(synproxy_valid) - $3)) tables
+
+	tables=$("$CG" syncookie status veth1 --netns "$SC_S" --json | jq -r .tables)
+	if [ "$tables" = ok ]; then
+		[ "$s $r $v" = "1 1 1" ]
+	else
+		[ "$s $r $v" = "0 1 0" ]
+	fi && echo ok && return
+	echo "tables $tables: SyncookiesSent +$s SyncookiesRecv +$r cookie_valid +$v"
+}
+
 # inject PORT KIND [ADDR]: SC_N SYNs of KIND from the client; prints the reply counts
 inject() {
 	local dst=${3:-10.9.0.2} src=10.9.0.1
@@ -95,11 +116,11 @@ connect() {
 
 # Real connections over IPv4 and IPv6 through the responder in MODE: they
 # complete and carry every byte, the SYN-ACK came from the program (its
-# synack counter) and not from the stack: TcpExtSyncookiesSent, which the
-# stack's own cookie SYN-ACK counts, stays; TcpExtSyncookiesRecv, the
-# kernel's acceptance of the returning ACK, moves by one per connection.
+# synack counter), and the returning ACK's cookie was taken once, by
+# SYNPROXY through the responder's nft tables or by the kernel where it
+# has none (sc_cookie_took).
 # nft: SYNPROXY answers (its counter, and /proc/net/stat/synproxy's
-# cookie_valid); IPv6 is left to the stack there.
+# cookie_valid), IPv6 too.
 case_syn_connect() {
 	local mode=$1 t="syn-connect [$1]" addr c0 c1 sent0 recv0 sp0 why= got
 
@@ -132,17 +153,13 @@ case_syn_connect() {
 		c1=$(sc_counters)
 		set -- $c0 $c1
 		if [ "$mode" = nft ]; then
-			if [ $addr = 10.9.0.2 ]; then
-				[ $(($4 - $1)) -ge 1 ] && [ $(($(synproxy_valid) - sp0)) -ge 1 ] ||
-					why="$why; $addr: synproxy synack +$(($4 - $1)) cookie_valid +$(($(synproxy_valid) - sp0))"
-			elif [ $(($4 - $1)) != 0 ]; then
-				why="$why; $addr: SYNPROXY answered IPv6"
-			fi
+			[ $(($4 - $1)) -ge 1 ] && [ $(($(synproxy_valid) - sp0)) -ge 1 ] ||
+				why="$why; $addr: synproxy synack +$(($4 - $1)) cookie_valid +$(($(synproxy_valid) - sp0))"
 			continue
 		fi
-		[ $(($4 - $1)) = 1 ] && [ $(($5 - $2)) = 0 ] && [ "$(tcpext SyncookiesSent)" = "$sent0" ] &&
-			[ $(($(tcpext SyncookiesRecv) - recv0)) = 1 ] ||
-			why="$why; $addr: synack +$(($4 - $1)) passed +$(($5 - $2)) SyncookiesSent +$(($(tcpext SyncookiesSent) - sent0)) SyncookiesRecv +$(($(tcpext SyncookiesRecv) - recv0))"
+		got=$(sc_cookie_took $sent0 $recv0 $sp0)
+		[ $(($4 - $1)) = 1 ] && [ $(($5 - $2)) = 0 ] && [ "$got" = ok ] ||
+			why="$why; $addr: synack +$(($4 - $1)) passed +$(($5 - $2)) $got"
 	done
 	# nft: status reports the table's and SYNPROXY's counters
 	if [ "$mode" = nft ]; then
@@ -155,9 +172,9 @@ case_syn_connect() {
 	sc_off
 	if [ -z "$why" ]; then
 		if [ "$mode" = nft ]; then
-			pass "$t: IPv4 answered by SYNPROXY (cookie validated; status: synack, acks, cookie_valid), IPv6 by the stack, $SC_BYTES bytes each intact"
+			pass "$t: IPv4 and IPv6 answered by SYNPROXY (cookie validated; status: synack, acks, cookie_valid), $SC_BYTES bytes each intact"
 		else
-			pass "$t: IPv4 and IPv6, $SC_BYTES bytes each intact; SYN-ACK from the program, the kernel took its cookie, the stack sent none"
+			pass "$t: IPv4 and IPv6, $SC_BYTES bytes each intact; SYN-ACK from the program, its cookie taken by SYNPROXY through the responder's nft tables (or, without them, by the kernel, which then sent no SYN-ACK)"
 		fi
 	else
 		fail "$t:${why#;}"
@@ -583,12 +600,12 @@ fi
 # responder in MODE get window scaling and SACK on both ends, with the
 # window scale attach reports, and an upload over a path with delay (netem
 # on the client's side where the kernel has it) sees the server's window
-# above 64 KiB; the SYN-ACK is the program's and the kernel took its
-# cookie. With tcp_timestamps 0 on the client, or 1 on the server (a
+# above 64 KiB; the SYN-ACK is the program's and SYNPROXY (or, without
+# the responder's nft tables, the kernel) took its cookie. With tcp_timestamps 0 on the client, or 1 on the server (a
 # secret offset the program cannot know), the MSS option alone, as before:
 # no scaling, no SACK, and the upload still intact.
 case_syn_options() {
-	local mode=$1 t="syn-options [$1]" why= addr r cli srv ws c0 c1 recv0 sent0 side delay="no delay: no netem here"
+	local mode=$1 t="syn-options [$1]" why= addr r cli srv ws c0 c1 recv0 sp0 sent0 got side delay="no delay: no netem here"
 
 	sc_quick_guest_skip "$t" && return
 	command -v python3 >/dev/null || { skip "$t: no python3 for TCP_INFO"; return; }
@@ -606,15 +623,16 @@ case_syn_options() {
 	for addr in 10.9.0.2 fd09::2; do
 		c0=$(sc_counters)
 		recv0=$(tcpext SyncookiesRecv)
+		sp0=$(synproxy_valid)
 		sent0=$(tcpext SyncookiesSent)
 		r=$(sc_opt_connect $addr)
 		cli=${r%%|*}
 		srv=${r#*|}
 		c1=$(sc_counters)
 		set -- $c0 $c1
-		[ $(($4 - $1)) = 1 ] && [ $(($(tcpext SyncookiesRecv) - recv0)) = 1 ] &&
-			[ "$(tcpext SyncookiesSent)" = "$sent0" ] ||
-			why="$why; $addr: synack +$(($4 - $1)) SyncookiesRecv +$(($(tcpext SyncookiesRecv) - recv0)) SyncookiesSent +$(($(tcpext SyncookiesSent) - sent0))"
+		got=$(sc_cookie_took $sent0 $recv0 $sp0)
+		[ $(($4 - $1)) = 1 ] && [ "$got" = ok ] ||
+			why="$why; $addr: synack +$(($4 - $1)) $got"
 		case $cli in
 		"ts=1 sack=1 ecn=0 ws=$ws,"*" bytes=$SC_OPT_BYTES"*) ;;
 		*) why="$why; $addr client: '$cli'" ;;
@@ -682,14 +700,42 @@ cg_kernel_case syn_options xdp-generic
 cg_kernel_case syn_options tc
 cg_kernel_case syn_options xdp
 
+# sc_src_try SRC: SC_N SYNs from SRC (an address of the client) to the
+# port, then one connection from it; "SYN-ACKs connect-rc"
+sc_src_try() {
+	local src=$1 addr l rc r
+
+	addr=$([ "$src" = "${src#fd}" ] && echo 10.9.0.2 || echo fd09::2)
+	rm -f "$TMPD/sc.ready"
+	"$STREAM" --netns "$SC_S" --listen $addr --ready-file "$TMPD/sc.ready" --timeout 4 \
+		>"$TMPD/sc.listen" 2>&1 &
+	l=$!
+	wait_ready "$TMPD/sc.ready"
+	r=$(ip netns exec "$SC_C" "$SYN" --dev veth0 --dst-mac "$SC_MAC" --src $src --dst $addr \
+		--port $SC_PORT --count $SC_N --wait $SC_WAIT)
+	if [ $addr = 10.9.0.2 ]; then
+		ip -n "$SC_C" route replace 10.9.0.0/24 dev veth0 src $src
+	else
+		ip -n "$SC_C" route replace fd09::/64 dev veth0 src $src metric 1
+	fi
+	# an allowed source connects in milliseconds; a rejected one's SYNs
+	# are dropped and would be sent again for minutes
+	timeout 2 "$STREAM" --netns "$SC_C" --connect $addr --bytes 100000 --timeout 2 \
+		>"$TMPD/sc.conn" 2>&1
+	rc=$?
+	[ $rc = 0 ] || kill $l 2>/dev/null	# no connection will come
+	wait $l 2>/dev/null
+	echo "$(sed -n 's/.*synack=\([0-9]*\).*/\1/p' <<<"$r") $rc"
+}
+
 # attach --allow: the responder answers only the sources the operator
 # allows, as the server's input filter does (which accepts the port from
 # 10.9.0.1 and fd09::1 only, with `ct state invalid drop`). The client's
 # second address, 10.9.0.3 / fd09::3, is rejected: with the responder (xdp,
-# xdp-generic, tc; nft for IPv4) as without it, it gets no SYN-ACK and no
+# xdp-generic, tc, nft) as without it, it gets no SYN-ACK and no
 # connection; the allowed source is answered by the program and connects.
 case_syn_allow() {
-	local t="syn-allow" why= m src r acks c0 c1 addr k=0 l rc want wrc
+	local t="syn-allow" why= m src acks c0 c1 k=0 rc want wrc
 
 	sc_quick_guest_skip "$t" && return
 	declare -A base
@@ -721,30 +767,12 @@ case_syn_allow() {
 			continue
 		fi
 		for src in 10.9.0.1 10.9.0.3 fd09::1 fd09::3; do
-			[ $m = nft ] && [ "$src" != "${src#fd}" ] && continue	# SYNPROXY here: IPv4 only
-			addr=$([ "$src" = "${src#fd}" ] && echo 10.9.0.2 || echo fd09::2)
-			# the listener for the SYNs, and the connection after them
-			rm -f "$TMPD/sc.ready"
-			"$STREAM" --netns "$SC_S" --listen $addr --ready-file "$TMPD/sc.ready" --timeout 4 \
-				>"$TMPD/sc.listen" 2>&1 &
-			l=$!
-			wait_ready "$TMPD/sc.ready"
+			# IPv6 SYNPROXY needs nft_compat and ip6t_SYNPROXY, which attach says
+			[ $m = nft ] && [ "$src" != "${src#fd}" ] && [ "$("$CG" syncookie status veth1 \
+				--netns "$SC_S" --json | jq -r .nft.ipv6)" != true ] && note "$t: nft: no IPv6 SYNPROXY" && continue
 			[ $m = base ] || c0=$(sc_counters)
-			r=$(ip netns exec "$SC_C" "$SYN" --dev veth0 --dst-mac "$SC_MAC" --src $src --dst $addr \
-				--port $SC_PORT --count $SC_N --wait $SC_WAIT)
-			acks=$(sed -n 's/.*synack=\([0-9]*\).*/\1/p' <<<"$r")
-			# the connection from src: the subnet's route prefers it (IPv6
-			# keeps the kernel's at metric 256 beside one replaced)
-			if [ $addr = 10.9.0.2 ]; then
-				ip -n "$SC_C" route replace 10.9.0.0/24 dev veth0 src $src
-			else
-				ip -n "$SC_C" route replace fd09::/64 dev veth0 src $src metric 1
-			fi
-			# (a connect whose SYNs are dropped would retry for minutes)
-			timeout 5 "$STREAM" --netns "$SC_C" --connect $addr --bytes 100000 --timeout 3 \
-				>"$TMPD/sc.conn" 2>&1
-			rc=$?
-			wait $l
+			set -- $(sc_src_try $src)
+			acks=$1 rc=$2
 			[ $m = base ] || c1=$(sc_counters)
 			case $src in
 			*.1|*::1) want=$SC_N; wrc=0 ;;
@@ -754,17 +782,17 @@ case_syn_allow() {
 				base[$src]="$acks $rc"
 				if [ "$acks" != $want ] || { [ $wrc = 0 ] && [ $rc != 0 ]; } ||
 				   { [ $wrc = x ] && [ $rc = 0 ]; }; then
-					why="$why; the stack alone: $src: $r, connect rc $rc: not a case"
+					why="$why; the stack alone: $src: SYN-ACKs $acks, connect rc $rc: not a case"
 				fi
 				continue
 			fi
 			set -- $c0 $c1
 			if [ $wrc = 0 ]; then
 				[ "$acks" = $SC_N ] && [ $rc = 0 ] && [ $(($4 - $1)) -ge $SC_N ] ||
-					why="$why; $m allowed $src: $r, connect rc $rc, synack +$(($4 - $1))"
+					why="$why; $m allowed $src: SYN-ACKs $acks, connect rc $rc, synack +$(($4 - $1))"
 			else
 				[ "$acks" = 0 ] && [ $rc != 0 ] && [ $(($4 - $1)) = 0 ] ||
-					why="$why; $m rejected $src: $r, connect rc $rc ($(tr '\n' ' ' <"$TMPD/sc.conn")), synack +$(($4 - $1))"
+					why="$why; $m rejected $src: SYN-ACKs $acks, connect rc $rc ($(tr '\n' ' ' <"$TMPD/sc.conn")), synack +$(($4 - $1))"
 			fi
 			k=$((k + 1))
 		done
@@ -778,6 +806,154 @@ case_syn_allow() {
 	sc_down
 }
 cg_kernel_case syn_allow
+
+# sc_fw KIND: the server's firewall, each of the two that drop an ACK
+# conntrack saw no SYN for, both accepting the port from 10.9.0.1 and
+# fd09::1 only: ctinv, `ct state invalid drop` with
+# nf_conntrack_tcp_loose=0 (the hardened host); ipt, iptables (on
+# nftables) `! --syn -m conntrack --ctstate NEW -j DROP` with the default
+# loose=1.
+sc_fw() {
+	case $1 in
+	ctinv)
+		ip netns exec "$SC_S" nft -f - <<-EOT || return 1
+		table inet fw {
+			chain in {
+				type filter hook input priority filter; policy accept;
+				ct state invalid counter drop
+				tcp dport $SC_PORT ip saddr 10.9.0.1 accept
+				tcp dport $SC_PORT ip6 saddr fd09::1 accept
+				tcp dport $SC_PORT drop
+			}
+		}
+		EOT
+		ip netns exec "$SC_S" sysctl -qw net.netfilter.nf_conntrack_tcp_loose=0
+		;;
+	ipt)
+		local v s
+		for v in "iptables 10.9.0.1" "ip6tables fd09::1"; do
+			set -- $v
+			ip netns exec "$SC_S" $1 -A INPUT -p tcp ! --syn -m conntrack --ctstate NEW -j DROP &&
+				ip netns exec "$SC_S" $1 -A INPUT -p tcp --dport $SC_PORT ! -s $2 -j DROP || return 1
+		done
+		;;
+	esac
+}
+
+# sc_sysctls: the server's tcp_syncookies and nf_conntrack_tcp_loose
+sc_sysctls() {
+	ip netns exec "$SC_S" sysctl -n net.ipv4.tcp_syncookies net.netfilter.nf_conntrack_tcp_loose \
+		2>/dev/null | paste -sd, -
+}
+
+# The responder's contract with the host firewall (issue 26): under each
+# firewall of sc_fw, loaded before and after the responder (its tables'
+# input chains sit at priority filter - 10, whatever the load order), the
+# allowed sources (10.9.0.1, fd09::1) get SYN-ACKs and connect, through
+# the program (xdp, xdp-generic, tc: the returning ACK goes to SYNPROXY,
+# which opens the connection through conntrack) or SYNPROXY itself (nft);
+# the rejected ones (10.9.0.3, fd09::3) get neither, as with the firewall
+# alone (base). Every sysctl is back after each detach.
+case_syn_firewall() {
+	local t="syn-firewall" why= fw order m src r k=0 sys0 sys1 want
+
+	sc_quick_guest_skip "$t" && return
+	for fw in ctinv ipt; do
+		for order in before after; do
+			sc_up && ip -n "$SC_C" addr add 10.9.0.3/24 dev veth0 &&
+				ip -n "$SC_C" addr add fd09::3/64 dev veth0 nodad ||
+				{ why="$why; set-up"; break 2; }
+			# iptables' tables and conntrack first, so the sysctl exists
+			[ $order = before ] && { sc_fw $fw || { why="$why; $fw: firewall"; break 2; }; }
+			for m in base xdp xdp-generic tc nft; do
+				[ $m = nft ] && ! command -v nft >/dev/null && continue
+				[ $order = after ] && [ $m = base ] && continue
+				sys0=$(sc_sysctls)
+				if ! sc_attach_mode $m "$SC_PORT --allow 10.9.0.1,fd09::1/128 --set-sysctl"; then
+					[ $m = xdp ] && { note "$t: no native XDP here: $(head -1 "$TMPD/err")"; continue; }
+					why="$why; $fw/$order: attach $m: $(head -1 "$TMPD/err")"
+					continue
+				fi
+				if [ $order = after ]; then
+					sc_fw $fw || why="$why; $fw: firewall after $m"
+				fi
+				for src in 10.9.0.1 10.9.0.3 fd09::1 fd09::3; do
+					r=$(sc_src_try $src)
+					case $src in
+					*.1|*::1) want="$SC_N 0" ;;
+					*) want="0 x" ;;
+					esac
+					case "$want/$r" in
+					"$SC_N 0/$SC_N 0"|"0 x/0 "[1-9]*) ;;
+					*) why="$why; $fw/$order $m $src: SYN-ACKs and connect rc '$r', want '$want'" ;;
+					esac
+					k=$((k + 1))
+				done
+				sc_detach_mode $m
+				if [ $order = after ]; then
+					# the firewall goes with the responder, as it came
+					ip netns exec "$SC_S" nft flush ruleset
+					ip netns exec "$SC_S" sysctl -qw net.netfilter.nf_conntrack_tcp_loose=1 2>/dev/null
+				fi
+				sys1=$(sc_sysctls)
+				[ "$sys1" = "$sys0" ] || why="$why; $fw/$order $m: sysctls $sys1 after detach, were $sys0"
+			done
+			sc_down
+		done
+	done
+	if [ -z "$why" ]; then
+		pass "$t: $k source x mode x firewall checks: under ct state invalid drop with nf_conntrack_tcp_loose=0 and under iptables ! --syn NEW DROP, loaded before and after the responder, allowed sources got SYN-ACKs and connected, rejected ones neither, as with the firewall alone (IPv4, IPv6; xdp, xdp-generic, tc, nft); sysctls back after each detach"
+	else
+		fail "$t:${why#;}"
+	fi
+}
+cg_kernel_case syn_firewall
+
+# A ruleset flushed under a running responder (nft flush ruleset): status
+# says its tables are gone, attach run again makes them and connections
+# go through SYNPROXY again; detach without that attach puts every sysctl
+# back (nf_conntrack_tcp_loose, which nft mode sets, included) and leaves
+# no table.
+case_syn_flush() {
+	local t="syn-flush" why= m sys0 st addr v0
+
+	command -v nft >/dev/null || { skip "$t: no nft"; return; }
+	for m in xdp-generic tc nft; do
+		sc_up || { why="$why; set-up"; break; }
+		ip netns exec "$SC_S" sysctl -qw net.netfilter.nf_conntrack_tcp_loose=1 2>/dev/null
+		sys0=$(sc_sysctls)
+		sc_on --ports $SC_PORT --mode $m --set-sysctl || { why="$why; attach $m"; sc_down; continue; }
+		ip netns exec "$SC_S" nft flush ruleset
+		st=$("$CG" syncookie status veth1 --netns "$SC_S")
+		case $m in
+		nft) grep -q 'not answering SYNs: its nft tables are gone' <<<"$st" ;;
+		*) grep -q "answering SYNs ($m).*its nft tables are gone" <<<"$st" ;;
+		esac || why="$why; $m: status after the flush: $st"
+		[ "$("$CG" syncookie status veth1 --netns "$SC_S" --json | jq -r .tables)" = gone ] ||
+			why="$why; $m: status --json .tables not gone"
+		# attach again, as before (the sysctl it set still holds)
+		sc_on --ports $SC_PORT --mode $m 2>"$TMPD/err" || why="$why; $m: attach again: $(head -1 "$TMPD/err")"
+		[ "$("$CG" syncookie status veth1 --netns "$SC_S" --json | jq -r .tables)" = ok ] ||
+			why="$why; $m: tables not back after attach: $("$CG" syncookie status veth1 --netns "$SC_S")"
+		for addr in 10.9.0.2 fd09::2; do
+			v0=$(synproxy_valid)
+			connect $addr || why="$why; $m $addr: transfer failed after attach again"
+			[ $(($(synproxy_valid) - v0)) = 1 ] || why="$why; $m $addr: cookie_valid +$(($(synproxy_valid) - v0)) after attach again"
+		done
+		# flushed again, then detached: every sysctl back, no table
+		ip netns exec "$SC_S" nft flush ruleset
+		sc_off || why="$why; $m: detach"
+		[ "$(sc_sysctls)" = "$sys0" ] || why="$why; $m: sysctls $(sc_sysctls) after detach, were $sys0"
+		[ -z "$(ip netns exec "$SC_S" nft list tables)" ] || why="$why; $m: tables left"
+		sc_down
+	done
+	if [ -z "$why" ]; then
+		pass "$t: xdp-generic, tc, nft: after nft flush ruleset status says the tables are gone, attach again makes them and IPv4 and IPv6 connect through SYNPROXY; flushed and detached, every sysctl is back and no table left"
+	else
+		fail "$t:${why#; }"
+	fi
+}
+cg_kernel_case syn_flush
 
 # Attach converges, ports change in place with the counters kept, another
 # mode is refused while attached, auto picks generic XDP on a veth, and
