@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -123,16 +124,21 @@ static void sc_nft_table(char *buf, size_t n, int ifindex)
 	snprintf(buf, n, SC_NFT_TABLE_FMT, ifindex);
 }
 
-/* Is the device's table of family ("inet", "ip6") there, and whole? */
+/*
+ * Is the device's table of family ("inet", "ip6") there, and whole: its
+ * input chain jumping to the chain that holds SYNPROXY? (Chains, not the
+ * table: a table lists its sets' elements, up to 1024 ports and 256
+ * sources.)
+ */
 bool sc_nft_exists(int ifindex, const char *family)
 {
-	char table[64], out[8192];
-	const char *argv[] = { "nft", "list", "table", family, table, NULL };
+	char table[64], out[4096];
+	const char *in[] = { "nft", "list", "chain", family, table, "in", NULL };
+	const char *proxy[] = { "nft", "list", "chain", family, table, "proxy", NULL };
 
 	sc_nft_table(table, sizeof(table), ifindex);
-	/* a table whose chains were flushed away is not whole */
-	return sc_nft(argv, NULL, out, sizeof(out), NULL, 0) == 0 && strstr(out, "jump proxy") &&
-	       strcasestr(out, "synproxy");
+	return sc_nft(in, NULL, out, sizeof(out), NULL, 0) == 0 && strstr(out, "jump proxy") &&
+	       sc_nft(proxy, NULL, out, sizeof(out), NULL, 0) == 0 && strcasestr(out, "synproxy");
 }
 
 /* Both of the device's tables, where there */
@@ -247,6 +253,7 @@ static int sc_nft_xt_synproxy6(const char *table, const char *chain,
 	__u32 seq = time(NULL), be;
 	size_t off = 0, msg, exprs, elem, data, compat;
 	char tinfo[8] = {};	/* XT_ALIGN(sizeof(*info)) */
+	struct timeval tmo = { .tv_sec = 5 };
 	int fd, err = -EIO;
 	ssize_t n;
 
@@ -286,6 +293,8 @@ static int sc_nft_xt_synproxy6(const char *table, const char *chain,
 	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
 	if (fd < 0)
 		return -errno;
+	/* an answer that never comes is a refusal, not a hang */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo));
 	if (sendto(fd, buf, off, 0, (struct sockaddr *)&sa, sizeof(sa)) != (ssize_t)off) {
 		err = -errno;
 		goto out;
@@ -295,9 +304,11 @@ static int sc_nft_xt_synproxy6(const char *table, const char *chain,
 		struct nlmsghdr *nh;
 
 		for (nh = (struct nlmsghdr *)reply; NLMSG_OK(nh, (size_t)n); nh = NLMSG_NEXT(nh, n))
-			if (nh->nlmsg_type == NLMSG_ERROR && nh->nlmsg_seq == seq + 1) {
+			if (nh->nlmsg_type == NLMSG_ERROR) {
+				/* the rule's ack, or a refusal of any part of the batch */
 				err = ((struct nlmsgerr *)NLMSG_DATA(nh))->error;
-				goto out;
+				if (err || nh->nlmsg_seq == seq + 1)
+					goto out;
 			}
 	}
 	err = n < 0 ? -errno : -EIO;
