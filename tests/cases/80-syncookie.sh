@@ -70,10 +70,10 @@ synproxy_valid() {
 # sc_cookie_took SENT0 RECV0 SP0: "ok" if one connection's cookie went as
 # it should: without the responder's nft tables the kernel took it
 # (TcpExtSyncookiesRecv +1) and sent no SYN-ACK of its own (SyncookiesSent
-# +0); with them (status .tables "ok") SYNPROXY took it (cookie_valid +1)
+# +0); with them (status .tables "ok") SYNPROXY took it (cookie_valid)
 # and opened the connection to the listener with a SYN of its own, which
 # the listener, under tcp_syncookies=2, answers with a cookie of its own
-# that SYNPROXY's ACK returns (SyncookiesSent and SyncookiesRecv +1: that
+# that SYNPROXY's ACK returns (SyncookiesSent and SyncookiesRecv: that
 # half stays inside the host). Else what moved.
 sc_cookie_took() {
 	local s=$(($(tcpext SyncookiesSent) - $1)) r=$(($(tcpext SyncookiesRecv) - $2))
@@ -81,7 +81,10 @@ sc_cookie_took() {
 
 	tables=$("$CG" syncookie status veth1 --netns "$SC_S" --json | jq -r .tables)
 	if [ "$tables" = ok ]; then
-		[ "$s $r $v" = "1 1 1" ]
+		# at least once each: a segment of the client's that reaches
+		# SYNPROXY before conntrack has the connection it opened is
+		# checked as the ACK again (seen under TCG on 5.10: +2 +1 +2)
+		[ "$s" -ge 1 ] && [ "$r" -ge 1 ] && [ "$v" -ge 1 ]
 	else
 		[ "$s $r $v" = "0 1 0" ]
 	fi && echo ok && return
