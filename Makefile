@@ -66,7 +66,7 @@ TOOLS := $(BUILD)/tests/cg-inject $(BUILD)/tests/cg-sniff $(BUILD)/tests/cg-nfq 
 	$(BUILD)/tests/sc-syn $(BUILD)/tests/xdp-pass.bpf.o $(BUILD)/tests/tc-pass.bpf.o \
 	$(BUILD)/tests/xdp-redirect.bpf.o $(BUILD)/tests/cg-hooks \
 	$(BUILD)/tests/cg-kdump $(BUILD)/tests/cg-sdrecv $(BUILD)/tests/csum-guard-next \
-	$(BUILD)/tests/cg-udprecv $(STATIC_TOOLS)
+	$(BUILD)/tests/cg-udprecv $(BUILD)/tests/csum-guard-prev $(STATIC_TOOLS)
 # What the benchmark tools and cg-stream share: netns, numbers, sockets.
 BENCH_UTIL := bench/util.c lib/netns.c lib/log.c lib/json.c
 
@@ -209,6 +209,15 @@ $(BUILD)/next/%.o: loader/%.c loader/*.h lib/*.h include/*.h syncookie/syncookie
 $(BUILD)/tests/csum-guard-next: $(NEXT_OBJS) $(SC_OBJS) $(LIB_OBJS) | $(BUILD)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LOADER_LIBS) -o $@
+
+# The loader of the last commit whose guards each loaded a program of their
+# own, before the host's shared one (tests/cases/60-object.sh,
+# upgrade_layout), built from this tree's git history; without that history
+# csum-guard-prev.missing says so and the case skips.
+PREV_COMMIT := 3a7323ec20970e59d21253f41b408c62861a8aa8
+$(BUILD)/tests/csum-guard-prev: | $(BUILD)/tests
+	$(call msg,PREV,$@)
+	$(Q)MAKE="$(MAKE)" tests/tools/prev-loader.sh $(PREV_COMMIT) "$(VERSION)~prev" $@
 
 # An XDP program that passes everything: on a veth peer it turns NAPI on,
 # which native XDP_TX toward that peer needs (tests/cases/80-syncookie.sh).

@@ -260,3 +260,72 @@ case_upgrade() {
 	fi
 }
 cg_case upgrade
+
+# An upgrade from the layout before the host's shared program: there each
+# guard loaded and pinned a program of its own (build/tests/csum-guard-prev,
+# that commit's loader, built from git history). This loader's attach and
+# upgrade move such guards onto the shared programs, counters and options
+# kept, and what the old layout pinned goes with the guard.
+case_upgrade_layout() {
+	local t="upgrade-layout [$BACKEND]" prev=$TOP/build/tests/csum-guard-prev ns=$CG_PFX-ul
+	local bad= out j d id ids n0 n1
+
+	[ "$BACKEND" = bpf ] || { skip "$t: the module has no program of a guard's own"; return; }
+	if [ ! -x "$prev" ]; then
+		if [ -f "$prev.missing" ]; then
+			skip "$t: no loader of the old layout: $(cat "$prev.missing")"
+		else
+			fail "$t: $prev missing: run make"
+		fi
+		return
+	fi
+	if ! { ip netns add $ns &&
+	       ip -n $ns tuntap add dev tap0 mode tap vnet_hdr && ip -n $ns link set tap0 up &&
+	       ip -n $ns tuntap add dev tap1 mode tap vnet_hdr && ip -n $ns link set tap1 up; }; then
+		fail "$t: set-up"
+		ip netns del $ns 2>/dev/null
+		return
+	fi
+	n0=$(prog_count)
+	"$prev" attach tap0 --netns $ns --backend bpf --quiet &&
+		"$prev" attach tap1 --netns $ns --backend bpf --egress --log-drops --quiet || bad="$bad old-attach"
+	ip netns exec $ns "$INJECT" --dev tap0 --csum-start 20 --csum-offset 6 --count 2 2>/dev/null
+	ip netns exec $ns "$INJECT" --dev tap1 --csum-start 20 --csum-offset 6 --count 1 2>/dev/null
+	# the old layout: a program of each guard's own, loaded by the old loader
+	n1=$(($(prog_count) - n0))
+	[ -z "$(find /sys/fs/bpf/csum_guard/shared -mindepth 1 2>/dev/null)" ] && [ "$n1" -ge 2 ] ||
+		bad="$bad old-layout:programs+$n1,shared:$(find /sys/fs/bpf/csum_guard/shared -mindepth 1 2>/dev/null | tr '\n' ' ')"
+	[ "$("$CG" status tap0 --netns $ns --json | jq -r '"\(.loader_version) \(.dropped)"')" = \
+		"$(cat "$TOP/VERSION")~prev 2" ] || bad="$bad old-status:$("$CG" status tap0 --netns $ns --json)"
+	# a plain attach by this loader moves tap0, its upgrade tap1
+	out=$("$CG" attach tap0 --netns $ns --backend bpf 2>&1) || bad="$bad attach-rc:[$out]"
+	out=$("$CG" upgrade 2>&1) || bad="$bad upgrade-rc"
+	grep -q "^csum-guard: upgraded tap1 in netns $ns: " <<<"$out" || bad="$bad upgrade:[$(tr '\n' '|' <<<"$out")]"
+	ids=" "
+	for d in /sys/fs/bpf/csum_guard/shared/*; do
+		id=$(bpftool prog show pinned "$d" -j 2>/dev/null | jq -r .id) && ids="$ids$id "
+	done
+	for d in "tap0 2 false false" "tap1 1 true true"; do
+		set -- $d
+		j=$("$CG" status $1 --netns $ns --json)
+		[ "$(jq -r '"\(.loader_version) \(.dropped) \(.egress) \(.log_drops)"' <<<"$j")" = \
+			"$(cat "$TOP/VERSION") $2 $3 $4" ] && [[ "$ids" == *" $(jq -r .program_id <<<"$j") "* ]] ||
+			bad="$bad $1:$j,shared:[$ids]"
+	done
+	# the old programs went: only the shared ones are left
+	[ $(($(prog_count) - n0)) = 2 ] || bad="$bad programs:+$(($(prog_count) - n0))"
+	# still guarding, each counting its own
+	ip netns exec $ns "$INJECT" --dev tap0 --csum-start 20 --csum-offset 6 --count 1 2>/dev/null
+	ip netns exec $ns "$INJECT" --dev tap1 --csum-start 20 --csum-offset 6 --count 2 2>/dev/null
+	out=$(for d in tap0 tap1; do "$CG" status $d --netns $ns --json | jq -r .dropped; done | paste -sd' ')
+	[ "$out" = "3 3" ] || bad="$bad dropping:$out"
+	"$CG" detach --all --netns $ns --quiet || bad="$bad detach"
+	ip netns del $ns
+	[ $(($(prog_count) - n0)) = 0 ] && [ -z "$(pin_list)" ] || bad="$bad left:$(pin_list | tr '\n' ' ')"
+	if [ -z "$bad" ]; then
+		pass "$t: guards of the layout before the shared program ($n1 programs of their own, by $(cat "$TOP/VERSION")~prev) moved by attach and upgrade onto the 2 shared programs, counters, --egress and --log-drops kept; still dropping; nothing left after detach"
+	else
+		fail "$t:$bad"
+	fi
+}
+cg_case upgrade_layout
