@@ -6,7 +6,7 @@
 #
 #   netns $PFX-s0 .. $PFX-s<N/2-1>, each:   tap0 (up)   tap1 (up)
 #
-# For each N of SCALE_N (100 400 1600):
+# For each N of SCALE_N (100 400 1600 2000):
 #   attach      every tap, one `csum-guard attach` each: ms per tap
 #   status      `status --json` and `status --prometheus` over the host, the
 #               median of 3: seconds, with every tap listed
@@ -24,7 +24,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-SCALE_N=${SCALE_N:-100 400 1600}
+SCALE_N=${SCALE_N:-100 400 1600 2000}
 WPID=
 UPID=
 
