@@ -608,11 +608,18 @@ fi
 # secret offset the program cannot know), the MSS option alone, as before:
 # no scaling, no SACK, and the upload still intact.
 case_syn_options() {
-	local mode=$1 t="syn-options [$1]" why= addr r cli srv ws c0 c1 recv0 sp0 sent0 got side delay="no delay: no netem here"
+	local mode=$1 t="syn-options [$1]" why= addr r cli srv ws c0 c1 recv0 sp0 sent0 got side rmem
+	local delay="no delay: no netem here"
 
 	sc_quick_guest_skip "$t" && return
 	command -v python3 >/dev/null || { skip "$t: no python3 for TCP_INFO"; return; }
-	sc_up && ip netns exec "$SC_S" sysctl -qw net.ipv4.tcp_timestamps=2 net.ipv4.tcp_syncookies=2 ||
+	# The server's receive buffer starts at 1 MB (tcp_rmem[1]; the window
+	# scale follows tcp_rmem[2], unchanged), so its window can pass 64 KiB
+	# within the upload however slowly a loaded guest reads: autotuning
+	# from the default 128 KB grows only as fast as the reader drains.
+	sc_up && rmem=$(ip netns exec "$SC_S" sysctl -n net.ipv4.tcp_rmem) &&
+		ip netns exec "$SC_S" sysctl -qw net.ipv4.tcp_timestamps=2 net.ipv4.tcp_syncookies=2 \
+			net.ipv4.tcp_rmem="4096 1048576 ${rmem##*[[:space:]]}" ||
 		{ fail "$t: set-up"; sc_down; return; }
 	ip netns exec "$SC_C" tc qdisc add dev veth0 root netem delay 20ms 2>/dev/null && delay="netem delay 20ms"
 	if ! sc_attach_mode "$mode" $SC_PORT; then
