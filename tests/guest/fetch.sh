@@ -214,7 +214,7 @@ extract_vmlinux()
 # arm64: QEMU's -kernel takes a raw or gzipped Image, not the EFI zboot
 # image (a PE file whose payload is the compressed Image) that newer
 # kernels ship.  Take the Image out of either, so that every arm64 kernel
-# boots the same way; leave none if the format is unknown.
+# boots the same way; fail if what comes out is no arm64 Image.
 extract_image()
 {
 	local vmlinuz=$1 out=$2 off len comp
@@ -223,7 +223,7 @@ extract_image()
 	case $(od -An -t x1 -N 8 "$vmlinuz" | tr -d ' \n') in
 	1f8b*)
 		gzip -dc < "$vmlinuz" > "$out.new" || true ;;
-	4d5a0000*|4d5a*)
+	4d5a*)
 		# "MZ", then "zimg", payload offset and size, compression name
 		if [ "$(dd if="$vmlinuz" bs=1 skip=4 count=4 status=none)" = zimg ]; then
 			off=$(od -An -t u4 -j 8 -N 4 "$vmlinuz" | tr -d ' ')
