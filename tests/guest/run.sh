@@ -312,17 +312,23 @@ done
 
 # Another root: the tree and the kernel cache bound into it, in a mount
 # namespace that ends with QEMU (nothing stays mounted on the host).  The
-# mount points are made in the root (and the shares', which init.sh cannot
-# make on a read-only root).
+# mount points are made in the root, and those of the shares that neither
+# a bind nor a guest tmpfs brings (init.sh cannot make them in a read-only
+# root).
 if [ "$root" != / ]; then
-	binds=("$CG_TOP" ${binds[@]+"${binds[@]}"})
-	for d in "${binds[@]}" ${shares[@]+"${shares[@]}"} /lib/modules; do
+	for d in ${binds[@]+"${binds[@]}"} /lib/modules; do
 		mkdir -p "$root$d"
+	done
+	for d in ${shares[@]+"${shares[@]}"}; do
+		case $d/ in
+		"$CG_TOP"/*|/tmp/*|/var/tmp/*|/run/*|/root/*) ;;
+		*) mkdir -p "$root$d" ;;
+		esac
 	done
 	qemu=(unshare --mount --propagation private
 	      sh -c 'r=$1; n=$2; shift 2
 		     while [ $n -gt 0 ]; do mount --bind "$1" "$r$1" || exit 1; shift; n=$((n - 1)); done
-		     exec "$@"' _ "$root" ${#binds[@]} "${binds[@]}" "${qemu[@]}")
+		     exec "$@"' _ "$root" ${#binds[@]} ${binds[@]+"${binds[@]}"} "${qemu[@]}")
 fi
 # QEMU runs in the background so that an INT or TERM of run.sh can stop it
 # (timeout puts it in a process group of its own, out of the terminal's reach).
