@@ -43,7 +43,7 @@ guest_prepare() {
 
 # guest_boot ENTRY: the suite inside the guest, its output to a log.
 guest_boot() {
-	local e=$1 k=${1%%:*} b= moddir srcv t0=$SECONDS
+	local e=$1 k=${1%%:*} b= moddir srcv t0=$SECONDS bld t
 
 	[ "$e" != "$k" ] && b=${e#*:}
 	moddir=$(cat "$TMPD/moddir-$k")
@@ -51,9 +51,17 @@ guest_boot() {
 	# the full depth of make test-matrix takes longer than make test's quick
 	# one; the quick 6.12 bpf boot took 1718 s of TCG in a5310d7's CI: 2400 s
 	# leaves it room on a slower machine
-	"$TOP/tests/guest/run.sh" --kernel "$k" --timeout $([ "$CG_DEPTH" = full ] && echo 3600 || echo 2400) \
+	# an arm64 kernel (name ending in -arm64, kernels.list) runs the tree
+	# cross-built for it (make all-arm64), in an arm64 root, under TCG
+	# that emulates another architecture: give it twice the time
+	case $k in
+	*-arm64) bld=$TOP/build/arm64 t=2 ;;
+	*) bld=$TOP/build t=1 ;;
+	esac
+	"$TOP/tests/guest/run.sh" --kernel "$k" --timeout $(($([ "$CG_DEPTH" = full ] && echo 3600 || echo 2400) * t)) \
 		--modules-dir "$moddir" -- \
-		env CG_MODULE_SRCVERSION="$srcv" CG_PFX=cgg CG_DEPTH="$CG_DEPTH" "$TOP/tests/run.sh" --here \
+		env CG_MODULE_SRCVERSION="$srcv" CG_PFX=cgg CG_DEPTH="$CG_DEPTH" CG_BUILD_DIR="$bld" \
+		"$TOP/tests/run.sh" --here \
 		${only_case:+--case "$only_case"} ${b:+--backend "$b"} \
 		${only_backend:+--backend "$only_backend"} >"$TMPD/guest-$e.log" 2>&1
 	echo $? $((SECONDS - t0)) >"$TMPD/guest-$e.rc"

@@ -57,7 +57,7 @@ if [ "$(id -u)" != 0 ]; then
 	echo "tests/run.sh: must be run as root (it creates namespaces and taps)" >&2
 	exit 1
 fi
-for b in "$CG" "$INJECT" "$SNIFF" "$NFQ" "$STREAM" "$TOP/build/tests/unit" "$SYN" "$HOOKS" "$KDUMP"; do
+for b in "$CG" "$INJECT" "$SNIFF" "$NFQ" "$STREAM" "$BLD/tests/unit" "$SYN" "$HOOKS" "$KDUMP"; do
 	[ -x "$b" ] || { echo "tests/run.sh: $b is missing: run make first" >&2; exit 1; }
 done
 # What the suite needs of this machine: all of it, or no case runs.
@@ -156,7 +156,7 @@ if [ $mode = demo ]; then
 fi
 
 # The unit binary: its lines, held to its own summary and exit status.
-"$TOP/build/tests/unit" >"$TMPD/unit"
+"$BLD/tests/unit" >"$TMPD/unit"
 unit_rc=$? unit_p=0 unit_f=0 unit_sum=
 while read -r r rest; do
 	case $r in

@@ -81,7 +81,7 @@ topo_kind_up() {
 		ip -n "$VM" link add xa type veth peer name xb &&
 			ip -n "$VM" link set xa up && ip -n "$VM" link set xb up || return 1
 		ip netns exec "$VM" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.xb.rp_filter=0
-		bpftool prog load "$TOP/build/tests/xdp-redirect.bpf.o" "$TOPO_XDP" type xdp \
+		bpftool prog load "$BLD/tests/xdp-redirect.bpf.o" "$TOPO_XDP" type xdp \
 			pinmaps "$TOPO_XDP-maps" 2>"$TMPD/kind.err" || return 3
 		# the devmap takes an ifindex of the namespace it is updated from;
 		# nsenter keeps our mount namespace, where the pins are

@@ -172,7 +172,7 @@ case_ahead() {
 	mode=$("$CG" status tap0 --netns "$VM" --json | jq -r .mode)
 	[ -z "$(ahead_of)" ] || bad="$bad alone:[$(ahead_of)]"
 
-	if ip -n "$VM" link set dev tap0 xdpgeneric obj "$TOP/build/tests/xdp-pass.bpf.o" sec xdp \
+	if ip -n "$VM" link set dev tap0 xdpgeneric obj "$BLD/tests/xdp-pass.bpf.o" sec xdp \
 		2>"$TMPD/ah.err"; then
 		got=$(ahead_of)
 		[[ $got =~ ^xdp\ program\ [0-9]+\ xdp_pass\ \(generic\)$ ]] || bad="$bad xdp:[$got]"
@@ -203,7 +203,7 @@ case_ahead() {
 	if ip netns exec "$VM" tc qdisc add dev tap0 clsact 2>/dev/null ||
 	   ip netns exec "$VM" tc qdisc show dev tap0 | grep -q clsact; then
 		ip netns exec "$VM" tc filter add dev tap0 ingress prio 7 handle 9 protocol all \
-			bpf da obj "$TOP/build/tests/tc-pass.bpf.o" sec tc 2>"$TMPD/ah.err" ||
+			bpf da obj "$BLD/tests/tc-pass.bpf.o" sec tc 2>"$TMPD/ah.err" ||
 			bad="$bad tc-set-up:$(head -1 "$TMPD/ah.err")"
 		got=$(ahead_of)
 		case $mode in

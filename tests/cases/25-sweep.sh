@@ -94,7 +94,7 @@ cg_case sweep
 # bpf_skb_load_bytes() in the out-of-line slow path, which frames from a
 # tap, linear up to their checksum field, seldom reach otherwise.
 case_sweep_helper() {
-	local obj=$TOP/build/tests/guard-helper.bpf.o
+	local obj=$BLD/tests/guard-helper.bpf.o
 
 	[ "$BACKEND" = bpf ] || { skip "sweep-helper [$BACKEND]: the helper path is the bpf program's"; return; }
 	[ -r "$obj" ] || { fail "sweep-helper [$BACKEND]: $obj missing: run make"; return; }

@@ -194,7 +194,7 @@ case_clsact_foreign() {
 	tcdirs=$(for d in ip xdp tc; do [ -e /sys/fs/bpf/$d ] || echo /sys/fs/bpf/$d; done)
 	ip netns exec "$VM" tc qdisc add dev tap0 clsact
 	ip netns exec "$VM" tc filter add dev tap0 ingress prio 100 handle 7 protocol all \
-		bpf da obj "$TOP/build/csum_guard.bpf.o" sec tc 2>/dev/null
+		bpf da obj "$BLD/csum_guard.bpf.o" sec tc 2>/dev/null
 	guard_on --mode clsact
 	local during
 	during=$(ip netns exec "$VM" tc filter show dev tap0 ingress | grep -c 'handle 0x')

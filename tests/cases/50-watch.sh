@@ -505,7 +505,7 @@ case_watch_comeback() {
 	[ "$(watch_status ${p}t0 $a dropped)" = 1 ] || bad="$bad dropped:$(watch_status ${p}t0 $a dropped)"
 	[ "$(grep -c "^guarded ${p}t0 netns $a " "$out")" = 3 ] || bad="$bad log"
 	if [ "$BACKEND" = bpf ]; then
-		r0=$(ip netns exec $a "$TOP/build/tests/cg-hooks" ${p}t0 | grep -c '^tcx_ingress .* csum_guard$')
+		r0=$(ip netns exec $a "$BLD/tests/cg-hooks" ${p}t0 | grep -c '^tcx_ingress .* csum_guard$')
 		[ "$r0" = 1 ] || bad="$bad programs:$r0"
 	fi
 	kill -TERM $wpid 2>/dev/null

@@ -7,8 +7,8 @@
 # one rolls it back, counters kept; the README's provisioner example runs
 # as printed against a local file.
 
-OBJ_ALT=$TOP/build/tests/guard-alt.bpf.o
-OBJ_NEXT=$TOP/build/tests/guard-abi-next.bpf.o
+OBJ_ALT=$BLD/tests/guard-alt.bpf.o
+OBJ_NEXT=$BLD/tests/guard-abi-next.bpf.o
 
 obj_sha() { sha256sum "$1" | cut -c1-64; }
 
@@ -38,7 +38,7 @@ obj_refused() {
 }
 
 case_object() {
-	local t="object [$BACKEND]" obj=$TOP/build/csum_guard.bpf.o p0 p1 p2 p3 out
+	local t="object [$BACKEND]" obj=$BLD/csum_guard.bpf.o p0 p1 p2 p3 out
 
 	[ "$BACKEND" = bpf ] || { skip "$t: objects are the bpf backend's"; return; }
 	[ -r "$OBJ_ALT" ] && [ -r "$OBJ_NEXT" ] || { fail "$t: test objects missing: run make"; return; }
@@ -178,7 +178,7 @@ obj_provisioner() {
 # other namespaces included, and keeps a guard from --object; the first
 # loader's upgrade rolls back. kmod: the module's guards are kept, said so.
 case_upgrade() {
-	local t="upgrade [$BACKEND]" next=$TOP/build/tests/csum-guard-next ns=$CG_PFX-up ns2=$CG_PFX-up2
+	local t="upgrade [$BACKEND]" next=$BLD/tests/csum-guard-next ns=$CG_PFX-up ns2=$CG_PFX-up2
 	local ver bad= out j tag0 tag1 d egress=
 
 	ver=$(cat "$TOP/VERSION")
@@ -211,7 +211,7 @@ case_upgrade() {
 		tag0=$(jq -r .program_tag <<<"$j")
 		# the object's digest is that of build/csum_guard.bpf.o, which it embeds
 		[[ $tag0 =~ ^[0-9a-f]{16}$ ]] && [ "$(jq -r .loader_version <<<"$j")" = "$ver" ] &&
-			[ "$(jq -r .object_sha256 <<<"$j")" = "$(obj_sha "$TOP/build/csum_guard.bpf.o")" ] &&
+			[ "$(jq -r .object_sha256 <<<"$j")" = "$(obj_sha "$BLD/csum_guard.bpf.o")" ] &&
 			[ "$(jq -r .module_version <<<"$j")" = null ] || bad="$bad status:$j"
 		# a plain attach by the next loader: its program, counters kept
 		out=$("$next" attach tap0 --netns $ns 2>&1) || bad="$bad next-attach-rc"

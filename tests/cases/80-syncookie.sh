@@ -16,7 +16,7 @@
 SC_PORT=5300		# protected, a listener (cg-stream's default port)
 SC_CLOSED=5301		# protected, nobody listens
 SC_OPEN=5302		# not protected, a listener
-XDP_PASS_OBJ=$TOP/build/tests/xdp-pass.bpf.o
+XDP_PASS_OBJ=$BLD/tests/xdp-pass.bpf.o
 if [ -n "${CG_GUEST:-}" ]; then
 	SC_BYTES=${SC_BYTES:-200000}
 	SC_WAIT=${SC_WAIT:-3000}

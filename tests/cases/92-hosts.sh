@@ -59,7 +59,7 @@ case_debian_host() {
 	fi
 	cp "$TOP/tests/guest/host-e2e.sh" "$d/run" &&
 		cp "$TOP/tests/guest/host-vmm.sh" "$d/vmm" &&
-		cp "$TOP/build/tests/static/cg-inject" "$TOP/build/tests/static/cg-udprecv" "$d/" &&
+		cp "$BLD/tests/static/cg-inject" "$BLD/tests/static/cg-udprecv" "$d/" &&
 		printf 'VERSION=%s\nBAD=%s\nGOOD=%s\nUPGRADE=%s\n' "$ver" 5 20 "$upgrade" >"$d/params" ||
 		{ fail "$t $k: cannot prepare the share (make all builds build/tests/static/)"; return; }
 	if [ "$upgrade" = 1 ] && ! next_dkms_deb "$ver" "$d/debs/csum-guard-dkms_${ver}_all.deb" "$d/debs-next"; then

@@ -75,7 +75,11 @@ apt_setup()
 	else
 		rm "$dir/sources.list.new"
 	fi
+	# Every architecture of kernels.list (amd64 and arm64), for apt alone:
+	# dpkg's own architectures stay as they are.
 	APT=(apt-get -q
+	     -o "APT::Architectures::=$(dpkg --print-architecture)"
+	     -o APT::Architectures::=amd64 -o APT::Architectures::=arm64
 	     -o "Dir::Etc::sourcelist=$dir/sources.list"
 	     -o Dir::Etc::sourceparts=-
 	     -o "Dir::State::Lists=$dir/lists"
@@ -83,12 +87,13 @@ apt_setup()
 	     -o APT::Sandbox::User=root)
 }
 
-# The downloaded .deb of "pkg=version", if any (apt writes ':' as %3a).
+# The downloaded .deb of "pkg=version" for the kernel's architecture (or
+# all), if any (apt writes ':' as %3a).
 deb_of()
 {
 	local pkg=${1%%=*} ver=${1#*=} f
 
-	for f in "$CG_KERNELS/debs/${pkg}_${ver//:/%3a}_"*.deb; do
+	for f in "$CG_KERNELS/debs/${pkg}_${ver//:/%3a}_"{"$CG_KARCH",all}.deb; do
 		[ -f "$f" ] && { echo "$f"; return 0; }
 	done
 	return 1
@@ -99,7 +104,7 @@ deb_of()
 # version cannot be found in them.
 download()
 {
-	local pv need=()
+	local pv i need=()
 
 	for pv in $CG_KPKGS; do
 		deb_of "$pv" > /dev/null || need+=("$pv")
@@ -112,6 +117,12 @@ download()
 	if ! compgen -G "$CG_KERNELS/apt/lists/*_Packages*" > /dev/null; then
 		"${APT[@]}" update >&2 || cg_die "apt-get update failed"
 	fi
+	# pkg:arch=version: the kernel's architecture, whatever this machine's
+	# (Architecture: all packages, the -common headers, take no suffix).
+	for i in "${!need[@]}"; do
+		pv=${need[i]/=/:$CG_KARCH=}
+		"${APT[@]}" download --print-uris "$pv" > /dev/null 2>&1 && need[i]=$pv
+	done
 	cg_msg "downloading ${need[*]}"
 	if ! "${APT[@]}" download "${need[@]}" >&2; then
 		"${APT[@]}" update >&2 || cg_die "apt-get update failed"
@@ -200,6 +211,42 @@ extract_vmlinux()
 	fi
 }
 
+# arm64: QEMU's -kernel takes a raw or gzipped Image, not the EFI zboot
+# image (a PE file whose payload is the compressed Image) that newer
+# kernels ship.  Take the Image out of either, so that every arm64 kernel
+# boots the same way; fail if what comes out is no arm64 Image.
+extract_image()
+{
+	local vmlinuz=$1 out=$2 off len comp
+
+	rm -f "$out"
+	case $(od -An -t x1 -N 8 "$vmlinuz" | tr -d ' \n') in
+	1f8b*)
+		gzip -dc < "$vmlinuz" > "$out.new" || true ;;
+	4d5a*)
+		# "MZ", then "zimg", payload offset and size, compression name
+		if [ "$(dd if="$vmlinuz" bs=1 skip=4 count=4 status=none)" = zimg ]; then
+			off=$(od -An -t u4 -j 8 -N 4 "$vmlinuz" | tr -d ' ')
+			len=$(od -An -t u4 -j 12 -N 4 "$vmlinuz" | tr -d ' ')
+			comp=$(dd if="$vmlinuz" bs=1 skip=24 count=8 status=none | tr -d '\0')
+			case $comp in
+			gzip) payload "$vmlinuz" "$off" "$len" | gzip -dc > "$out.new" || true ;;
+			zstd|zstd22) payload "$vmlinuz" "$off" "$len" | zstd -qdc > "$out.new" || true ;;
+			xzkern) payload "$vmlinuz" "$off" "$len" | xz -dc > "$out.new" || true ;;
+			esac
+		else
+			cp "$vmlinuz" "$out.new"
+		fi ;;
+	esac
+	# An arm64 Image carries "ARM\x64" at offset 56.
+	if [ "$(dd if="$out.new" bs=1 skip=56 count=3 status=none 2>/dev/null)" = ARM ]; then
+		mv "$out.new" "$out"
+	else
+		rm -f "$out.new"
+		cg_die "$CG_KNAME: cannot take an arm64 Image out of $vmlinuz"
+	fi
+}
+
 prepare()
 {
 	local root=$CG_KDIR/root.new pv
@@ -222,7 +269,10 @@ prepare()
 	depmod -b "$root" "$CG_KVER"
 	rm -rf "$CG_KROOT"
 	mv "$root" "$CG_KROOT"
-	extract_vmlinux "$CG_KROOT/boot/vmlinuz-$CG_KVER" "$CG_KDIR/vmlinux"
+	case $CG_KARCH in
+	amd64) extract_vmlinux "$CG_KROOT/boot/vmlinuz-$CG_KVER" "$CG_KDIR/vmlinux" ;;
+	arm64) extract_image "$CG_KROOT/boot/vmlinuz-$CG_KVER" "$CG_KDIR/Image" ;;
+	esac
 	# run.sh rebuilds these from the new modules.
 	rm -rf "$CG_KDIR"/initrd-* "$CG_KDIR"/modules-*
 	cg_kernel_stamp > "$CG_KDIR/ready"

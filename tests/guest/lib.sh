@@ -97,6 +97,8 @@ cg_kernel_names()
 # Look NAME up in kernels.list and set:
 #   CG_KNAME            its name
 #   CG_KVER             the kernel release (uname -r), from the image's name
+#   CG_KARCH            its Debian architecture, from the image's name
+#                       (linux-image-...-arm64: arm64, else amd64)
 #   CG_KPKGS            "pkg=version" of the image and each headers package
 #   CG_KLINE            the list line, normalised (it keys the cache)
 #   CG_KDIR CG_KROOT    its cache directory and the unpacked packages in it
@@ -109,6 +111,10 @@ cg_kernel()
 		[ "$name" = "$1" ] || continue
 		CG_KNAME=$name
 		CG_KVER=${image#linux-image-}
+		case $image in
+		*-arm64) CG_KARCH=arm64 ;;
+		*) CG_KARCH=amd64 ;;
+		esac
 		CG_KPKGS="$image=$version"
 		for p in $rest; do
 			case $p in *=*) ;; *) p=$p=$version ;; esac
@@ -134,11 +140,14 @@ cg_kernel_ready()
 }
 
 # The image QEMU boots: the uncompressed vmlinux (PVH entry, boots in about a
-# third of the time) when fetch.sh could extract it, else the bzImage.
+# third of the time) when fetch.sh could extract it, else the bzImage; for
+# arm64 the uncompressed Image fetch.sh took out of the vmlinuz.
 cg_kernel_image()
 {
 	if [ -f "$CG_KDIR/vmlinux" ]; then
 		echo "$CG_KDIR/vmlinux"
+	elif [ -f "$CG_KDIR/Image" ]; then
+		echo "$CG_KDIR/Image"
 	else
 		echo "$CG_KROOT/boot/vmlinuz-$CG_KVER"
 	fi

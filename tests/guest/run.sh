@@ -8,6 +8,10 @@
 #          -- COMMAND [ARGS...]
 #
 # NAME is an entry of kernels.list; fetch.sh downloads it on first use.
+# An arm64 kernel boots under qemu-system-aarch64 -M virt in an arm64
+# Debian root (armroot.sh) instead of the host's: the tree and the kernel
+# cache are bound into that root at their own paths, in a mount namespace
+# of QEMU's own, so the guest sees them where the host does.
 # The guest sees the host's root read-only over virtio-9p, so every host
 # tool and the build tree are at the same paths; /tmp, /var/tmp, /run and
 # /root are private tmpfs (so paths under them are NOT visible in the
@@ -41,7 +45,7 @@ usage()
 	exit 2
 }
 
-kernel='' timeout=600 mem=1G smp=1 verbose=0
+kernel='' timeout=600 mem=1G smp=1 verbose=0 root=/
 shares=() moddirs=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -62,8 +66,17 @@ case $timeout in *[!0-9]*|'') usage ;; esac
 
 cg_kernel "$kernel"
 # QEMU, busybox and cpio for the initramfs, modprobe (host and guest), ip.
-cg_need_pkgs qemu-system-x86 busybox-static cpio kmod xz-utils zstd iproute2
+case $CG_KARCH in
+amd64)	cg_need_pkgs qemu-system-x86 busybox-static cpio kmod xz-utils zstd iproute2 ;;
+arm64)	cg_need_pkgs qemu-system-arm cpio kmod xz-utils zstd iproute2 util-linux ;;
+esac
 eval "$("$CG_GUEST_DIR/fetch.sh" "$kernel")" || cg_die "cannot fetch $kernel"
+if [ "$CG_KARCH" = arm64 ]; then
+	ROOT=
+	eval "$("$CG_GUEST_DIR/armroot.sh")" && [ -n "$ROOT" ] ||
+		cg_die "cannot make the arm64 root"
+	root=$ROOT
+fi
 # Keep fetch.sh from preparing the kernel again while it runs here (QEMU
 # inherits the lock).
 exec 8>> "$CG_KERNELS/$kernel.lock"
@@ -73,10 +86,14 @@ cg_kernel_ready || cg_die "$kernel was being prepared again, try again"
 # The guest reaches the tree, the run directory and the kernel cache through
 # the read-only root, except where it mounts its tmpfs: a tree there (a CI
 # clone under /tmp) is shared into the guest at its own path instead.
+# Another root than the host's gets them bound in at the same paths
+# (binds, below).
+binds=()
 for d in "$CG_TOP" "$CG_KERNELS"; do
 	case $d/ in
 	"$CG_TOP"/?*) ;;	# inside the tree: goes with it
 	/tmp/*|/var/tmp/*|/run/*|/root/*) shares+=("$(realpath -e "$d")") ;;
+	*) [ "$root" = / ] || binds+=("$(realpath -e "$d")") ;;
 	esac
 done
 # Modules are mounted on /lib/modules: the mount point must exist on the
@@ -103,14 +120,15 @@ trap cleanup EXIT
 initrd_modules="virtio_pci 9pnet_virtio 9p virtio_console"
 build_initrd()
 {
-	local src=$CG_GUEST_DIR/init.sh stage=$run/initramfs m ko
+	# (the static busybox of the guest's root: the arm64 one for arm64)
+	local src=$CG_GUEST_DIR/init.sh stage=$run/initramfs m ko busybox=$root/bin/busybox
 
 	initrd=$CG_KDIR/initrd-$({ cat "$src"; echo "$initrd_modules"; } |
 				 sha1sum | cut -c1-12)
 	[ -f "$initrd" ] && return 0
 	cg_msg "building $initrd"
 	mkdir -p "$stage"/{bin,dev,proc,sys,newroot,modules}
-	cp /bin/busybox "$stage/bin/busybox"
+	cp "$busybox" "$stage/bin/busybox"
 	ln -s busybox "$stage/bin/sh"
 	cp "$src" "$stage/init"
 	chmod 755 "$stage/init"
@@ -249,7 +267,11 @@ q()
 # Any oops or WARN panics, a panic ends QEMU at once (exit 0, no report).
 # No lockup detectors: TCG's timing is erratic.  No crypto self-tests: they
 # cost ~0.8 s of boot.
-append="console=ttyS0 panic=-1 oops=panic panic_on_warn=1 nowatchdog"
+case $CG_KARCH in
+amd64) append="console=ttyS0" ;;
+arm64) append="console=ttyAMA0" ;;
+esac
+append+=" panic=-1 oops=panic panic_on_warn=1 nowatchdog"
 append+=" cryptomgr.notests"
 append+=" rdinit=/init cg.run=$run"
 # Errors and warnings only (a WARN splat is a warning): a chatty serial
@@ -264,20 +286,50 @@ if [ $verbose = 1 ]; then
 	tee "$run/console.log" < "$conpath" >&2 &
 	teepid=$!
 fi
-qemu=(qemu-system-x86_64 -nodefaults -no-user-config -display none
-      -no-reboot -machine pc,accel=tcg -cpu max -m "$mem" -smp "$smp"
+# The status comes back through isa-debug-exit on x86; the virt machine has
+# none: the arm64 guest powers off (QEMU exits 0) after its report.
+case $CG_KARCH in
+amd64)
+	qemu=(qemu-system-x86_64 -machine pc,accel=tcg -cpu max
+	      -device isa-debug-exit,iobase=0xf4,iosize=0x04) ;;
+arm64)
+	# pointer authentication with QEMU's cheap algorithm: the
+	# architected one costs a lot of TCG time on every function return
+	qemu=(qemu-system-aarch64 -machine virt,accel=tcg -cpu max,pauth-impdef=on) ;;
+esac
+qemu+=(-nodefaults -no-user-config -display none
+      -no-reboot -m "$mem" -smp "$smp"
       -kernel "$KERNEL" -initrd "$initrd" -append "$append"
       -chardev "file,id=con,path=$(q "$conpath")" -serial chardev:con
       -device virtio-serial-pci,max_ports=1
       -chardev stdio,id=out,signal=off -device virtconsole,chardev=out
-      -device isa-debug-exit,iobase=0xf4,iosize=0x04
-      -fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap
+      -fsdev "local,id=hostroot,path=$(q "$root"),security_model=none,readonly=on,multidevs=remap"
       -device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot)
 for i in "${!shares[@]}"; do
 	qemu+=(-fsdev "local,id=rw$i,path=$(q "${shares[i]}"),security_model=none,multidevs=remap"
 	       -device "virtio-9p-pci,fsdev=rw$i,mount_tag=rw$i")
 done
 
+# Another root: the tree and the kernel cache bound into it, in a mount
+# namespace that ends with QEMU (nothing stays mounted on the host).  The
+# mount points are made in the root, and those of the shares that neither
+# a bind nor a guest tmpfs brings (init.sh cannot make them in a read-only
+# root).
+if [ "$root" != / ]; then
+	for d in ${binds[@]+"${binds[@]}"} /lib/modules; do
+		mkdir -p "$root$d"
+	done
+	for d in ${shares[@]+"${shares[@]}"}; do
+		case $d/ in
+		"$CG_TOP"/*|/tmp/*|/var/tmp/*|/run/*|/root/*) ;;
+		*) mkdir -p "$root$d" ;;
+		esac
+	done
+	qemu=(unshare --mount --propagation private
+	      sh -c 'r=$1; n=$2; shift 2
+		     while [ $n -gt 0 ]; do mount --bind "$1" "$r$1" || exit 1; shift; n=$((n - 1)); done
+		     exec "$@"' _ "$root" ${#binds[@]} ${binds[@]+"${binds[@]}"} "${qemu[@]}")
+fi
 # QEMU runs in the background so that an INT or TERM of run.sh can stop it
 # (timeout puts it in a process group of its own, out of the terminal's reach).
 timeout --kill-after=5 "$timeout" "${qemu[@]}" < /dev/null &
@@ -318,7 +370,9 @@ if [ -z "$rc" ]; then
 	show_console "the guest did not report an exit status (QEMU exited with $status)"
 	exit 125
 fi
-if [ $status -ne $(( (2 * rc + 1) & 255 )) ]; then
+want=$(( (2 * rc + 1) & 255 ))
+[ "$CG_KARCH" = arm64 ] && want=0
+if [ $status -ne $want ]; then
 	show_console "QEMU exited with $status after the guest reported $rc"
 	exit 125
 fi

@@ -17,15 +17,18 @@
 # IP fragmentation completes its checksum; with TX checksum offload off on
 # veth0 the transmit path does. Either writes the folded sum at csum_start.
 
-CG=${CG:-$TOP/build/csum-guard}
-INJECT=$TOP/build/tests/cg-inject
-SNIFF=$TOP/build/tests/cg-sniff
-NFQ=$TOP/build/tests/cg-nfq
-STREAM=$TOP/build/tests/cg-stream
-HOOKS=$TOP/build/tests/cg-hooks
-SYN=$TOP/build/tests/sc-syn
-KDUMP=$TOP/build/tests/cg-kdump
-SDRECV=$TOP/build/tests/cg-sdrecv
+# The built objects: build/, or CG_BUILD_DIR (an arm64 guest runs the
+# cross-built tree, build/arm64: tests/guest/README.md).
+BLD=${CG_BUILD_DIR:-$TOP/build}
+CG=${CG:-$BLD/csum-guard}
+INJECT=$BLD/tests/cg-inject
+SNIFF=$BLD/tests/cg-sniff
+NFQ=$BLD/tests/cg-nfq
+STREAM=$BLD/tests/cg-stream
+HOOKS=$BLD/tests/cg-hooks
+SYN=$BLD/tests/sc-syn
+KDUMP=$BLD/tests/cg-kdump
+SDRECV=$BLD/tests/cg-sdrecv
 GUEST_IP=10.0.0.2
 FAR_IP=10.1.0.2
 GUEST_IP6=fd00::2
