@@ -213,12 +213,20 @@ $(BUILD)/tests/csum-guard-next: $(NEXT_OBJS) $(SC_OBJS) $(LIB_OBJS) | $(BUILD)/t
 
 # The loader of the last commit whose guards each loaded a program of their
 # own, before the host's shared one (tests/cases/60-object.sh,
-# upgrade_layout), built from this tree's git history; without that history
-# csum-guard-prev.missing says so and the case skips.
+# upgrade_layout), built from this tree's git history by that commit's own
+# Makefile, for this machine, without this make's flags and in a BUILD of
+# its own (it must not write this tree's files); without that history,
+# or in a cross build (make all-arm64), csum-guard-prev.missing says why
+# and the case skips.
 PREV_COMMIT := 3a7323ec20970e59d21253f41b408c62861a8aa8
 $(BUILD)/tests/csum-guard-prev: | $(BUILD)/tests
 	$(call msg,PREV,$@)
-	$(Q)MAKE="$(MAKE)" tests/tools/prev-loader.sh $(PREV_COMMIT) "$(VERSION)~prev" $@
+	$(Q)if [ -n "$(filter $(addsuffix %,$(foreach a,$(CROSS_ARCHES),$(CROSS_$(a)))),$(CC))" ]; then \
+		rm -f $@ && echo "not in a cross build: $(PREV_COMMIT)'s Makefile builds for the build machine" >$@.missing; \
+	else \
+		env -u MAKEFLAGS -u MAKEOVERRIDES -u MFLAGS MAKE="$(MAKE)" \
+			tests/tools/prev-loader.sh $(PREV_COMMIT) "$(VERSION)~prev" $@; \
+	fi
 
 # An XDP program that passes everything: on a veth peer it turns NAPI on,
 # which native XDP_TX toward that peer needs (tests/cases/80-syncookie.sh).

@@ -267,7 +267,7 @@ cg_case upgrade
 # upgrade move such guards onto the shared programs, counters and options
 # kept, and what the old layout pinned goes with the guard.
 case_upgrade_layout() {
-	local t="upgrade-layout [$BACKEND]" prev=$TOP/build/tests/csum-guard-prev ns=$CG_PFX-ul
+	local t="upgrade-layout [$BACKEND]" prev=$BLD/tests/csum-guard-prev ns=$CG_PFX-ul
 	local bad= out j d id ids n0 n1
 
 	[ "$BACKEND" = bpf ] || { skip "$t: the module has no program of a guard's own"; return; }

@@ -16,7 +16,7 @@ fi
 dir=$(mktemp -d "$out.XXXXXX")
 trap 'rm -rf "$dir" "$dir.log"' EXIT
 git archive "$commit" | tar -x -C "$dir"
-if ! ${MAKE:-make} -C "$dir" --no-print-directory LOADER_VERSION="$version" build/csum-guard \
+if ! ${MAKE:-make} -C "$dir" --no-print-directory BUILD=build LOADER_VERSION="$version" build/csum-guard \
 	>"$dir.log" 2>&1; then
 	tail -20 "$dir.log" >&2
 	exit 1
