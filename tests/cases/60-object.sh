@@ -268,7 +268,9 @@ cg_case upgrade
 # kept, and what the old layout pinned goes with the guard.
 case_upgrade_layout() {
 	local t="upgrade-layout [$BACKEND]" prev=$BLD/tests/csum-guard-prev ns=$CG_PFX-ul
-	local bad= out j d id ids n0 n1
+	local bad= out j d id ids n0 n1 ver
+
+	ver=$(cat "$TOP/VERSION")
 
 	[ "$BACKEND" = bpf ] || { skip "$t: the module has no program of a guard's own"; return; }
 	if [ ! -x "$prev" ]; then
@@ -296,7 +298,7 @@ case_upgrade_layout() {
 	[ -z "$(find /sys/fs/bpf/csum_guard/shared -mindepth 1 2>/dev/null)" ] && [ "$n1" -ge 2 ] ||
 		bad="$bad old-layout:programs+$n1,shared:$(find /sys/fs/bpf/csum_guard/shared -mindepth 1 2>/dev/null | tr '\n' ' ')"
 	[ "$("$CG" status tap0 --netns $ns --json | jq -r '"\(.loader_version) \(.dropped)"')" = \
-		"$(cat "$TOP/VERSION")~prev 2" ] || bad="$bad old-status:$("$CG" status tap0 --netns $ns --json)"
+		"$ver~prev 2" ] || bad="$bad old-status:$("$CG" status tap0 --netns $ns --json)"
 	# a plain attach by this loader moves tap0, its upgrade tap1
 	out=$("$CG" attach tap0 --netns $ns --backend bpf 2>&1) || bad="$bad attach-rc:[$out]"
 	out=$("$CG" upgrade 2>&1) || bad="$bad upgrade-rc"
@@ -309,7 +311,7 @@ case_upgrade_layout() {
 		set -- $d
 		j=$("$CG" status $1 --netns $ns --json)
 		[ "$(jq -r '"\(.loader_version) \(.dropped) \(.egress) \(.log_drops)"' <<<"$j")" = \
-			"$(cat "$TOP/VERSION") $2 $3 $4" ] && [[ "$ids" == *" $(jq -r .program_id <<<"$j") "* ]] ||
+			"$ver $2 $3 $4" ] && [[ "$ids" == *" $(jq -r .program_id <<<"$j") "* ]] ||
 			bad="$bad $1:$j,shared:[$ids]"
 	done
 	# the old programs went: only the shared ones are left
@@ -323,7 +325,7 @@ case_upgrade_layout() {
 	ip netns del $ns
 	[ $(($(prog_count) - n0)) = 0 ] && [ -z "$(pin_list)" ] || bad="$bad left:$(pin_list | tr '\n' ' ')"
 	if [ -z "$bad" ]; then
-		pass "$t: guards of the layout before the shared program ($n1 programs of their own, by $(cat "$TOP/VERSION")~prev) moved by attach and upgrade onto the 2 shared programs, counters, --egress and --log-drops kept; still dropping; nothing left after detach"
+		pass "$t: guards of the layout before the shared program ($n1 programs of their own, by $ver~prev) moved by attach and upgrade onto the 2 shared programs, counters, --egress and --log-drops kept; still dropping; nothing left after detach"
 	else
 		fail "$t:$bad"
 	fi
