@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # syncookie.sh - SYN-ACKs per second under a SYN flood: the responder
 # (`csum-guard syncookie`, native XDP) against the stack alone with
-# cookies forced (net.ipv4.tcp_syncookies=2 either way), SYNs with timestamps
-# and tcp_timestamps=2, so both answer with the full set of options.
+# cookies forced (net.ipv4.tcp_syncookies=2 either way), SYNs with timestamps,
+# so both answer with the full set of options: under tcp_timestamps=2 (the
+# kernel decodes the responder's), and, where the ACK program loads (6.9+),
+# under 1 with attach --no-handoff (the ACK program's timestamps) against
+# the stack under 1 (which adds its secret offset).
 #
 #   netns $CLI (the flood)                     netns $SRV (the server)
 #   veth0 10.9.0.1/24  ------------------------ veth1 10.9.0.2/24
@@ -58,20 +61,28 @@ topo_up() {
 
 mac() { ip -n "$1" -o link show "$2" | sed -n 's/.*link\/ether \([^ ]*\).*/\1/p'; }
 
-# one_run ROUND CONFIG: "ROUND CONFIG synack_pps sent_pps" into raw
+# one_run ROUND CONFIG: "ROUND CONFIG synack_pps sent_pps" into raw.
+# CONFIG: stack, responder (tcp_timestamps 2); stack1, responder1 (1,
+# the responder with --no-handoff)
 one_run() {
 	local out
 
+	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_timestamps=$([[ $2 == *1 ]] && echo 1 || echo 2)
 	if [ "$2" = responder ]; then
 		"$CG" syncookie attach veth1 --netns "$SRV" --ports $PORT --mode xdp --quiet ||
 			die "cannot attach the responder"
+	elif [ "$2" = responder1 ]; then
+		"$CG" syncookie attach veth1 --netns "$SRV" --ports $PORT --mode xdp --no-handoff \
+			--quiet || die "cannot attach the responder --no-handoff"
+		[ "$("$CG" syncookie status veth1 --netns "$SRV" --json | jq -r .options.decoder)" = program ] ||
+			die "the ACK program does not decode the options: $("$CG" syncookie status veth1 --netns "$SRV")"
 	else
 		ip -n "$SRV" link set dev veth1 xdpdrv obj "$XDP_PASS_OBJ" sec xdp ||
 			die "cannot attach xdp-pass"
 	fi
 	out=$("$BB/synflood" --netns "$CLI" --dev veth0 --dst-mac "$(mac "$SRV" veth1)" \
 		--dst 10.9.0.2 --port $PORT --seconds "$SC_SECONDS" --ts) || die "synflood failed"
-	if [ "$2" = responder ]; then
+	if [ "${2#responder}" != "$2" ]; then
 		"$CG" syncookie status veth1 --netns "$SRV" --json | jq -r .counters.synack >>"$TMPD/synack"
 		"$CG" syncookie detach veth1 --netns "$SRV" --quiet || die "cannot detach"
 	else
@@ -88,9 +99,12 @@ rm -f "$TMPD/ready"
 LISTENER=$!
 for i in $(seq 100); do [ -e "$TMPD/ready" ] && break; sleep 0.05; done
 
+CONFIGS="stack responder"
+[ "$("$CG" syncookie probe --json | jq -r .ack_program)" = true ] &&
+	CONFIGS="$CONFIGS stack1 responder1"
 t0=$(date +%s)
 for ((r = 1; r <= RUNS; r++)); do
-	for c in $(rotate "$r" stack responder); do
+	for c in $(rotate "$r" $CONFIGS); do
 		one_run "$r" "$c"
 	done
 done
@@ -98,28 +112,38 @@ elapsed=$(($(date +%s) - t0))
 
 read -r stack _ <<<"$(col "$TMPD/raw" stack | stats3)"
 read -r resp _ <<<"$(col "$TMPD/raw" responder | stats3)"
+read -r stack1 _ <<<"$(col "$TMPD/raw" stack1 | stats3)"
+read -r resp1 _ <<<"$(col "$TMPD/raw" responder1 | stats3)"
 {
 	echo "## SYN-ACKs per second under a SYN flood: responder (XDP) vs the stack"
 	echo
-	echo "| configuration | SYN-ACK/s (median) | min–max | SYNs offered/s (median) | ratio to the stack |"
+	echo "| configuration | SYN-ACK/s (median) | min–max | SYNs offered/s (median) | ratio to the stack (same tcp_timestamps) |"
 	echo "|---|---:|---:|---:|---:|"
-	for c in stack responder; do
+	for c in $CONFIGS; do
 		read -r m lo hi <<<"$(col "$TMPD/raw" "$c" | stats3)"
 		read -r o _ <<<"$(col "$TMPD/raw" "$c" 2 | stats3)"
-		echo "| $([ $c = stack ] && echo "stack alone, tcp_syncookies=2" ||
-			echo "responder, native XDP") | **$(fmt 0 "$m")** | $(fmt 0 "$lo")–$(fmt 0 "$hi") |" \
-			"$(fmt 0 "$o") | $(ratio "$m" "$stack") |"
+		case $c in
+		stack) label="stack alone, tcp_syncookies=2, tcp_timestamps=2" ;;
+		responder) label="responder, native XDP, tcp_timestamps=2" ;;
+		stack1) label="stack alone, tcp_syncookies=2, tcp_timestamps=1" ;;
+		responder1) label="responder, native XDP, tcp_timestamps=1, --no-handoff (the ACK program's timestamps)" ;;
+		esac
+		echo "| $label | **$(fmt 0 "$m")** | $(fmt 0 "$lo")–$(fmt 0 "$hi") |" \
+			"$(fmt 0 "$o") | $(ratio "$m" "$([[ $c == *1 ]] && echo "$stack1" || echo "$stack")") |"
 	done
 	echo
-	echo "Responder / stack: **$(ratio "$resp" "$stack")x** (ratio of medians; goal ≥ 1.4x)." \
+	echo "Responder / stack: **$(ratio "$resp" "$stack")x** under tcp_timestamps=2$(
+		[ -n "$resp1" ] && [ "$resp1" != nan ] &&
+		echo ", **$(ratio "$resp1" "$stack1")x** under 1 with --no-handoff") (ratios of medians; goal ≥ 1.4x)." \
 		"The responder's own synack counter over its runs: $(awk '{ s += $1 } END { print s + 0 }' "$TMPD/synack")."
 	echo
 	echo "Method: \`bench/synflood\` in one netns writes SYN frames (random sources in" \
 		"198.18.0.0/15, random ports; options as Linux sends them: MSS, SACK-permitted," \
 		"timestamp, window scale) through packet sockets, one thread per" \
 		"CPU, for ${SC_SECONDS}s into a veth whose peer, in the server's netns, has a" \
-		"listener on port $PORT, tcp_syncookies=2 and tcp_timestamps=2 (so both answer" \
-		"with timestamp, SACK-permitted and window scale: 40-byte TCP headers); the SYN-ACKs that come back are" \
+		"listener on port $PORT, tcp_syncookies=2 and tcp_timestamps=2, or 1 for the" \
+		"last two rows (so both answer with timestamp, SACK-permitted and window scale:" \
+		"40-byte TCP headers); the SYN-ACKs that come back are" \
 		"counted by veth0's receive counter (the flood is its only traffic). Both veth" \
 		"ends run XDP in both configurations (xdp-pass on veth0; on veth1 the responder," \
 		"\`csum-guard syncookie attach veth1 --mode xdp\`, or xdp-pass). The flood and" \

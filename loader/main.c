@@ -57,7 +57,7 @@ static const char usage_text[] =
 	"       csum-guard completion on|off|status [--json]\n"
 	"       csum-guard syncookie attach DEV --ports P[,P...] [--netns NS]\n"
 	"                         [--mode auto|xdp|xdp-generic|tc|nft] [--set-sysctl]\n"
-	"                         [--allow CIDR[,CIDR...]]\n"
+	"                         [--allow CIDR[,CIDR...]] [--no-handoff]\n"
 	"       csum-guard syncookie detach DEV [--netns NS]\n"
 	"       csum-guard syncookie detach --all [--netns NS]\n"
 	"       csum-guard syncookie status [DEV] [--netns NS] [--json]\n"

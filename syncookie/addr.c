@@ -33,22 +33,27 @@
  * Which options a cookie's timestamp may carry in the namespace entered,
  * and the window scale a listener with default buffers gets there: what
  * tcp_select_initial_window() works out from the larger of tcp_rmem's
- * maximum and rmem_max. Timestamps only under tcp_timestamps 2: with 1 the
- * kernel subtracts a secret per-address offset from the echoed value
- * before decoding it (and adds it to every later timestamp), which a BPF
- * program cannot know.
+ * maximum and rmem_max. Under tcp_timestamps 2 the kernel decodes them
+ * (SC_OPT_TS). Under 1 it subtracts a secret per-address offset from the
+ * echoed value before decoding it (and adds it to every later timestamp),
+ * which a BPF program cannot know: there only syncookie_ack, hooked beside
+ * (ack), decodes them (SC_OPT_ACK). Otherwise none.
  */
-void sc_conf_opts(struct sc_conf *c)
+void sc_conf_opts(struct sc_conf *c, bool ack)
 {
 	unsigned long long rmem[3] = {}, space = 0, max = 0;
 	int ecn = sc_sysctl_read(SC_SYSCTL_ECN), ws = 0;
+	int ts = sc_sysctl_read(SC_SYSCTL_TIMESTAMPS);
 	FILE *f;
 
 	c->opts = 0;
 	c->wscale = 0;
-	if (sc_sysctl_read(SC_SYSCTL_TIMESTAMPS) != 2)
+	if (ts == 2)
+		c->opts = SC_OPT_TS;
+	else if (ts == 1 && ack)
+		c->opts = SC_OPT_ACK;
+	else
 		return;
-	c->opts = SC_OPT_TS;
 	if (sc_sysctl_read(SC_SYSCTL_SACK) > 0)
 		c->opts |= SC_OPT_SACK;
 	if (ecn == 1 || ecn == 2)
@@ -75,21 +80,26 @@ void sc_conf_opts(struct sc_conf *c)
 }
 
 /* What the SYN-ACKs carry, as attach and status say it */
-void sc_opts_text(const struct sc_conf *c, char *buf, size_t n)
+void sc_opts_text(const struct sc_conf *c, __u32 mflags, char *buf, size_t n)
 {
 	char ws[32] = "";
 
-	if (!(c->opts & SC_OPT_TS)) {
-		snprintf(buf, n, "MSS only (tcp_timestamps is not 2)");
+	if (!(c->opts & (SC_OPT_TS | SC_OPT_ACK))) {
+		snprintf(buf, n, "MSS only (%s)",
+			 mflags & SC_META_TABLES ? "tcp_timestamps is not 2; under 1 the listener's "
+			 "half of the conntrack hand-off would misread them, see --no-handoff" :
+			 mflags & SC_META_ACK ? "tcp_timestamps is 0" :
+			 "tcp_timestamps is not 2, and no ACK program: bpf_sk_assign_tcp_reqsk is 6.9+");
 		return;
 	}
 	if (c->opts & SC_OPT_WS)
 		snprintf(ws, sizeof(ws), ", window scale %u", c->wscale);
-	snprintf(buf, n, "MSS, timestamps%s%s%s", ws, c->opts & SC_OPT_SACK ? ", SACK" : "",
-		 c->opts & SC_OPT_ECN ? ", ECN" : "");
+	snprintf(buf, n, "MSS, timestamps%s%s%s (%s)", ws, c->opts & SC_OPT_SACK ? ", SACK" : "",
+		 c->opts & SC_OPT_ECN ? ", ECN" : "",
+		 c->opts & SC_OPT_TS ? "tcp_timestamps 2" : "the ACK program decodes them");
 }
 
-int sc_conf_read(const struct sc_target *t, struct sc_conf *c)
+int sc_conf_read(const struct sc_target *t, struct sc_conf *c, bool ack)
 {
 	struct ifreq ifr = {};
 	int fd, err = 0;
@@ -111,7 +121,7 @@ int sc_conf_read(const struct sc_target *t, struct sc_conf *c)
 	/* IPv6 needs 1280; below that the device carries no IPv6 anyway */
 	c->mss4 = ifr.ifr_mtu > 576 ? ifr.ifr_mtu - 20 - SC_TCP_HDR : 536;
 	c->mss6 = ifr.ifr_mtu > 1280 ? ifr.ifr_mtu - 40 - SC_TCP_HDR : 1220;
-	sc_conf_opts(c);
+	sc_conf_opts(c, ack);
 out:
 	close(fd);
 	return err;
@@ -388,6 +398,7 @@ static bool sc_btf_int(const struct btf *btf, __u32 id, __u32 size)
  * offsetof(struct tcp_sock, window_clamp) and the bit offset of struct
  * sock's sk_userlocks (SO_RCVBUF); all 0 if the kernel has no BTF or the
  * layout is not the one expected. struct sock is where tcp_sock starts.
+ * And whether it has the kfunc syncookie_ack calls.
  */
 void sc_listener_offsets(struct sc_offsets *o)
 {
@@ -410,6 +421,7 @@ void sc_listener_offsets(struct sc_offsets *o)
 	if (wc >= 0 && !sc_btf_int(btf, type, 4))
 		wc = -1;
 	ul = kid > 0 ? sc_btf_member_bit(btf, kid, "sk_userlocks", &type) : -1;
+	o->reqsk = btf__find_by_name_kind(btf, "bpf_sk_assign_tcp_reqsk", BTF_KIND_FUNC) > 0;
 	btf__free(btf);
 	if (off2 < 0 || wc <= 0 || ul <= 0)
 		return;

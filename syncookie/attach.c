@@ -37,11 +37,13 @@
 /*
  * Load the XDP program (xdp) or the tc one: one at a time, since a 6.1
  * verifier takes a while over each (about 20 s under QEMU's TCG). The XDP
- * one is the probe's question: does the helper work here? With reuse, the
- * maps already pinned for that target serve the new program.
+ * one is the probe's question: does the helper work here? With ack, also
+ * syncookie_ack (for tcx). With reuse, the maps already pinned for that
+ * target serve the new programs.
  */
-static int sc_load_once(struct sc_obj *o, bool xdp, bool tcx, const struct sc_target *reuse,
-			const struct sc_offsets *off, char *why, size_t why_len)
+static int sc_load_once(struct sc_obj *o, bool xdp, bool tcx, bool ack,
+			const struct sc_target *reuse, const struct sc_offsets *off, char *why,
+			size_t why_len)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "syncookie");
 	char path[PATH_MAX];
@@ -58,12 +60,13 @@ static int sc_load_once(struct sc_obj *o, bool xdp, bool tcx, const struct sc_ta
 	}
 	o->xdp = bpf_object__find_program_by_name(o->obj, SC_PROG_XDP);
 	o->tc = bpf_object__find_program_by_name(o->obj, SC_PROG_TC);
+	o->ack = bpf_object__find_program_by_name(o->obj, SC_PROG_ACK);
 	o->ports = bpf_object__find_map_by_name(o->obj, SC_MAP_PORTS);
 	o->counters = bpf_object__find_map_by_name(o->obj, SC_MAP_COUNTERS);
 	o->conf = bpf_object__find_map_by_name(o->obj, SC_MAP_CONF);
 	o->routes = bpf_object__find_map_by_name(o->obj, SC_MAP_ROUTES);
 	o->allow = bpf_object__find_map_by_name(o->obj, SC_MAP_ALLOW);
-	if (!o->xdp || !o->tc || !o->ports || !o->counters || !o->conf || !o->routes ||
+	if (!o->xdp || !o->tc || !o->ack || !o->ports || !o->counters || !o->conf || !o->routes ||
 	    !o->allow) {
 		snprintf(why, why_len, "the built-in object lacks a program or map");
 		err = -ENOEXEC;
@@ -72,6 +75,8 @@ static int sc_load_once(struct sc_obj *o, bool xdp, bool tcx, const struct sc_ta
 	if (tcx)
 		bpf_program__set_expected_attach_type(o->tc, CG_BPF_TCX_INGRESS);
 	bpf_program__set_autoload(xdp ? o->tc : o->xdp, false);
+	bpf_program__set_autoload(o->ack, ack);
+	bpf_program__set_expected_attach_type(o->ack, CG_BPF_TCX_INGRESS);
 	if (off) {
 		err = sc_rodata_set(o->obj, "sc_user_mss_off", off->user_mss);
 		if (!err)
@@ -111,14 +116,7 @@ fail:
 	return err;
 }
 
-/*
- * With the listener's TCP_MAXSEG, window clamp and SO_RCVBUF lock read
- * where the kernel has BTF and bpf_skc_to_tcp_sock; where it refuses that,
- * without (the program then sees TCP_MAXSEG only as far as the cookie
- * shows it, and offers no window scaling).
- */
-int sc_load(struct sc_obj *o, bool xdp, bool tcx, const struct sc_target *reuse,
-	    char *why, size_t why_len)
+static const struct sc_offsets *sc_offsets(void)
 {
 	static struct sc_offsets off;
 	static bool known;
@@ -126,9 +124,44 @@ int sc_load(struct sc_obj *o, bool xdp, bool tcx, const struct sc_target *reuse,
 	if (!known)
 		sc_listener_offsets(&off);
 	known = true;
-	if (off.user_mss && !sc_load_once(o, xdp, tcx, reuse, &off, why, why_len))
-		return 0;
-	return sc_load_once(o, xdp, tcx, reuse, NULL, why, why_len);
+	return &off;
+}
+
+/* Can syncookie_ack run here: the kfunc, and tcx to hook it (6.6+)? */
+bool sc_have_reqsk(void)
+{
+	return sc_offsets()->reqsk && cg_have_tcx();
+}
+
+/*
+ * With the listener's TCP_MAXSEG, window clamp and SO_RCVBUF lock read
+ * where the kernel has BTF and bpf_skc_to_tcp_sock; where it refuses that,
+ * without (the program then sees TCP_MAXSEG only as far as the cookie
+ * shows it, and offers no window scaling). With ack (and sc_have_reqsk)
+ * syncookie_ack too, if it loads: else without it, o->ack_err saying why.
+ */
+int sc_load(struct sc_obj *o, bool xdp, bool tcx, bool ack, const struct sc_target *reuse,
+	    char *why, size_t why_len)
+{
+	const struct sc_offsets *off = sc_offsets();
+	int err, ack_err = 0;
+
+	if (ack) {
+		ack_err = -EOPNOTSUPP;
+		if (sc_have_reqsk() && off->user_mss) {
+			ack_err = sc_load_once(o, xdp, tcx, true, reuse, off, why, why_len);
+			if (!ack_err)
+				return 0;
+			why[0] = '\0';
+		}
+	}
+	err = -ENOENT;
+	if (off->user_mss)
+		err = sc_load_once(o, xdp, tcx, false, reuse, off, why, why_len);
+	if (err)
+		err = sc_load_once(o, xdp, tcx, false, reuse, NULL, why, why_len);
+	o->ack_err = ack_err;
+	return err;
 }
 
 /*
@@ -156,12 +189,12 @@ static bool sc_native_ok(const char *dev)
 	return !veth;
 }
 
-static int sc_pin_link(const struct sc_target *t, int link_fd)
+static int sc_pin_link(const struct sc_target *t, const char *name, int link_fd)
 {
 	char path[PATH_MAX];
 	int err;
 
-	sc_pin(path, sizeof(path), t, SC_PIN_LINK);
+	sc_pin(path, sizeof(path), t, name);
 	err = bpf_obj_pin(link_fd, path) ? -errno : 0;
 	close(link_fd);	/* on error the link goes with the fd */
 	return err;
@@ -177,6 +210,8 @@ static int sc_hook(const struct sc_target *t, const struct sc_args *a, struct sc
 {
 	static const enum sc_mode order[] = { SC_XDP, SC_XDP_GENERIC, SC_TC };
 	struct sc_obj o = *op;	/* loaded already, or not; ours to close */
+	/* syncookie_ack where it can decode the options (sc_ack_decodes) */
+	bool want_ack = sc_have_reqsk() && !(m->flags & SC_META_TABLES);
 	bool pinned = false;
 	char path[PATH_MAX];
 	unsigned int i;
@@ -192,17 +227,24 @@ static int sc_hook(const struct sc_target *t, const struct sc_args *a, struct sc
 			continue;
 		if (req == SC_AUTO && try == SC_XDP && !sc_native_ok(t->dev))
 			continue;
-		if (!o.obj || xdp != !!bpf_program__autoload(o.xdp)) {
+		if (!o.obj || xdp != !!bpf_program__autoload(o.xdp) ||
+		    (!pinned && want_ack && !bpf_program__autoload(o.ack))) {
 			bpf_object__close(o.obj);
 			o.obj = NULL;
-			err = sc_load(&o, xdp, cg_have_tcx(), pinned ? t : NULL, why, why_len);
+			err = sc_load(&o, xdp, cg_have_tcx(), !pinned && want_ack, pinned ? t : NULL,
+				      why, why_len);
 			if (err)
 				return err;
 		}
 		if (!pinned) {
+			bool ack = want_ack && bpf_program__autoload(o.ack);
 			struct sc_conf conf;
 
-			err = sc_conf_read(t, &conf);
+			if (want_ack && o.ack_err)
+				cg_info("%s: the ACK program does not load (%s): timestamps carry the "
+					"options only under tcp_timestamps 2", t->dev,
+					strerror(-o.ack_err));
+			err = sc_conf_read(t, &conf, ack);
 			conf.allow = a->nallow > 0;
 			if (!err)
 				err = bpf_map_update_elem(bpf_map__fd(o.conf), &key, &conf, BPF_ANY) ? -errno : 0;
@@ -236,6 +278,18 @@ static int sc_hook(const struct sc_target *t, const struct sc_args *a, struct sc
 				goto out;
 			}
 			pinned = true;
+			/* the ACKs' program before the first SYN-ACK that needs it */
+			if (ack) {
+				fd = bpf_link_create(bpf_program__fd(o.ack), t->ifindex,
+						     CG_BPF_TCX_INGRESS, NULL);
+				err = fd < 0 ? -errno : sc_pin_link(t, SC_PIN_ACK, fd);
+				if (err) {
+					snprintf(why, why_len, "cannot hook the ACK program: %s",
+						 strerror(-err));
+					goto out;
+				}
+				m->flags |= SC_META_ACK;
+			}
 		}
 		if (xdp) {
 			LIBBPF_OPTS(bpf_link_create_opts, lo,
@@ -245,7 +299,7 @@ static int sc_hook(const struct sc_target *t, const struct sc_args *a, struct sc
 			if (fd >= 0) {
 				m->mode = try;
 				m->prog_id = cg_prog_id(bpf_program__fd(o.xdp));
-				err = sc_pin_link(t, fd);
+				err = sc_pin_link(t, SC_PIN_LINK, fd);
 				goto out;
 			}
 			err = -errno;
@@ -254,7 +308,7 @@ static int sc_hook(const struct sc_target *t, const struct sc_args *a, struct sc
 			if (fd >= 0) {
 				m->mode = SC_TCX;
 				m->prog_id = cg_prog_id(bpf_program__fd(o.tc));
-				err = sc_pin_link(t, fd);
+				err = sc_pin_link(t, SC_PIN_LINK, fd);
 				goto out;
 			}
 			err = -errno;
@@ -326,6 +380,7 @@ static int sc_attach_fresh(const struct sc_target *t, const struct sc_args *a)
 	struct sc_meta m = {
 		.abi = SC_ABI_VERSION, .ifindex = t->ifindex, .netns_cookie = t->cookie,
 		.mode = a->mode, .prev_sysctl = -1,
+		.flags = a->no_handoff ? SC_META_NO_HANDOFF : 0,
 	};
 	char why[256] = "";
 	struct sc_obj o = {};
@@ -333,7 +388,7 @@ static int sc_attach_fresh(const struct sc_target *t, const struct sc_args *a)
 
 	if (a->mode != SC_NFT) {
 		/* the program the mode starts with; in auto, whether the helper works */
-		err = sc_load(&o, a->mode != SC_TC, cg_have_tcx(), NULL, why, sizeof(why));
+		err = sc_load(&o, a->mode != SC_TC, cg_have_tcx(), false, NULL, why, sizeof(why));
 		if (err && a->mode == SC_AUTO && sc_nft_have()) {
 			cg_info("%s: using the kernel's SYNPROXY through nftables", why);
 			m.mode = SC_NFT;
@@ -382,7 +437,7 @@ static int sc_attach_fresh(const struct sc_target *t, const struct sc_args *a)
 		}
 	} else {
 		/* the ACKs' way to SYNPROXY before the first SYN-ACK goes out */
-		err = sc_nft_tables(t, a, &m, false);
+		err = a->no_handoff ? 0 : sc_nft_tables(t, a, &m, false);
 		if (err)
 			goto undo;
 		err = sc_hook(t, a, &m, a->mode, &o, why, sizeof(why));
@@ -416,7 +471,8 @@ out:
  * A running program's view of its device and namespace, read again: what
  * attach run again does, after an address, route, MAC or MTU changed.
  */
-static int sc_refresh(const struct sc_target *t, const struct sc_args *a)
+static int sc_refresh(const struct sc_target *t, const struct sc_args *a,
+		      const struct sc_meta *m)
 {
 	char path[PATH_MAX];
 	struct sc_conf conf;
@@ -429,7 +485,7 @@ static int sc_refresh(const struct sc_target *t, const struct sc_args *a)
 	if (fd >= 0)
 		close(fd);
 	if (!err)
-		err = sc_conf_read(t, &conf);
+		err = sc_conf_read(t, &conf, sc_ack_decodes(m));
 	conf.allow = a->nallow > 0;
 	if (!err)
 		err = sc_map_put(t, SC_PIN_CONF, &conf, sizeof(conf));
@@ -453,7 +509,7 @@ static const char *sc_attach_opts(const struct sc_target *t, const struct sc_met
 
 	buf[0] = '\0';
 	if (m->mode != SC_NFT && !sc_map_get(t, SC_PIN_CONF, &c, 0))
-		sc_opts_text(&c, buf, n);
+		sc_opts_text(&c, m->flags, buf, n);
 	return buf;
 }
 
@@ -502,10 +558,15 @@ int sc_attach(const struct sc_args *a)
 			       "to change the mode", t.dev, sc_mode_name(m.mode));
 			return 1;
 		}
-		if (m.mode != SC_NFT && sc_refresh(&t, a))
+		if (a->no_handoff != !!(m.flags & SC_META_NO_HANDOFF)) {
+			cg_err("cannot attach to %s: already answering %s the conntrack hand-off; "
+			       "detach it first to change that", t.dev,
+			       m.flags & SC_META_NO_HANDOFF ? "without (--no-handoff)" : "with");
 			return 1;
+		}
 		if (health == SC_TABLES_GONE ||
-		    (m.mode != SC_NFT && !(m.flags & SC_META_HANDOFF) && sc_nft_have())) {
+		    (m.mode != SC_NFT && !(m.flags & (SC_META_HANDOFF | SC_META_NO_HANDOFF)) &&
+		     sc_nft_have())) {
 			/* flushed (or never made): its tables again, whole */
 			if (sc_nft_tables(&t, a, &m, m.mode == SC_NFT))
 				return 1;
@@ -520,6 +581,9 @@ int sc_attach(const struct sc_args *a)
 				return 1;
 			}
 		}
+		/* after the tables: whether they stand decides the options */
+		if (m.mode != SC_NFT && sc_refresh(&t, a, &m))
+			return 1;
 		if (!sc_map_get(&t, SC_PIN_PORTS, &cur, 0) && !memcmp(&cur, &a->ports, sizeof(cur))) {
 			cg_info("already answering SYNs on %s (%s)%s%s", t.dev, sc_mode_name(m.mode),
 				m.mode == SC_NFT ? "" : "; ", sc_attach_opts(&t, &m, opts, sizeof(opts)));

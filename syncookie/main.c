@@ -5,6 +5,7 @@
  *
  *	csum-guard syncookie attach DEV --ports P[,P...] [--netns NS]
  *		[--mode auto|xdp|xdp-generic|tc|nft] [--set-sysctl] [--allow CIDR[,CIDR...]]
+ *		[--no-handoff]
  *	csum-guard syncookie detach DEV [--netns NS]
  *	csum-guard syncookie status [DEV] [--netns NS] [--json]
  *	csum-guard syncookie probe [--json]
@@ -19,10 +20,12 @@
  *	/sys/fs/bpf/csum_guard_syncookie/<netns inode>/<ifindex>/
  *		meta      mode, flags, the sysctl value found (struct sc_meta)
  *		ports     the protected ports, a bitmap (updated in place)
- *		counters  per-CPU synack / passed / malformed / foreign (bpf modes)
+ *		counters  per-CPU synack / passed / malformed / foreign / ack /
+ *		          ack_refused (bpf modes)
  *		conf      the device's MAC and MSS       routes  the namespace's
  *		          addresses and routes, an LPM trie (both: addr.c)
  *		link      xdp or tcx link        prog   clsact: the program
+ *		ack_link  syncookie_ack's tcx link (6.9+: options under tcp_timestamps 1)
  *
  * The returning ACK is checked by the kernel's cookie_v4_check /
  * cookie_v6_check, which takes it whenever net.ipv4.tcp_syncookies is not
@@ -118,8 +121,8 @@ static void sc_status_opts(const struct sc_target *t, const struct sc_meta *m,
 	if (m->mode == SC_NFT || sc_map_get(t, SC_PIN_CONF, conf, 0))
 		return;
 	now = *conf;
-	sc_conf_opts(&now);
-	sc_opts_text(conf, buf, n);
+	sc_conf_opts(&now, sc_ack_decodes(m));
+	sc_opts_text(conf, m->flags, buf, n);
 	if (now.opts != conf->opts || now.wscale != conf->wscale)
 		snprintf(buf + strlen(buf), n - strlen(buf),
 			 " (stale: the namespace's sysctls changed since attach; attach again)");
@@ -146,7 +149,8 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 	live = h != SC_DEAD;
 	/* its nft tables: whole, gone (flushed), or none made (bpf modes) */
 	tables = !live ? NULL : h == SC_TABLES_GONE ? "gone" :
-		 m.mode == SC_NFT || (m.flags & SC_META_TABLES) ? "ok" : "none";
+		 m.mode == SC_NFT || (m.flags & SC_META_TABLES) ? "ok" :
+		 m.flags & SC_META_NO_HANDOFF ? "off" : "none";
 	if (live) {
 		sc_map_get(t, SC_PIN_PORTS, &p, 0);
 		sc_counters(t, &m, &c);
@@ -179,6 +183,10 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 		       (unsigned long long)c.v[SC_CNT_SYNACK], (unsigned long long)c.v[SC_CNT_PASSED],
 		       (unsigned long long)c.v[SC_CNT_MALFORMED], (unsigned long long)c.v[SC_CNT_FOREIGN],
 		       sc_sysctl_name(m.mode), sys, *opts ? "; " : "", opts);
+		if (m.flags & SC_META_ACK)
+			printf("; ACK program: connections %llu, refused %llu",
+			       (unsigned long long)c.v[SC_CNT_ACK],
+			       (unsigned long long)c.v[SC_CNT_ACK_REFUSED]);
 		if (h == SC_TABLES_GONE)
 			printf("; its nft tables are gone (nft flush ruleset?): no ACK reaches SYNPROXY, "
 			       "attach again makes them\n");
@@ -188,7 +196,8 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 			       m.flags & SC_META_HANDOFF6 ? "" : " (IPv4 only)",
 			       (unsigned long long)c.valid, (unsigned long long)c.invalid);
 		else
-			printf("; no conntrack hand-off\n");
+			printf("; no conntrack hand-off%s\n",
+			       m.flags & SC_META_NO_HANDOFF ? " (--no-handoff)" : "");
 		return true;
 	}
 	if (first_row && !*first_row)
@@ -209,9 +218,10 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 			first = false;
 		}
 	printf("],\"counters\":{\"synack\":%llu,\"passed\":%llu,\"malformed\":%llu,"
-	       "\"foreign\":%llu}",
+	       "\"foreign\":%llu,\"ack\":%llu,\"ack_refused\":%llu}",
 	       (unsigned long long)c.v[SC_CNT_SYNACK], (unsigned long long)c.v[SC_CNT_PASSED],
-	       (unsigned long long)c.v[SC_CNT_MALFORMED], (unsigned long long)c.v[SC_CNT_FOREIGN]);
+	       (unsigned long long)c.v[SC_CNT_MALFORMED], (unsigned long long)c.v[SC_CNT_FOREIGN],
+	       (unsigned long long)c.v[SC_CNT_ACK], (unsigned long long)c.v[SC_CNT_ACK_REFUSED]);
 	if (live && (m.mode == SC_NFT || (m.flags & SC_META_TABLES)))
 		printf(",\"nft\":{\"acks\":%llu,\"dropped\":%llu,\"cookie_valid\":%llu,"
 		       "\"cookie_invalid\":%llu,\"ipv6\":%s}", (unsigned long long)c.acks,
@@ -221,8 +231,11 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 		printf(",\"%s\":%d", live && m.mode == SC_NFT ? "nf_conntrack_tcp_loose" :
 		       "tcp_syncookies", sys);
 	if (*opts)
-		printf(",\"options\":{\"timestamps\":%s,\"window_scale\":%d,\"sack\":%s,"
-		       "\"ecn\":%s,\"stale\":%s}", conf.opts & SC_OPT_TS ? "true" : "false",
+		printf(",\"options\":{\"timestamps\":%s,\"decoder\":%s,\"window_scale\":%d,"
+		       "\"sack\":%s,\"ecn\":%s,\"stale\":%s}",
+		       conf.opts & (SC_OPT_TS | SC_OPT_ACK) ? "true" : "false",
+		       conf.opts & SC_OPT_TS ? "\"kernel\"" : conf.opts & SC_OPT_ACK ? "\"program\"" :
+		       "null",
 		       conf.opts & SC_OPT_WS ? conf.wscale : -1,
 		       conf.opts & SC_OPT_SACK ? "true" : "false",
 		       conf.opts & SC_OPT_ECN ? "true" : "false", strstr(opts, "stale") ? "true" : "false");
@@ -315,7 +328,7 @@ static int sc_status(const struct sc_args *a)
 static int sc_probe(const struct sc_args *a)
 {
 	char why[256] = "";
-	bool loads = false, nft = sc_nft_have(), tcx = false, first = true;
+	bool loads = false, nft = sc_nft_have(), tcx = false, ack = false, first = true;
 	struct sc_obj o;
 	const char *mode;
 
@@ -323,9 +336,11 @@ static int sc_probe(const struct sc_args *a)
 		snprintf(why, sizeof(why), "not root: cannot load the program");
 	} else {
 		tcx = cg_have_tcx();
-		loads = !sc_load(&o, true, false, NULL, why, sizeof(why));
-		if (loads)
+		loads = !sc_load(&o, true, false, true, NULL, why, sizeof(why));
+		if (loads) {
+			ack = bpf_program__autoload(o.ack);
 			bpf_object__close(o.obj);
+		}
 	}
 	mode = loads ? "xdp" : nft && !geteuid() ? "nft" : NULL;
 	if (loads)
@@ -335,13 +350,17 @@ static int sc_probe(const struct sc_args *a)
 		snprintf(why + strlen(why), sizeof(why) - strlen(why),
 			 "; the fallback is SYNPROXY through nftables");
 	if (!a->json) {
-		printf("helper: %s\ntcx: %s\nnft: %s\nmode: %s\nreason: %s\n", loads ? "yes" : "no",
-		       tcx ? "yes" : "no", nft ? "yes" : "no", mode ?: "none", why);
+		printf("helper: %s\ntcx: %s\nack program: %s\nnft: %s\nmode: %s\nreason: %s\n",
+		       loads ? "yes" : "no", tcx ? "yes" : "no",
+		       ack ? "yes (timestamps carry the options under tcp_timestamps 1 too)" :
+		       "no (options only under tcp_timestamps 2: bpf_sk_assign_tcp_reqsk is 6.9+)",
+		       nft ? "yes" : "no", mode ?: "none", why);
 		return !mode;
 	}
 	putchar('{');
 	cg_json_kv_bool(&first, "helper", loads);
 	cg_json_kv_bool(&first, "tcx", tcx);
+	cg_json_kv_bool(&first, "ack_program", ack);
 	cg_json_kv_bool(&first, "nft", nft);
 	cg_json_kv_str(&first, "mode", mode);
 	cg_json_kv_str(&first, "reason", why);
@@ -399,6 +418,7 @@ int cg_syncookie(int argc, char **argv)
 		{ "ports", required_argument, NULL, 'p' },
 		{ "mode", required_argument, NULL, 'm' },
 		{ "set-sysctl", no_argument, NULL, 's' },
+		{ "no-handoff", no_argument, NULL, 'H' },
 		{ "all", no_argument, NULL, 'A' },
 		{ "allow", required_argument, NULL, 'a' },
 		CG_OPT_JSON,
@@ -454,6 +474,11 @@ int cg_syncookie(int argc, char **argv)
 				return cg_usage_err("--set-sysctl goes with syncookie attach");
 			a.set_sysctl = true;
 			break;
+		case 'H':
+			if (!attach)
+				return cg_usage_err("--no-handoff goes with syncookie attach");
+			a.no_handoff = true;
+			break;
 		case 'j':
 			if (strcmp(a.cmd, "status") && strcmp(a.cmd, "probe"))
 				return cg_usage_err("--json goes with syncookie status and probe");
@@ -487,6 +512,8 @@ int cg_syncookie(int argc, char **argv)
 		return cg_usage_err("syncookie detach takes DEV or --all, not both");
 	if (attach && !have_ports)
 		return cg_usage_err("syncookie attach needs --ports");
+	if (a.no_handoff && a.mode == SC_NFT)
+		return cg_usage_err("--no-handoff goes with the bpf modes: nft mode is SYNPROXY itself");
 
 	if (attach)
 		return sc_attach(&a);

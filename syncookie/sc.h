@@ -50,11 +50,27 @@ enum sc_mode {
 #define SC_META_HANDOFF		(1U << 2)
 #define SC_META_HANDOFF6	(1U << 3)
 #define SC_META_TABLES		(SC_META_HANDOFF | SC_META_HANDOFF6)
+/* syncookie_ack is hooked (SC_PIN_ACK): conf says SC_OPT_ACK where sc_ack_decodes */
+#define SC_META_ACK		(1U << 4)
+/* attach --no-handoff: no tables, by the operator's choice */
+#define SC_META_NO_HANDOFF	(1U << 5)
 
 struct sc_meta {
 	CG_META_HEAD;
 	__s32 prev_sysctl;	/* the sysctl as attach found it */
 };
+
+/*
+ * Does syncookie_ack decode the options of the SYN-ACKs (SC_OPT_ACK)? Not
+ * while the hand-off tables stand: SYNPROXY takes the ACK, and the
+ * listener's half of the connection it opens (a cookie of the listener's,
+ * under tcp_syncookies 2) misreads them under tcp_timestamps 1 (measured on
+ * 6.18: a random window scale on the listener's side).
+ */
+static inline bool sc_ack_decodes(const struct sc_meta *m)
+{
+	return (m->flags & SC_META_ACK) && !(m->flags & SC_META_TABLES);
+}
 
 struct sc_args {
 	const char *cmd;
@@ -66,6 +82,7 @@ struct sc_args {
 	int nallow;
 	enum sc_mode mode;
 	bool set_sysctl;
+	bool no_handoff;	/* attach --no-handoff */
 	bool json;
 	bool all;		/* detach --all */
 };
@@ -81,7 +98,8 @@ struct sc_target {
 /* The built-in object, loaded for one mode (sc_load). */
 struct sc_obj {
 	struct bpf_object *obj;
-	struct bpf_program *xdp, *tc;
+	struct bpf_program *xdp, *tc, *ack;	/* ack: loaded if autoload */
+	int ack_err;		/* why syncookie_ack was wanted and did not load */
 	struct bpf_map *ports, *counters, *conf, *routes, *allow;
 };
 
@@ -113,16 +131,17 @@ int sc_resolve(const struct sc_args *a, struct sc_target *t, const char *verb, u
 /* Where a listener keeps what the program reads of it (sc_listener_offsets) */
 struct sc_offsets {
 	__u32 user_mss, wclamp, userlocks_bit;
+	bool reqsk;		/* the kernel has bpf_sk_assign_tcp_reqsk (6.9+) */
 };
 
 /* addr.c */
-int sc_conf_read(const struct sc_target *t, struct sc_conf *c);
+int sc_conf_read(const struct sc_target *t, struct sc_conf *c, bool ack);
 int sc_routes_sync(int map_fd);
 int sc_allow_sync(int map_fd, const struct sc_args *a);
 int sc_parse_cidr(const char *s, struct sc_route_key *k);
 void sc_listener_offsets(struct sc_offsets *o);
-void sc_opts_text(const struct sc_conf *c, char *buf, size_t n);
-void sc_conf_opts(struct sc_conf *c);
+void sc_opts_text(const struct sc_conf *c, __u32 mflags, char *buf, size_t n);
+void sc_conf_opts(struct sc_conf *c, bool ack);
 int sc_rodata_set(struct bpf_object *obj, const char *name, __u32 val);
 
 /* nft.c */
@@ -137,7 +156,8 @@ void sc_nft_cookies(__u64 *valid, __u64 *invalid);
 bool sc_nft_input_filtered(char *what, size_t what_len);
 
 /* attach.c */
-int sc_load(struct sc_obj *o, bool xdp, bool tcx, const struct sc_target *reuse,
+bool sc_have_reqsk(void);
+int sc_load(struct sc_obj *o, bool xdp, bool tcx, bool ack, const struct sc_target *reuse,
 	    char *why, size_t why_len);
 int sc_attach(const struct sc_args *a);
 int sc_detach(const struct sc_args *a);

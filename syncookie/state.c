@@ -122,15 +122,15 @@ int sc_map_put(const struct sc_target *t, const char *name, const void *val,
 				val, size);
 }
 
-/* The device of the link pinned in t's dir if it is of type, else -1. */
-static int sc_link_ifindex(const struct sc_target *t, __u32 type)
+/* The device of the link pinned as name in t's dir if it is of type, else -1. */
+static int sc_link_ifindex(const struct sc_target *t, const char *name, __u32 type)
 {
 	struct cg_tcx_link_info info = {};	/* xdp's ifindex sits where tcx's does */
 	__u32 len = sizeof(info);
 	char path[PATH_MAX];
 	int fd, ret;
 
-	sc_pin(path, sizeof(path), t, SC_PIN_LINK);
+	sc_pin(path, sizeof(path), t, name);
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return -1;
@@ -174,10 +174,10 @@ enum sc_health sc_health(const struct sc_target *t, const struct sc_meta *m)
 	switch (m->mode) {
 	case SC_XDP:
 	case SC_XDP_GENERIC:
-		hooked = sc_link_ifindex(t, SC_BPF_LINK_TYPE_XDP) == t->ifindex;
+		hooked = sc_link_ifindex(t, SC_PIN_LINK, SC_BPF_LINK_TYPE_XDP) == t->ifindex;
 		break;
 	case SC_TCX:
-		hooked = sc_link_ifindex(t, CG_BPF_LINK_TYPE_TCX) == t->ifindex;
+		hooked = sc_link_ifindex(t, SC_PIN_LINK, CG_BPF_LINK_TYPE_TCX) == t->ifindex;
 		break;
 	case SC_CLSACT:
 		hooked = m->prog_id && m->prog_id ==
@@ -188,7 +188,9 @@ enum sc_health sc_health(const struct sc_target *t, const struct sc_meta *m)
 		hooked = true;
 		break;
 	}
-	if (!hooked)
+	/* SYN-ACKs whose timestamps only syncookie_ack reads need it */
+	if (!hooked || ((m->flags & SC_META_ACK) &&
+			sc_link_ifindex(t, SC_PIN_ACK, CG_BPF_LINK_TYPE_TCX) != t->ifindex))
 		return SC_DEAD;
 	return sc_tables_ok(t, m) ? SC_OK : SC_TABLES_GONE;
 }
@@ -245,13 +247,14 @@ static bool sc_sysctl_hand_over(const struct sc_target *t, const struct sc_meta 
 void sc_remove(const struct sc_target *t, const struct sc_meta *m, bool ours)
 {
 	static const char *const pins[] = {
-		SC_PIN_LINK, SC_PIN_PROG, SC_PIN_PORTS, SC_PIN_COUNTERS, SC_PIN_CONF, SC_PIN_ROUTES,
+		SC_PIN_LINK, SC_PIN_ACK, SC_PIN_PROG, SC_PIN_PORTS, SC_PIN_COUNTERS, SC_PIN_CONF, SC_PIN_ROUTES,
 		SC_PIN_ALLOW, CG_PIN_NAMES, SC_PIN_META,
 	};
 	char path[PATH_MAX];
 	int fd;
 
 	if (m && ours) {
+		/* the SYNs' hook first: no SYN-ACK left for an ACK nobody reads */
 		if (m->mode == SC_XDP || m->mode == SC_XDP_GENERIC || m->mode == SC_TCX) {
 			sc_pin(path, sizeof(path), t, SC_PIN_LINK);
 			fd = bpf_obj_get(path);
@@ -267,6 +270,12 @@ void sc_remove(const struct sc_target *t, const struct sc_meta *m, bool ours)
 
 			sc_tc_hook(&h, t->ifindex);
 			bpf_tc_detach(&h, &o);
+		}
+		sc_pin(path, sizeof(path), t, SC_PIN_ACK);
+		fd = bpf_obj_get(path);
+		if (fd >= 0) {
+			bpf_link_detach(fd);
+			close(fd);
 		}
 		/* the tables of any mode (a flushed one is simply not there) */
 		if (m->mode == SC_NFT || (m->flags & SC_META_TABLES))

@@ -313,12 +313,55 @@ static __always_inline bool sc_for_us(const struct sc_conf *c, const struct ethh
 	}
 }
 
+/*
+ * The socket the segment is for, as the stack would find it (an
+ * established or request socket first, else a listener), referenced;
+ * NULL if none.
+ */
+static __always_inline struct bpf_sock *sc_lookup(void *ctx, const struct iphdr *ip4,
+						  const struct ipv6hdr *ip6, const __u8 *th, bool v6)
+{
+	struct bpf_sock_tuple tuple = {};
+
+	if (!v6) {
+		tuple.ipv4.saddr = ip4->saddr;
+		tuple.ipv4.daddr = ip4->daddr;
+		tuple.ipv4.sport = *(__be16 *)th;
+		tuple.ipv4.dport = *(__be16 *)(th + 2);
+		return bpf_skc_lookup_tcp(ctx, &tuple, sizeof(tuple.ipv4), BPF_F_CURRENT_NETNS, 0);
+	}
+	__builtin_memcpy(tuple.ipv6.saddr, &ip6->saddr, 16);
+	__builtin_memcpy(tuple.ipv6.daddr, &ip6->daddr, 16);
+	tuple.ipv6.sport = *(__be16 *)th;
+	tuple.ipv6.dport = *(__be16 *)(th + 2);
+	return bpf_skc_lookup_tcp(ctx, &tuple, sizeof(tuple.ipv6), BPF_F_CURRENT_NETNS, 0);
+}
+
 /* The MSS a cookie carries for mss (the kernel's tables, v4 and v6) */
 static __always_inline __u32 sc_mss_quantum(__u32 mss, bool v6)
 {
 	if (!v6)
 		return mss >= 1460 ? 1460 : mss >= 1440 ? 1440 : mss >= 1300 ? 1300 : 536;
 	return mss >= 8940 ? 8940 : mss >= 1440 ? 1440 : mss >= 1420 ? 1420 : 1220;
+}
+
+/*
+ * A quantised MSS as 2 bits of the timestamp (SC_OPT_ACK) and back: the
+ * largest entry of the tables above not over it, so that what comes back
+ * never exceeds what the client offered.
+ */
+static __always_inline __u32 sc_mss_index(__u32 mss, bool v6)
+{
+	if (!v6)
+		return mss >= 1460 ? 3 : mss >= 1440 ? 2 : mss >= 1300 ? 1 : 0;
+	return mss >= 8940 ? 3 : mss >= 1440 ? 2 : mss >= 1420 ? 1 : 0;
+}
+
+static __always_inline __u16 sc_mss_of(__u32 idx, bool v6)
+{
+	if (!v6)
+		return idx == 3 ? 1460 : idx == 2 ? 1440 : idx == 1 ? 1300 : 536;
+	return idx == 3 ? 8940 : idx == 2 ? 1440 : idx == 1 ? 1420 : 1220;
 }
 
 /*
@@ -331,7 +374,6 @@ static __always_inline int sc_handle(void *ctx, void *data, void *data_end, __u3
 				     __u32 *len)
 {
 	__u32 thbuf[SC_TH_MAX / 4] = {};
-	struct bpf_sock_tuple tuple = {};
 	struct ethhdr *eth = data;
 	struct iphdr *ip4 = data + ETH_HLEN;
 	struct ipv6hdr *ip6 = data + ETH_HLEN;
@@ -436,19 +478,7 @@ static __always_inline int sc_handle(void *ctx, void *data, void *data_end, __u3
 		goto malformed;
 	sc_synopt(th, data_end, pos, &so);
 
-	if (!v6) {
-		tuple.ipv4.saddr = ip4->saddr;
-		tuple.ipv4.daddr = ip4->daddr;
-		tuple.ipv4.sport = *(__be16 *)th;
-		tuple.ipv4.dport = *(__be16 *)(th + 2);
-		sk = bpf_skc_lookup_tcp(ctx, &tuple, sizeof(tuple.ipv4), BPF_F_CURRENT_NETNS, 0);
-	} else {
-		__builtin_memcpy(tuple.ipv6.saddr, &ip6->saddr, 16);
-		__builtin_memcpy(tuple.ipv6.daddr, &ip6->daddr, 16);
-		tuple.ipv6.sport = *(__be16 *)th;
-		tuple.ipv6.dport = *(__be16 *)(th + 2);
-		sk = bpf_skc_lookup_tcp(ctx, &tuple, sizeof(tuple.ipv6), BPF_F_CURRENT_NETNS, 0);
-	}
+	sk = sc_lookup(ctx, ip4, ip6, th, v6);
 	if (!sk)
 		goto passed;	/* closed: the stack resets it */
 	/* a listener, and not one bound to loopback (the stack would never
@@ -513,7 +543,7 @@ static __always_inline int sc_handle(void *ctx, void *data, void *data_end, __u3
 	 * is 1 or 2. What does not fit in the SYN's header is left out
 	 * (window scaling first): the reply is built in its place.
 	 */
-	ts_ok = (conf->opts & SC_OPT_TS) && so.ts;
+	ts_ok = (conf->opts & (SC_OPT_TS | SC_OPT_ACK)) && so.ts;
 	ws_ok = ts_ok && (conf->opts & SC_OPT_WS) && so.ws != 0xff && plain && thlen >= 40;
 	sack_ok = ts_ok && (conf->opts & SC_OPT_SACK) && so.sack;
 	ecn_ok = ts_ok && (conf->opts & SC_OPT_ECN) &&
@@ -538,19 +568,27 @@ static __always_inline int sc_handle(void *ctx, void *data, void *data_end, __u3
 	t.opt[1] = 4;
 	*(__be16 *)&t.opt[2] = bpf_htons(adv);
 	if (ts_ok) {
-		/*
-		 * The kernel's clock for timestamps (ms of CLOCK_MONOTONIC, with
-		 * no offset under tcp_timestamps 2), its low bits the options;
-		 * never ahead of the clock, or the client's PAWS would drop the
-		 * connection's first segments
-		 */
-		__u64 now = bpf_ktime_get_ns() / 1000000;
+		__u32 bits = (ws_ok ? so.ws : SC_TS_OPT_NOWS) | (sack_ok ? SC_TS_OPT_SACK : 0) |
+			     (ecn_ok ? SC_TS_OPT_ECN : 0);
 
-		ts = (now >> SC_TS_BITS) << SC_TS_BITS;
-		ts |= (ws_ok ? so.ws : SC_TS_OPT_NOWS) | (sack_ok ? SC_TS_OPT_SACK : 0) |
-		      (ecn_ok ? SC_TS_OPT_ECN : 0);
-		if (ts > now)
-			ts -= 1 << SC_TS_BITS;
+		if (conf->opts & SC_OPT_TS) {
+			/*
+			 * The kernel's clock for timestamps (ms of
+			 * CLOCK_MONOTONIC, with no offset under tcp_timestamps
+			 * 2), its low bits the options; never ahead of the
+			 * clock, or the client's PAWS would drop the
+			 * connection's first segments
+			 */
+			__u64 now = bpf_ktime_get_ns() / 1000000;
+
+			ts = ((now >> SC_TS_BITS) << SC_TS_BITS) | bits;
+			if (ts > now)
+				ts -= 1 << SC_TS_BITS;
+		} else {
+			/* for syncookie_ack, which the kernel's clock follows */
+			ts = (SC_TS_TAG(cookie) << SC_TS_TAG_SHIFT) |
+			     (sc_mss_index(mss, v6) << SC_TS_MSS_SHIFT) | bits;
+		}
 		t.opt[4] = sack_ok ? 4 : 1;
 		t.opt[5] = sack_ok ? 2 : 1;
 		t.opt[6] = 8;
@@ -665,6 +703,156 @@ int syncookie_tc(struct __sk_buff *skb)
 		return TC_ACT_SHOT;
 	sc_count(SC_CNT_SYNACK);
 	return bpf_redirect(skb->ifindex, 0);
+}
+
+/*
+ * bpf_sk_assign_tcp_reqsk() (6.9+): the connection a cookie ACK makes,
+ * with the options the program says. Its attributes as the kernel
+ * defines them (net/core/filter.c, 20 bytes); loaded only where the
+ * kernel's BTF has the kfunc (attach.c), so weak.
+ */
+struct bpf_tcp_req_attrs {
+	__u32 rcv_tsval;
+	__u32 rcv_tsecr;
+	__u16 mss;
+	__u8 rcv_wscale;
+	__u8 snd_wscale;
+	__u8 ecn_ok;
+	__u8 wscale_ok;
+	__u8 sack_ok;
+	__u8 tstamp_ok;
+	__u8 usec_ts_ok;
+	__u8 reserved[3];
+};
+
+/*
+ * The kernel's struct sock, which the program never reads: a complete
+ * struct (not a declaration), as libbpf matches a kfunc's prototype kind
+ * for kind with the kernel's (names aside)
+ */
+struct sc_kernel_sock {
+	int opaque;
+};
+
+extern int bpf_sk_assign_tcp_reqsk(struct __sk_buff *skb, struct sc_kernel_sock *sk,
+				   struct bpf_tcp_req_attrs *attrs, int attrs__sz) __ksym __weak;
+
+/*
+ * The returning ACK of a SYN-ACK whose timestamp the program wrote
+ * (SC_OPT_ACK): its echo carries our tag for this cookie, the MSS and the
+ * options; the kernel checks the cookie (bpf_tcp_check_syncookie, the
+ * check the stack's own would make) and, for a listener, takes a request
+ * socket with those options, which its cookie path turns into the
+ * connection. Anything else goes on untouched: the stack's established
+ * and request sockets, other cookies (the kernel's own, under its own
+ * offset), bad cookies (the stack resets them). A good cookie the kernel
+ * will not make a connection of is dropped: its own cookie path would
+ * read the options from our timestamp under its secret offset, wrongly.
+ */
+SEC("tc")
+int syncookie_ack(struct __sk_buff *skb)
+{
+	struct bpf_tcp_req_attrs attrs = {};
+	void *data = (void *)(long)skb->data;
+	void *data_end = (void *)(long)skb->data_end;
+	struct ethhdr *eth = data;
+	struct iphdr *ip4 = data + ETH_HLEN;
+	struct ipv6hdr *ip6 = data + ETH_HLEN;
+	struct sc_conf *conf;
+	struct bpf_sock *sk;
+	struct tcp_sock *tp;
+	__u32 zero = 0, thlen, tsval, tsecr, bits, iplen;
+	__u8 *th, *pos, *o;
+	bool v6;
+	int ret;
+
+	if (skb->len <= 256 && data + skb->len > data_end) {
+		if (bpf_skb_pull_data(skb, skb->len))
+			return TC_ACT_NEXT;
+		data = (void *)(long)skb->data;
+		data_end = (void *)(long)skb->data_end;
+		eth = data;
+		ip4 = data + ETH_HLEN;
+		ip6 = data + ETH_HLEN;
+	}
+	if (skb->vlan_present || (void *)(eth + 1) > data_end)
+		return TC_ACT_NEXT;
+	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
+		v6 = false;
+		iplen = SC_IP4_LEN;
+		th = (__u8 *)(ip4 + 1);
+		if ((void *)th > data_end || ip4->ihl != 5 || ip4->protocol != IPPROTO_TCP ||
+		    (ip4->frag_off & bpf_htons(SC_IP_FRAG)))
+			return TC_ACT_NEXT;
+	} else if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
+		v6 = true;
+		iplen = SC_IP6_LEN;
+		th = (__u8 *)(ip6 + 1);
+		if ((void *)th > data_end || ip6->nexthdr != IPPROTO_TCP)
+			return TC_ACT_NEXT;
+	} else {
+		return TC_ACT_NEXT;
+	}
+	/* an ACK (no SYN, no RST) to a protected port, while we tag */
+	if ((void *)(th + 20) > data_end || (th[13] & (TH_SYN | TH_RST | TH_ACK)) != TH_ACK ||
+	    !sc_port_protected(bpf_ntohs(*(__be16 *)(th + 2))))
+		return TC_ACT_NEXT;
+	conf = bpf_map_lookup_elem(&sc_conf, &zero);
+	pos = bpf_map_lookup_elem(&sc_scratch, &zero);
+	if (!conf || !(conf->opts & SC_OPT_ACK) || !pos)
+		return TC_ACT_NEXT;
+	thlen = (th[12] >> 4) * 4;
+	if (thlen < 32)		/* no room for a timestamp */
+		return TC_ACT_NEXT;
+	pos[8] = 0;
+	if (!sc_options_ok(th, thlen, data_end, pos) || !pos[8])
+		return TC_ACT_NEXT;
+	o = th + (pos[8] & 63);
+	if ((void *)(o + 10) > data_end || o[0] != 8 || o[1] != 10)
+		return TC_ACT_NEXT;
+	tsval = ((__u32)o[2] << 24) | ((__u32)o[3] << 16) | ((__u32)o[4] << 8) | o[5];
+	tsecr = ((__u32)o[6] << 24) | ((__u32)o[7] << 16) | ((__u32)o[8] << 8) | o[9];
+	if (tsecr >> SC_TS_TAG_SHIFT != SC_TS_TAG(bpf_ntohl(*(__be32 *)(th + 8)) - 1))
+		return TC_ACT_NEXT;
+
+	sk = sc_lookup(skb, ip4, ip6, th, v6);
+	if (!sk)
+		return TC_ACT_NEXT;
+	/* a connection or request of the stack's own: its segment */
+	if (sk->state != BPF_TCP_LISTEN)
+		goto next;
+	if (bpf_tcp_check_syncookie(sk, v6 ? (void *)ip6 : (void *)ip4, iplen, (void *)th, 20))
+		goto next;	/* not a cookie of this host's now: the stack resets it */
+	tp = bpf_skc_to_tcp_sock(sk);
+	if (!tp)
+		goto refused;
+	bits = tsecr & 0x3f;
+	attrs.rcv_tsval = tsval;
+	attrs.rcv_tsecr = tsecr;
+	attrs.mss = sc_mss_of((tsecr >> SC_TS_MSS_SHIFT) & 3, v6);
+	attrs.tstamp_ok = 1;
+	attrs.sack_ok = !!(bits & SC_TS_OPT_SACK);
+	attrs.ecn_ok = !!(bits & SC_TS_OPT_ECN);
+	if ((bits & SC_TS_OPT_NOWS) != SC_TS_OPT_NOWS) {
+		attrs.wscale_ok = 1;
+		attrs.snd_wscale = bits & SC_TS_OPT_NOWS;
+		attrs.rcv_wscale = conf->wscale;
+	}
+	ret = bpf_sk_assign_tcp_reqsk(skb, (struct sc_kernel_sock *)tp, &attrs, sizeof(attrs));
+	bpf_sk_release(sk);
+	if (ret) {
+		sc_count(SC_CNT_ACK_REFUSED);
+		return TC_ACT_SHOT;
+	}
+	sc_count(SC_CNT_ACK);
+	return TC_ACT_NEXT;
+refused:
+	bpf_sk_release(sk);
+	sc_count(SC_CNT_ACK_REFUSED);
+	return TC_ACT_SHOT;
+next:
+	bpf_sk_release(sk);
+	return TC_ACT_NEXT;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

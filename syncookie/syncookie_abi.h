@@ -8,7 +8,7 @@
 #ifndef SYNCOOKIE_ABI_H
 #define SYNCOOKIE_ABI_H
 
-#define SC_ABI_VERSION		3
+#define SC_ABI_VERSION		4
 
 /* Per-CPU counters. Only SYNs to a protected port are counted. */
 enum sc_counter {
@@ -17,6 +17,9 @@ enum sc_counter {
 	SC_CNT_MALFORMED = 2,	/* of those, malformed (never answered) */
 	SC_CNT_FOREIGN = 3,	/* not for this host's own listeners: left to the stack,
 				 * not in passed (see struct sc_conf) */
+	/* syncookie_ack: ACKs whose cookie and timestamp were ours, and */
+	SC_CNT_ACK = 4,		/* the kernel took the connection with their options */
+	SC_CNT_ACK_REFUSED = 5,	/* the kernel refused it: dropped (the client sends again) */
 	SC_CNT_MAX,
 };
 
@@ -37,14 +40,27 @@ struct sc_conf {
 };
 
 /*
- * sc_conf.opts. SC_OPT_TS: net.ipv4.tcp_timestamps is 2, so the kernel adds
- * no secret offset to timestamps and decodes the low 6 bits of the echoed
- * TSval as cookie_init_timestamp() wrote them; without it, nothing else.
+ * sc_conf.opts: how the SYN-ACK's timestamp carries the client's options,
+ * if it does (neither: the MSS option alone).
+ * SC_OPT_TS: net.ipv4.tcp_timestamps is 2, so the kernel adds no secret
+ * offset to timestamps and decodes the low 6 bits of the echoed TSval as
+ * cookie_init_timestamp() wrote them: the TSval is the kernel's clock.
+ * SC_OPT_ACK: syncookie_ack runs on the device (bpf_sk_assign_tcp_reqsk,
+ * 6.9+) and decodes them itself, whatever the offset: the TSval is
+ * SC_TS_TAG(cookie) << SC_TS_TAG_SHIFT | the MSS's index << SC_TS_MSS_SHIFT
+ * | the 6 bits; the kernel then continues the timestamps from it.
+ * SC_OPT_TS wins where both could be.
  */
 #define SC_OPT_TS		0x01
 #define SC_OPT_SACK		0x02	/* tcp_sack */
 #define SC_OPT_WS		0x04	/* tcp_window_scaling */
 #define SC_OPT_ECN		0x08	/* tcp_ecn 1 or 2 */
+#define SC_OPT_ACK		0x10
+
+#define SC_TS_MSS_SHIFT		6
+#define SC_TS_TAG_SHIFT		8
+/* 24 bits from the cookie: tells the program's timestamps from the kernel's */
+#define SC_TS_TAG(cookie)	(((__u32)(cookie) * 0x9e3779b1U) >> SC_TS_TAG_SHIFT)
 
 /*
  * The namespace's addresses and routes as attach found them, an LPM trie:
@@ -70,6 +86,7 @@ struct sc_ports {
 
 #define SC_PROG_XDP		"syncookie_xdp"
 #define SC_PROG_TC		"syncookie_tc"
+#define SC_PROG_ACK		"syncookie_ack"	/* tc ingress, beside either */
 #define SC_MAP_PORTS		"sc_ports"
 #define SC_MAP_COUNTERS		"sc_counters"
 #define SC_MAP_CONF		"sc_conf"
@@ -79,6 +96,7 @@ struct sc_ports {
 #define SC_PIN_ROOT		"/sys/fs/bpf/csum_guard_syncookie"
 /* under SC_PIN_ROOT/<netns inode>/<ifindex>/ */
 #define SC_PIN_LINK		"link"		/* xdp or tcx link */
+#define SC_PIN_ACK		"ack_link"	/* syncookie_ack's tcx link */
 #define SC_PIN_PROG		"prog"		/* clsact: the filter's program */
 #define SC_PIN_PORTS		"ports"
 #define SC_PIN_COUNTERS		"counters"

@@ -67,10 +67,11 @@ synproxy_valid() {
 	echo $s
 }
 
-# sc_cookie_took SENT0 RECV0 SP0: "ok" if one connection's cookie went as
-# it should: without the responder's nft tables the kernel took it
-# (TcpExtSyncookiesRecv +1) and sent no SYN-ACK of its own (SyncookiesSent
-# +0); with them (status .tables "ok") SYNPROXY took it (cookie_valid)
+# sc_cookie_took SENT0 RECV0 SP0 [program]: "ok" if one connection's cookie
+# went as it should: without the responder's nft tables the kernel took it
+# (TcpExtSyncookiesRecv +1; +0 with program: the ACK program handed the
+# kernel the connection, which its own cookie check then never sees) and
+# sent no SYN-ACK of its own (SyncookiesSent +0); with them (status .tables "ok") SYNPROXY took it (cookie_valid)
 # and opened the connection to the listener with a SYN of its own, which
 # the listener, under tcp_syncookies=2, answers with a cookie of its own
 # that SYNPROXY's ACK returns (SyncookiesSent and SyncookiesRecv: that
@@ -85,6 +86,8 @@ sc_cookie_took() {
 		# SYNPROXY before conntrack has the connection it opened is
 		# checked as the ACK again (seen under TCG on 5.10: +2 +1 +2)
 		[ "$s" -ge 1 ] && [ "$r" -ge 1 ] && [ "$v" -ge 1 ]
+	elif [ "${4:-}" = program ]; then
+		[ "$s $r $v" = "0 0 0" ]
 	else
 		[ "$s $r $v" = "0 1 0" ]
 	fi && echo ok && return
@@ -598,21 +601,90 @@ else
 	SC_OPT_BYTES=${SC_OPT_BYTES:-4000000}
 fi
 
-# Timestamps carrying the options (issue 20): with tcp_timestamps 2 in the
-# server's namespace, real kernel clients (IPv4, IPv6) through the
-# responder in MODE get window scaling and SACK on both ends, with the
-# window scale attach reports, and an upload over a path with delay (netem
-# on the client's side where the kernel has it) sees the server's window
-# above 64 KiB; the SYN-ACK is the program's and SYNPROXY (or, without
-# the responder's nft tables, the kernel) took its cookie. With tcp_timestamps 0 on the client, or 1 on the server (a
-# secret offset the program cannot know), the MSS option alone, as before:
-# no scaling, no SACK, and the upload still intact.
+# sc_opt_round LABEL DECODER WS: an upload to the server over IPv4 and
+# IPv6 (sc_opt_connect); each must get timestamps, SACK and window scale
+# WS on both ends (each end's send scale the other's receive scale), the
+# server's window above 64 KiB, one SYN-ACK of the program's, and its
+# cookie taken once (sc_cookie_took; DECODER program: also the ACK
+# program's connection counter +1). Appends what went wrong to $why.
+sc_opt_round() {
+	local label=$1 dec=$2 ws=$3 addr r cli srv c0 c1 a0 a1 recv0 sp0 sent0 got
+
+	for addr in 10.9.0.2 fd09::2; do
+		c0=$(sc_counters)
+		a0=$(sc_acks)
+		recv0=$(tcpext SyncookiesRecv)
+		sp0=$(synproxy_valid)
+		sent0=$(tcpext SyncookiesSent)
+		r=$(sc_opt_connect $addr)
+		cli=${r%%|*}
+		srv=${r#*|}
+		c1=$(sc_counters)
+		a1=$(sc_acks)
+		set -- $c0 $c1
+		got=$(sc_cookie_took $sent0 $recv0 $sp0 $dec)
+		[ $(($4 - $1)) = 1 ] && [ "$got" = ok ] ||
+			why="$why; $label, $addr: synack +$(($4 - $1)) $got"
+		[ "$dec" != program ] || [ $((a1 - a0)) = 1 ] ||
+			why="$why; $label, $addr: the ACK program's connections +$((a1 - a0))"
+		case $cli in
+		"ts=1 sack=1 ecn=0 ws=$ws,"*" bytes=$SC_OPT_BYTES"*) ;;
+		*) why="$why; $label, $addr client: '$cli'" ;;
+		esac
+		case $srv in
+		"ts=1 sack=1 ecn=0 ws="*",$ws bytes=$SC_OPT_BYTES"*) ;;
+		*) why="$why; $label, $addr server: '$srv'" ;;
+		esac
+		[ "$(echo "$cli" | sed 's/.*ws=\([0-9]*\),\([0-9]*\).*/\2,\1/')" = \
+		  "$(echo "$srv" | sed 's/.*ws=\([0-9]*,[0-9]*\).*/\1/')" ] ||
+			why="$why; $label, $addr: scales do not match: client '$cli', server '$srv'"
+		[ "${cli##*wnd=}" -gt 65535 ] 2>/dev/null ||
+			why="$why; $label, $addr: the server's window stayed at ${cli##*wnd=}"
+	done
+}
+
+# the ACK program's connections (status --json .counters.ack)
+sc_acks() {
+	"$CG" syncookie status veth1 --netns "$SC_S" --json | jq -r '.counters.ack'
+}
+
+# sc_mss_only SIDE: IPv4 and IPv6 uploads (sc_opt_connect) that must get
+# the MSS option alone (no timestamps, SACK or window scaling) from one
+# SYN-ACK of the program's each; appends to $why.
+sc_mss_only() {
+	local side=$1 addr c0 c1 r
+
+	for addr in 10.9.0.2 fd09::2; do
+		c0=$(sc_counters)
+		r=$(sc_opt_connect $addr)
+		c1=$(sc_counters)
+		set -- $c0 $c1
+		[ $(($4 - $1)) = 1 ] || why="$why; MSS only ($side), $addr: synack +$(($4 - $1))"
+		case $r in
+		"ts=0 sack=0 ecn=0 ws=none bytes=$SC_OPT_BYTES"*"|ts=0 sack=0 ecn=0 ws=none bytes=$SC_OPT_BYTES"*) ;;
+		*) why="$why; MSS only expected ($side), $addr: '$r'" ;;
+		esac
+	done
+}
+
+# Timestamps carrying the options (issue 20), for real kernel clients (IPv4,
+# IPv6) through the responder in MODE (sc_opt_round): with tcp_timestamps
+# 2 in the server's namespace the kernel decodes them; with 1 (a secret
+# offset the program cannot know) the ACK program does where the kernel
+# has bpf_sk_assign_tcp_reqsk (probe's ack_program: 6.9+), with the
+# responder's nft tables (SYNPROXY decodes them) and after nft flush
+# ruleset (the ACK program alone); elsewhere under 1 the MSS option alone,
+# as before. An upload over a path with delay (netem on the client's side
+# where the kernel has it) sees the server's window above 64 KiB. ECN where
+# the client asks; an SO_RCVBUF listener without window scaling; with
+# tcp_timestamps 0 on the client, the MSS option alone; every byte intact.
 case_syn_options() {
-	local mode=$1 t="syn-options [$1]" why= addr r cli srv ws c0 c1 recv0 sp0 sent0 got side rmem
+	local mode=$1 t="syn-options [$1]" why= r ws rmem ack st ws1 tables
 	local delay="no delay: no netem here"
 
 	sc_quick_guest_skip "$t" && return
 	command -v python3 >/dev/null || { skip "$t: no python3 for TCP_INFO"; return; }
+	ack=$("$CG" syncookie probe --json | jq -r .ack_program)
 	# The server's receive buffer starts at 1 MB (tcp_rmem[1]; the window
 	# scale follows tcp_rmem[2], unchanged), so its window can pass 64 KiB
 	# within the upload however slowly a loaded guest reads: autotuning
@@ -628,36 +700,12 @@ case_syn_options() {
 		sc_down
 		return
 	fi
-	ws=$("$CG" syncookie status veth1 --netns "$SC_S" --json | jq -r '.options.window_scale')
+	st=$("$CG" syncookie status veth1 --netns "$SC_S" --json)
+	ws=$(jq -r '.options.window_scale' <<<"$st")
 	[ -n "$ws" ] && [ "$ws" -gt 0 ] 2>/dev/null || why="$why; status reports window scale '$ws'"
-	for addr in 10.9.0.2 fd09::2; do
-		c0=$(sc_counters)
-		recv0=$(tcpext SyncookiesRecv)
-		sp0=$(synproxy_valid)
-		sent0=$(tcpext SyncookiesSent)
-		r=$(sc_opt_connect $addr)
-		cli=${r%%|*}
-		srv=${r#*|}
-		c1=$(sc_counters)
-		set -- $c0 $c1
-		got=$(sc_cookie_took $sent0 $recv0 $sp0)
-		[ $(($4 - $1)) = 1 ] && [ "$got" = ok ] ||
-			why="$why; $addr: synack +$(($4 - $1)) $got"
-		case $cli in
-		"ts=1 sack=1 ecn=0 ws=$ws,"*" bytes=$SC_OPT_BYTES"*) ;;
-		*) why="$why; $addr client: '$cli'" ;;
-		esac
-		case $srv in
-		"ts=1 sack=1 ecn=0 ws="*",$ws bytes=$SC_OPT_BYTES"*) ;;
-		*) why="$why; $addr server: '$srv'" ;;
-		esac
-		# each end's send scale is the other's receive scale
-		[ "$(echo "$cli" | sed 's/.*ws=\([0-9]*\),\([0-9]*\).*/\2,\1/')" = \
-		  "$(echo "$srv" | sed 's/.*ws=\([0-9]*,[0-9]*\).*/\1/')" ] ||
-			why="$why; $addr: scales do not match: client '$cli', server '$srv'"
-		[ "${cli##*wnd=}" -gt 65535 ] 2>/dev/null ||
-			why="$why; $addr: the server's window stayed at ${cli##*wnd=}"
-	done
+	[ "$(jq -r '.options.decoder' <<<"$st")" = kernel ] ||
+		why="$why; tcp_timestamps 2: status says decoder '$(jq -r '.options.decoder' <<<"$st")'"
+	sc_opt_round "tcp_timestamps 2" kernel "$ws"
 	# ECN (RFC 3168) asked by the client (tcp_ecn 1), allowed by the
 	# server (its default 2): in the timestamp's bit 5 and ECE on the SYN-ACK
 	ip netns exec "$SC_C" sysctl -qw net.ipv4.tcp_ecn=1
@@ -675,32 +723,52 @@ case_syn_options() {
 	"ts=1 sack=1 ecn=0 ws=none bytes=$SC_OPT_BYTES"*"|ts=1 sack=1 ecn=0 ws=none bytes=$SC_OPT_BYTES"*) ;;
 	*) why="$why; SO_RCVBUF listener: '$r'" ;;
 	esac
-	# the old behaviour: a client without timestamps, a server with offsets
-	for side in client server; do
-		if [ $side = client ]; then
-			ip netns exec "$SC_C" sysctl -qw net.ipv4.tcp_timestamps=0
-		else
-			ip netns exec "$SC_C" sysctl -qw net.ipv4.tcp_timestamps=1
-			ip netns exec "$SC_S" sysctl -qw net.ipv4.tcp_timestamps=1
-			"$CG" syncookie attach veth1 --netns "$SC_S" --ports $SC_PORT >"$TMPD/out" 2>&1
-			grep -q "MSS only" "$TMPD/out" ||
-				why="$why; attach again under tcp_timestamps 1: $(head -1 "$TMPD/out")"
-		fi
-		for addr in 10.9.0.2 fd09::2; do
-			c0=$(sc_counters)
-			r=$(sc_opt_connect $addr)
-			c1=$(sc_counters)
-			set -- $c0 $c1
-			[ $(($4 - $1)) = 1 ] || why="$why; $side side $addr: synack +$(($4 - $1))"
-			case $r in
-			"ts=0 sack=0 ecn=0 ws=none bytes=$SC_OPT_BYTES"*"|ts=0 sack=0 ecn=0 ws=none bytes=$SC_OPT_BYTES"*) ;;
-			*) why="$why; no timestamps on the $side side, $addr: '$r'" ;;
-			esac
-		done
-	done
+	# tcp_timestamps 1 on the server, attach again: with the hand-off
+	# tables (where they could be made) the MSS option alone, SYNPROXY's
+	# listener half would misread the options (sc_ack_decodes)
+	ip netns exec "$SC_S" sysctl -qw net.ipv4.tcp_timestamps=1
+	"$CG" syncookie attach veth1 --netns "$SC_S" --ports $SC_PORT >"$TMPD/out" 2>&1
+	tables=$("$CG" syncookie status veth1 --netns "$SC_S" --json | jq -r .tables)
+	if [ "$tables" = ok ]; then
+		grep -q "MSS only (tcp_timestamps is not 2; under 1 the listener's half" "$TMPD/out" ||
+			why="$why; attach again under tcp_timestamps 1 with the tables: $(head -1 "$TMPD/out")"
+		sc_mss_only "tcp_timestamps 1, hand-off tables"
+	fi
+	# --no-handoff: the ACK program's timestamps where the kernel has it,
+	# also after nft flush ruleset (nothing of ours to flush); else the
+	# MSS option alone
+	sc_off
+	sc_on --ports $SC_PORT --mode "$mode" --no-handoff 2>"$TMPD/err" ||
+		why="$why; attach --no-handoff: $(head -1 "$TMPD/err")"
+	# again, as an operator would: the same, and what it carries
+	"$CG" syncookie attach veth1 --netns "$SC_S" --ports $SC_PORT --no-handoff >"$TMPD/out" 2>&1
+	st=$("$CG" syncookie status veth1 --netns "$SC_S" --json)
+	[ "$(jq -r .tables <<<"$st")" = off ] || why="$why; --no-handoff: status says tables '$(jq -r .tables <<<"$st")'"
+	if [ "$ack" = true ]; then
+		grep -q "timestamps.*(the ACK program decodes them)" "$TMPD/out" ||
+			why="$why; --no-handoff under tcp_timestamps 1: $(head -1 "$TMPD/out")"
+		ws1=$(jq -r '.options.window_scale' <<<"$st")
+		[ "$(jq -r '.options.decoder' <<<"$st")" = program ] && [ "$ws1" = "$ws" ] ||
+			why="$why; --no-handoff: status says decoder '$(jq -r '.options.decoder' <<<"$st")', window scale '$ws1'"
+		sc_opt_round "tcp_timestamps 1, --no-handoff" program "$ws"
+		ip netns exec "$SC_S" nft flush ruleset
+		sc_opt_round "tcp_timestamps 1, --no-handoff, nft flush ruleset" program "$ws"
+	else
+		grep -q "MSS only" "$TMPD/out" ||
+			why="$why; --no-handoff under tcp_timestamps 1: $(head -1 "$TMPD/out")"
+		sc_mss_only "tcp_timestamps 1, --no-handoff, no ACK program"
+	fi
+	# the old behaviour: a client without timestamps
+	ip netns exec "$SC_C" sysctl -qw net.ipv4.tcp_timestamps=0
+	sc_mss_only "client without timestamps"
 	sc_detach_mode "$mode"
 	if [ -z "$why" ]; then
-		pass "$t: tcp_timestamps 2: IPv4 and IPv6 clients get timestamps, SACK and window scale $ws (both ends agree), the server's window above 64 KiB ($delay); ECN where the client asks; an SO_RCVBUF listener without window scaling; without client timestamps, or under tcp_timestamps 1, the MSS option alone; $SC_OPT_BYTES bytes intact each time"
+		if [ "$ack" = true ]; then
+			st="under tcp_timestamps 1 the same with --no-handoff, decoded by the ACK program (also after nft flush ruleset)"
+		else
+			st="under tcp_timestamps 1 the MSS option alone, --no-handoff too (no ACK program: kernel before 6.9)"
+		fi
+		pass "$t: tcp_timestamps 2: IPv4 and IPv6 clients get timestamps, SACK and window scale $ws (both ends agree), the server's window above 64 KiB ($delay); $st; with the hand-off tables under 1 the MSS option alone; ECN where the client asks; an SO_RCVBUF listener without window scaling; a client without timestamps gets the MSS option alone; $SC_OPT_BYTES bytes intact each time"
 	else
 		fail "$t:${why#;}"
 	fi
@@ -1206,6 +1274,8 @@ case_syn_bad_input() {
 	2|attach veth1 --netns $SC_S --ports 80 --allow 10.0.0.1,
 	2|attach veth1 --netns $SC_S --ports 80 --allow fd09::zz
 	2|detach veth1 --allow 10.0.0.1 --netns $SC_S
+	2|attach veth1 --netns $SC_S --ports 80 --mode nft --no-handoff
+	2|detach veth1 --no-handoff --netns $SC_S
 	2|probe --netns $SC_S
 	2|detach
 	1|attach veth1 --netns $SC_S --ports 80
