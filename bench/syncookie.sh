@@ -145,8 +145,9 @@ read -r resp1 _ <<<"$(col "$TMPD/raw" responder1 | stats3)"
 		"last two rows (so both answer with timestamp, SACK-permitted and window scale:" \
 		"40-byte TCP headers); the SYN-ACKs that come back are" \
 		"counted by veth0's receive counter (the flood is its only traffic). Both veth" \
-		"ends run XDP in both configurations (xdp-pass on veth0; on veth1 the responder," \
-		"\`csum-guard syncookie attach veth1 --mode xdp\`, or xdp-pass). The flood and" \
+		"ends run XDP in every configuration (xdp-pass on veth0; on veth1 the responder," \
+		"\`csum-guard syncookie attach veth1 --mode xdp\` (with \`--no-handoff\` under 1)," \
+		"or xdp-pass). The flood and" \
 		"both stacks share this machine's CPUs (a veth runs its peer's receive on the" \
 		"sending CPU), so the figures are what the whole box answers. $RUNS rounds," \
 		"configurations alternating (who goes first alternates), medians. ${elapsed}s."
