@@ -8,14 +8,16 @@
  *
  * One parser serves two programs: XDP (the frame goes back with XDP_TX) and
  * tc ingress (redirected to the same device's egress). Uapi structures
- * only, no CO-RE: it loads on any kernel with the helper.
+ * only, no CO-RE: it loads on any kernel with the helper (syncookie_ack
+ * only where its kfunc is, attach.c).
  *
  * Its MSS is this host's (the device's MTU, and the listener's TCP_MAXSEG
  * as far as the cookie shows it); the cookie encodes the client's. Where
- * the SYN has a timestamp and the namespace has tcp_timestamps 2 (no secret
- * offset: sc_conf), the SYN-ACK carries a timestamp whose low 6 bits hold
- * the client's window scale, SACK-permitted and ECN as the kernel's
- * cookie_init_timestamp() writes them, with the window scale and
+ * the SYN has a timestamp and something reads them back (sc_conf.opts: the
+ * kernel under tcp_timestamps 2, no secret offset; or syncookie_ack, a
+ * third program on tc ingress, 6.9+), the SYN-ACK carries a timestamp whose
+ * low 6 bits hold the client's window scale, SACK-permitted and ECN as the
+ * kernel's cookie_init_timestamp() writes them, with the window scale and
  * SACK-permitted options themselves; otherwise the MSS option alone, as
  * the kernel's own cookies for a client without timestamps (no window
  * scaling: a 64 KiB window). Anything that is not a well-formed SYN to a protected port,
