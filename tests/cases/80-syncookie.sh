@@ -1202,10 +1202,11 @@ case_syn_detach_all() {
 	sc_on --ports $SC_PORT --set-sysctl || why="$why; attach veth1"
 	"$CG" syncookie attach vx0 --netns "$SC_S" --ports $SC_PORT --mode $m2 --set-sysctl --quiet ||
 		why="$why; attach vx0 ($m2)"
-	"$CG" syncookie attach veth0 --netns "$SC_C" --ports $SC_PORT --mode tc --set-sysctl --quiet ||
-		why="$why; attach veth0"
-	"$CG" syncookie attach d0 --netns $dead --ports $SC_PORT --mode tc --set-sysctl --quiet ||
-		why="$why; attach d0"
+	# these two without the hand-off: their ACK program too, where it loads
+	"$CG" syncookie attach veth0 --netns "$SC_C" --ports $SC_PORT --mode tc --set-sysctl \
+		--no-handoff --quiet || why="$why; attach veth0"
+	"$CG" syncookie attach d0 --netns $dead --ports $SC_PORT --mode tc --set-sysctl \
+		--no-handoff --quiet || why="$why; attach d0"
 	ip netns del $dead
 
 	out=$("$CG" syncookie detach --all --netns "$SC_S" 2>&1) || why="$why; --netns rc"
@@ -1228,7 +1229,7 @@ case_syn_detach_all() {
 	[ -z "$(find /sys/fs/bpf/csum_guard_syncookie -mindepth 2 2>/dev/null)" ] ||
 		why="$why; pins left: $(find /sys/fs/bpf/csum_guard_syncookie -mindepth 2 | head -2)"
 	if [ -z "$why" ]; then
-		pass "$t: --netns took its 2 responders (xdp-generic with the sysctl, $m2) and put the sysctl back; --all took the client's and a deleted namespace's pins; again: nothing; no pin, program or table left"
+		pass "$t: --netns took its 2 responders (xdp-generic with the sysctl, $m2) and put the sysctl back; --all took the client's and a deleted namespace's pins (both --no-handoff: their ACK programs where they load); again: nothing; no pin, program or table left"
 	else
 		fail "$t:${why#;}"
 	fi
