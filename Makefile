@@ -371,17 +371,23 @@ $(CROSS_LOADERS): $(DIST)/csum-guard-%: $(BUILD)/%/csum-guard | $(DIST)
 	$(call msg,DIST,$@)
 	$(Q)cp $< $@
 
+# cross_make A GOAL: make GOAL for A in $(BUILD)/A, with A's compiler and
+# A's libraries (static) from its sysroot
+define cross_make
+	$(Q)command -v $(CROSS_$(1))gcc >/dev/null || \
+		{ echo "make: no $(CROSS_$(1))gcc to build for $(1): make build-deps installs it" >&2; exit 1; }
+	$(Q)sysroot=$$(packaging/cross-sysroot.sh $(1) $(BUILD)/cross/$(1)) && \
+	libs="-static -L$$sysroot/usr/lib/$(patsubst %-,%,$(CROSS_$(1))) -lbpf -lelf -lz" && \
+	$(MAKE) --no-print-directory BUILD=$(BUILD)/$(1) CC=$(CROSS_$(1))gcc \
+		CFLAGS='$(CFLAGS) -isystem '$$sysroot/usr/include \
+		LIBS="$$libs" LOADER_LIBS="$$libs" $(2)
+endef
+
 $(CROSS_ARCHES:%=$(BUILD)/%/csum-guard): $(BUILD)/%/csum-guard: $(LOADER_SRCS) $(SC_SRCS) $(LIB_SRCS) \
 		$(wildcard lib/*.h loader/*.h syncookie/*.h include/*.h) bpf/csum_guard.bpf.c \
 		syncookie/syncookie.bpf.c packaging/cross-sysroot.sh VERSION
 	$(call msg,SYSROOT,$(BUILD)/cross/$*)
-	$(Q)command -v $(CROSS_$*)gcc >/dev/null || \
-		{ echo "make: no $(CROSS_$*)gcc to build the $* loader: make build-deps installs it" >&2; exit 1; }
-	$(Q)sysroot=$$(packaging/cross-sysroot.sh $* $(BUILD)/cross/$*) && \
-	$(MAKE) --no-print-directory BUILD=$(BUILD)/$* CC=$(CROSS_$*)gcc \
-		CFLAGS='$(CFLAGS) -isystem '$$sysroot/usr/include \
-		LOADER_LIBS="-static -L$$sysroot/usr/lib/$(patsubst %-,%,$(CROSS_$*)) -lbpf -lelf -lz" \
-		$(BUILD)/$*/csum-guard
+	$(call cross_make,$*,$(BUILD)/$*/csum-guard)
 
 # Everything `make` builds, for A (the loader, the BPF objects, the test
 # tools and the unit binary) in $(BUILD)/A: what a guest of architecture A
@@ -389,13 +395,7 @@ $(CROSS_ARCHES:%=$(BUILD)/%/csum-guard): $(BUILD)/%/csum-guard: $(LOADER_SRCS) $
 # Every binary links statically against A's libraries, or only A's libc.
 .PHONY: $(CROSS_ARCHES:%=all-%)
 $(CROSS_ARCHES:%=all-%): all-%:
-	$(Q)command -v $(CROSS_$*)gcc >/dev/null || \
-		{ echo "make: no $(CROSS_$*)gcc to build for $*: make build-deps installs it" >&2; exit 1; }
-	$(Q)sysroot=$$(packaging/cross-sysroot.sh $* $(BUILD)/cross/$*) && \
-	libs="-static -L$$sysroot/usr/lib/$(patsubst %-,%,$(CROSS_$*)) -lbpf -lelf -lz" && \
-	$(MAKE) --no-print-directory BUILD=$(BUILD)/$* CC=$(CROSS_$*)gcc \
-		CFLAGS='$(CFLAGS) -isystem '$$sysroot/usr/include \
-		LIBS="$$libs" LOADER_LIBS="$$libs" all
+	$(call cross_make,$*,all)
 
 $(DIST)/%.sha256: $(DIST)/%
 	$(Q)cd $(DIST) && sha256sum $* > $*.sha256
