@@ -677,20 +677,31 @@ int syncookie_xdp(struct xdp_md *ctx)
 	return XDP_TX;
 }
 
+/*
+ * tc: the frame's data, a small frame not all in the linear part pulled in
+ * once; false if that fails
+ */
+static __always_inline bool sc_tc_data(struct __sk_buff *skb, void **data, void **data_end)
+{
+	*data = (void *)(long)skb->data;
+	*data_end = (void *)(long)skb->data_end;
+	if (skb->len <= 256 && *data + skb->len > *data_end) {
+		if (bpf_skb_pull_data(skb, skb->len))
+			return false;
+		*data = (void *)(long)skb->data;
+		*data_end = (void *)(long)skb->data_end;
+	}
+	return true;
+}
+
 SEC("tc")
 int syncookie_tc(struct __sk_buff *skb)
 {
-	void *data = (void *)(long)skb->data;
-	void *data_end = (void *)(long)skb->data_end;
+	void *data, *data_end;
 	__u32 len;
 
-	/* a small frame not all in the linear part: pull it in once */
-	if (skb->len <= 256 && data + skb->len > data_end) {
-		if (bpf_skb_pull_data(skb, skb->len))
-			return TC_ACT_NEXT;
-		data = (void *)(long)skb->data;
-		data_end = (void *)(long)skb->data_end;
-	}
+	if (!sc_tc_data(skb, &data, &data_end))
+		return TC_ACT_NEXT;
 	/*
 	 * A tagged frame is the stack's (as XDP, which sees the tag in the
 	 * frame, leaves it): tc has the tag in the skb, not in the frame, and
@@ -755,11 +766,10 @@ SEC("tc")
 int syncookie_ack(struct __sk_buff *skb)
 {
 	struct bpf_tcp_req_attrs attrs = {};
-	void *data = (void *)(long)skb->data;
-	void *data_end = (void *)(long)skb->data_end;
-	struct ethhdr *eth = data;
-	struct iphdr *ip4 = data + ETH_HLEN;
-	struct ipv6hdr *ip6 = data + ETH_HLEN;
+	struct ipv6hdr *ip6;
+	struct ethhdr *eth;
+	struct iphdr *ip4;
+	void *data, *data_end;
 	struct sc_conf *conf;
 	struct bpf_sock *sk;
 	struct tcp_sock *tp;
@@ -768,15 +778,11 @@ int syncookie_ack(struct __sk_buff *skb)
 	bool v6;
 	int ret;
 
-	if (skb->len <= 256 && data + skb->len > data_end) {
-		if (bpf_skb_pull_data(skb, skb->len))
-			return TC_ACT_NEXT;
-		data = (void *)(long)skb->data;
-		data_end = (void *)(long)skb->data_end;
-		eth = data;
-		ip4 = data + ETH_HLEN;
-		ip6 = data + ETH_HLEN;
-	}
+	if (!sc_tc_data(skb, &data, &data_end))
+		return TC_ACT_NEXT;
+	eth = data;
+	ip4 = data + ETH_HLEN;
+	ip6 = data + ETH_HLEN;
 	if (skb->vlan_present || (void *)(eth + 1) > data_end)
 		return TC_ACT_NEXT;
 	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
@@ -828,7 +834,7 @@ int syncookie_ack(struct __sk_buff *skb)
 	tp = bpf_skc_to_tcp_sock(sk);
 	if (!tp)
 		goto refused;
-	bits = tsecr & 0x3f;
+	bits = tsecr & ((1 << SC_TS_BITS) - 1);
 	attrs.rcv_tsval = tsval;
 	attrs.rcv_tsecr = tsecr;
 	attrs.mss = sc_mss_of((tsecr >> SC_TS_MSS_SHIFT) & 3, v6);
