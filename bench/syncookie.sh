@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # syncookie.sh - SYN-ACKs per second under a SYN flood: the responder
 # (`csum-guard syncookie`, native XDP) against the stack alone with
-# cookies forced (net.ipv4.tcp_syncookies=2 either way), SYNs with timestamps,
-# so both answer with the full set of options: under tcp_timestamps=2 (the
-# kernel decodes the responder's), and, where the ACK program loads (6.9+),
-# under 1 with attach --no-handoff (the ACK program's timestamps) against
-# the stack under 1 (which adds its secret offset).
+# cookies forced (net.ipv4.tcp_syncookies=2), SYNs with timestamps, so both
+# answer with the full set of options, under tcp_timestamps=2 and 1. The
+# responder as attach makes it by default: raw cookies through its nft
+# tables (6.0+, the namespace at tcp_syncookies=1; SYNPROXY decodes the
+# options under 1 and 2); where the kernel has no raw cookies, the
+# listener's (tcp_syncookies=2): under 2 only, or under 1 with
+# --no-handoff where the ACK program loads (6.9+).
 #
 #   netns $CLI (the flood)                     netns $SRV (the server)
 #   veth0 10.9.0.1/24  ------------------------ veth1 10.9.0.2/24
@@ -53,7 +55,7 @@ topo_up() {
 	ip -n "$SRV" link set veth1 up
 	ip -n "$SRV" route add 198.18.0.0/15 via 10.9.0.1 || return 1
 	ip -n "$SRV" neigh replace 10.9.0.1 dev veth1 nud permanent lladdr "$(mac "$CLI" veth0)"
-	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_syncookies=2 net.ipv4.tcp_timestamps=2 \
+	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_timestamps=2 \
 		net.ipv4.conf.all.rp_filter=0 \
 		net.ipv4.conf.veth1.rp_filter=0 net.core.somaxconn=4096
 	ip -n "$CLI" link set dev veth0 xdpdrv obj "$XDP_PASS_OBJ" sec xdp || return 1
@@ -62,20 +64,20 @@ topo_up() {
 mac() { ip -n "$1" -o link show "$2" | sed -n 's/.*link\/ether \([^ ]*\).*/\1/p'; }
 
 # one_run ROUND CONFIG: "ROUND CONFIG synack_pps sent_pps" into raw.
-# CONFIG: stack, responder (tcp_timestamps 2); stack1, responder1 (1,
-# the responder with --no-handoff)
+# CONFIG: stack, responder (tcp_timestamps 2); stack1, responder1 (1)
 one_run() {
-	local out
+	local out dec
 
-	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_timestamps=$([[ $2 == *1 ]] && echo 1 || echo 2)
-	if [ "$2" = responder ]; then
-		"$CG" syncookie attach veth1 --netns "$SRV" --ports $PORT --mode xdp --quiet ||
+	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_timestamps=$([[ $2 == *1 ]] && echo 1 || echo 2) \
+		net.ipv4.tcp_syncookies=$([ "$RAW" = true ] && [ "${2#responder}" != "$2" ] && echo 1 || echo 2)
+	if [ "${2#responder}" != "$2" ]; then
+		# with the tables (raw cookies, or the listener's under 2), else --no-handoff
+		"$CG" syncookie attach veth1 --netns "$SRV" --ports $PORT --mode xdp --quiet \
+			$([ "$RAW" != true ] && [ "$2" = responder1 ] && echo --no-handoff) ||
 			die "cannot attach the responder"
-	elif [ "$2" = responder1 ]; then
-		"$CG" syncookie attach veth1 --netns "$SRV" --ports $PORT --mode xdp --no-handoff \
-			--quiet || die "cannot attach the responder --no-handoff"
-		[ "$("$CG" syncookie status veth1 --netns "$SRV" --json | jq -r .options.decoder)" = program ] ||
-			die "the ACK program does not decode the options: $("$CG" syncookie status veth1 --netns "$SRV")"
+		dec=$([ "$RAW" = true ] && echo synproxy || { [ "$2" = responder1 ] && echo program; } || echo kernel)
+		[ "$("$CG" syncookie status veth1 --netns "$SRV" --json | jq -r .options.decoder)" = "$dec" ] ||
+			die "the options are not decoded by $dec: $("$CG" syncookie status veth1 --netns "$SRV")"
 	else
 		ip -n "$SRV" link set dev veth1 xdpdrv obj "$XDP_PASS_OBJ" sec xdp ||
 			die "cannot attach xdp-pass"
@@ -100,7 +102,10 @@ LISTENER=$!
 for i in $(seq 100); do [ -e "$TMPD/ready" ] && break; sleep 0.05; done
 
 CONFIGS="stack responder"
-[ "$("$CG" syncookie probe --json | jq -r .ack_program)" = true ] &&
+probe=$("$CG" syncookie probe --json)
+RAW=$(jq -r .raw_cookies <<<"$probe")
+command -v nft >/dev/null || RAW=false
+[ "$RAW" = true ] || [ "$(jq -r .ack_program <<<"$probe")" = true ] &&
 	CONFIGS="$CONFIGS stack1 responder1"
 t0=$(date +%s)
 for ((r = 1; r <= RUNS; r++)); do
@@ -110,6 +115,13 @@ for ((r = 1; r <= RUNS; r++)); do
 done
 elapsed=$(($(date +%s) - t0))
 
+if [ "$RAW" = true ]; then
+	cookies="raw cookies, nft tables, tcp_syncookies=1"
+	cookies1=$cookies
+else
+	cookies="the listener's cookies, nft tables, tcp_syncookies=2"
+	cookies1="the listener's cookies, --no-handoff (the ACK program's timestamps), tcp_syncookies=2"
+fi
 read -r stack _ <<<"$(col "$TMPD/raw" stack | stats3)"
 read -r resp _ <<<"$(col "$TMPD/raw" responder | stats3)"
 read -r stack1 _ <<<"$(col "$TMPD/raw" stack1 | stats3)"
@@ -124,9 +136,9 @@ read -r resp1 _ <<<"$(col "$TMPD/raw" responder1 | stats3)"
 		read -r o _ <<<"$(col "$TMPD/raw" "$c" 2 | stats3)"
 		case $c in
 		stack) label="stack alone, tcp_syncookies=2, tcp_timestamps=2" ;;
-		responder) label="responder, native XDP, tcp_timestamps=2" ;;
+		responder) label="responder, native XDP, tcp_timestamps=2, $cookies" ;;
 		stack1) label="stack alone, tcp_syncookies=2, tcp_timestamps=1" ;;
-		responder1) label="responder, native XDP, tcp_timestamps=1, --no-handoff (the ACK program's timestamps)" ;;
+		responder1) label="responder, native XDP, tcp_timestamps=1, $cookies1" ;;
 		esac
 		echo "| $label | **$(fmt 0 "$m")** | $(fmt 0 "$lo")–$(fmt 0 "$hi") |" \
 			"$(fmt 0 "$o") | $(ratio "$m" "$([[ $c == *1 ]] && echo "$stack1" || echo "$stack")") |"
@@ -134,19 +146,19 @@ read -r resp1 _ <<<"$(col "$TMPD/raw" responder1 | stats3)"
 	echo
 	echo "Responder / stack: **$(ratio "$resp" "$stack")x** under tcp_timestamps=2$(
 		[ -n "$resp1" ] && [ "$resp1" != nan ] &&
-		echo ", **$(ratio "$resp1" "$stack1")x** under 1 with --no-handoff") (ratios of medians; goal ≥ 1.4x)." \
+		echo ", **$(ratio "$resp1" "$stack1")x** under 1") (ratios of medians; goal ≥ 1.4x)." \
 		"The responder's own synack counter over its runs: $(awk '{ s += $1 } END { print s + 0 }' "$TMPD/synack")."
 	echo
 	echo "Method: \`bench/synflood\` in one netns writes SYN frames (random sources in" \
 		"198.18.0.0/15, random ports; options as Linux sends them: MSS, SACK-permitted," \
 		"timestamp, window scale) through packet sockets, one thread per" \
 		"CPU, for ${SC_SECONDS}s into a veth whose peer, in the server's netns, has a" \
-		"listener on port $PORT, tcp_syncookies=2 and tcp_timestamps=2, or 1 for the" \
-		"last two rows (so both answer with timestamp, SACK-permitted and window scale:" \
+		"listener on port $PORT, tcp_timestamps=2, or 1 for the last two rows, and" \
+		"tcp_syncookies as each row says (so both answer with timestamp, SACK-permitted and window scale:" \
 		"40-byte TCP headers); the SYN-ACKs that come back are" \
 		"counted by veth0's receive counter (the flood is its only traffic). Both veth" \
 		"ends run XDP in every configuration (xdp-pass on veth0; on veth1 the responder," \
-		"\`csum-guard syncookie attach veth1 --mode xdp\` (with \`--no-handoff\` under 1)," \
+		"\`csum-guard syncookie attach veth1 --mode xdp\` (as each row says)," \
 		"or xdp-pass). The flood and" \
 		"both stacks share this machine's CPUs (a veth runs its peer's receive on the" \
 		"sending CPU), so the figures are what the whole box answers. $RUNS rounds," \

@@ -102,10 +102,11 @@ static const char usage_text[] =
 	"  counters for node_exporter's textfile collector (csum_guard_guarded 0: an\n"
 	"  unguarded device to alert on).\n"
 	"syncookie: answer SYNs to the given TCP ports of DEV with SYN cookies from\n"
-	"  XDP or tc (bpf_tcp_gen_syncookie), or the kernel's SYNPROXY (nft) where\n"
-	"  the helper is missing. Needs net.ipv4.tcp_syncookies=2 in DEV's netns\n"
-	"  (nft: net.netfilter.nf_conntrack_tcp_loose=0); --set-sysctl sets it and\n"
-	"  detach puts the old value back. Only SYNs this host would answer itself are\n"
+	"  XDP or tc, or the kernel's SYNPROXY (nft) where the helper is missing.\n"
+	"  Raw cookies for SYNPROXY's tables need no sysctl (6.0+); the listener's\n"
+	"  (before 6.0, --no-handoff, no nft) need net.ipv4.tcp_syncookies=2 in DEV's\n"
+	"  netns (nft: net.netfilter.nf_conntrack_tcp_loose=0); --set-sysctl sets it\n"
+	"  and detach puts the old value back. Only SYNs this host would answer itself are\n"
 	"  answered; --allow: only from those sources (give the ones the firewall accepts).\n";
 
 struct cg_args {

@@ -38,17 +38,28 @@
  * echoed value before decoding it (and adds it to every later timestamp),
  * which a BPF program cannot know: there only syncookie_ack, hooked beside
  * (ack), decodes them (SC_OPT_ACK). Otherwise none.
+ * Raw cookies (raw: SC_OPT_RAW) go to SYNPROXY, which decodes the low 6
+ * bits of the echo with no offset whatever tcp_timestamps is, and opens
+ * the connection with a SYN the listener answers with a request socket of
+ * its own: the SC_OPT_ACK layout under 1 and 2, unless tcp_syncookies is 2
+ * (the listener then answers with a cookie whose options SYNPROXY's
+ * timestamp adjustment garbles under 1; measured on 6.18, see
+ * sc_ack_decodes).
  */
-void sc_conf_opts(struct sc_conf *c, bool ack)
+void sc_conf_opts(struct sc_conf *c, bool ack, bool raw)
 {
 	unsigned long long rmem[3] = {}, space = 0, max = 0;
 	int ecn = sc_sysctl_read(SC_SYSCTL_ECN), ws = 0;
 	int ts = sc_sysctl_read(SC_SYSCTL_TIMESTAMPS);
 	FILE *f;
 
-	c->opts = 0;
+	c->opts = raw ? SC_OPT_RAW : 0;
 	c->wscale = 0;
-	if (ts == 2)
+	if (raw) {
+		if (ts <= 0 || sc_sysctl_read(SC_SYSCTL_COOKIES) == 2)
+			return;
+		c->opts |= SC_OPT_ACK;
+	} else if (ts == 2)
 		c->opts = SC_OPT_TS;
 	else if (ts == 1 && ack)
 		c->opts = SC_OPT_ACK;
@@ -82,24 +93,37 @@ void sc_conf_opts(struct sc_conf *c, bool ack)
 /* What the SYN-ACKs carry, as attach and status say it */
 void sc_opts_text(const struct sc_conf *c, __u32 mflags, char *buf, size_t n)
 {
+	bool raw = c->opts & SC_OPT_RAW;
+	const char *why;
 	char ws[32] = "";
 
 	if (!(c->opts & (SC_OPT_TS | SC_OPT_ACK))) {
-		snprintf(buf, n, "MSS only (%s)",
-			 mflags & SC_META_TABLES ? "tcp_timestamps is not 2; under 1 the listener's "
-			 "half of the conntrack hand-off would misread them, see --no-handoff" :
-			 mflags & SC_META_ACK ? "tcp_timestamps is 0" :
-			 "tcp_timestamps is not 2, and no ACK program: bpf_sk_assign_tcp_reqsk is 6.9+");
+		if (raw)
+			why = sc_sysctl_read(SC_SYSCTL_TIMESTAMPS) <= 0 ? "tcp_timestamps is 0" :
+			      "tcp_syncookies is 2: the listener would answer SYNPROXY with cookies "
+			      "of its own, which misread them; 1 gives them";
+		else if (mflags & SC_META_TABLES)
+			why = "tcp_timestamps is not 2; under 1 the listener's half of the conntrack "
+			      "hand-off would misread them, see --no-handoff";
+		else if (mflags & SC_META_ACK)
+			why = "tcp_timestamps is 0";
+		else
+			why = "tcp_timestamps is not 2, and no ACK program: bpf_sk_assign_tcp_reqsk "
+			      "is 6.9+";
+		snprintf(buf, n, "MSS only (%s)", why);
 		return;
 	}
 	if (c->opts & SC_OPT_WS)
 		snprintf(ws, sizeof(ws), ", window scale %u", c->wscale);
+	why = c->opts & SC_OPT_TS ? "tcp_timestamps 2" :
+	      !raw ? "the ACK program decodes them" :
+	      mflags & SC_META_ACK ? "SYNPROXY decodes them, the ACK program if its tables go" :
+	      "SYNPROXY decodes them";
 	snprintf(buf, n, "MSS, timestamps%s%s%s (%s)", ws, c->opts & SC_OPT_SACK ? ", SACK" : "",
-		 c->opts & SC_OPT_ECN ? ", ECN" : "",
-		 c->opts & SC_OPT_TS ? "tcp_timestamps 2" : "the ACK program decodes them");
+		 c->opts & SC_OPT_ECN ? ", ECN" : "", why);
 }
 
-int sc_conf_read(const struct sc_target *t, struct sc_conf *c, bool ack)
+int sc_conf_read(const struct sc_target *t, struct sc_conf *c, bool ack, bool raw)
 {
 	struct ifreq ifr = {};
 	int fd, err = 0;
@@ -121,7 +145,7 @@ int sc_conf_read(const struct sc_target *t, struct sc_conf *c, bool ack)
 	/* IPv6 needs 1280; below that the device carries no IPv6 anyway */
 	c->mss4 = ifr.ifr_mtu > 576 ? ifr.ifr_mtu - 20 - SC_TCP_HDR : 536;
 	c->mss6 = ifr.ifr_mtu > 1280 ? ifr.ifr_mtu - 40 - SC_TCP_HDR : 1220;
-	sc_conf_opts(c, ack);
+	sc_conf_opts(c, ack, raw);
 out:
 	close(fd);
 	return err;

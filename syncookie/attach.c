@@ -77,7 +77,9 @@ static int sc_load_once(struct sc_obj *o, bool xdp, bool tcx, bool ack,
 	bpf_program__set_autoload(xdp ? o->tc : o->xdp, false);
 	bpf_program__set_autoload(o->ack, ack);
 	bpf_program__set_expected_attach_type(o->ack, CG_BPF_TCX_INGRESS);
-	if (off) {
+	if (sc_have_raw())
+		err = sc_rodata_set(o->obj, "sc_raw", 1);
+	if (!err && off) {
 		err = sc_rodata_set(o->obj, "sc_user_mss_off", off->user_mss);
 		if (!err)
 			err = sc_rodata_set(o->obj, "sc_wclamp_off", off->wclamp);
@@ -125,6 +127,24 @@ static const struct sc_offsets *sc_offsets(void)
 		sc_listener_offsets(&off);
 	known = true;
 	return &off;
+}
+
+/*
+ * Does the kernel issue and check raw cookies for the program
+ * (bpf_tcp_raw_gen_syncookie_ipv4 and bpf_tcp_raw_check_syncookie_ipv4,
+ * 6.0+, with their ipv6 twins)? Helper numbers as the uapi fixes them.
+ */
+#define SC_FUNC_RAW_GEN4	204
+#define SC_FUNC_RAW_CHECK4	206
+bool sc_have_raw(void)
+{
+	static int have = -1;
+
+	if (have < 0)
+		have = libbpf_probe_bpf_helper(BPF_PROG_TYPE_XDP, SC_FUNC_RAW_GEN4, NULL) == 1 &&
+		       libbpf_probe_bpf_helper(BPF_PROG_TYPE_SCHED_CLS, SC_FUNC_RAW_GEN4, NULL) == 1 &&
+		       libbpf_probe_bpf_helper(BPF_PROG_TYPE_SCHED_CLS, SC_FUNC_RAW_CHECK4, NULL) == 1;
+	return have;
 }
 
 /* Can syncookie_ack run here: the kfunc, and tcx to hook it (6.6+)? */
@@ -210,8 +230,10 @@ static int sc_hook(const struct sc_target *t, const struct sc_args *a, struct sc
 {
 	static const enum sc_mode order[] = { SC_XDP, SC_XDP_GENERIC, SC_TC };
 	struct sc_obj o = *op;	/* loaded already, or not; ours to close */
-	/* syncookie_ack where it can decode the options (sc_ack_decodes) */
-	bool want_ack = sc_have_reqsk() && !(m->flags & SC_META_TABLES);
+	/* syncookie_ack where it can decode the options (sc_ack_decodes), or
+	 * take the raw cookies' ACKs should the tables go */
+	bool raw = sc_raw(m);
+	bool want_ack = sc_have_reqsk() && (!(m->flags & SC_META_TABLES) || raw);
 	bool pinned = false;
 	char path[PATH_MAX];
 	unsigned int i;
@@ -241,10 +263,11 @@ static int sc_hook(const struct sc_target *t, const struct sc_args *a, struct sc
 			struct sc_conf conf;
 
 			if (want_ack && o.ack_err)
-				cg_info("%s: the ACK program does not load (%s): timestamps carry the "
-					"options only under tcp_timestamps 2", t->dev,
-					strerror(-o.ack_err));
-			err = sc_conf_read(t, &conf, ack);
+				cg_info("%s: the ACK program does not load (%s): %s", t->dev,
+					strerror(-o.ack_err), raw ? "without the nft tables, no ACK "
+					"of its cookies is taken" : "timestamps carry the options only "
+					"under tcp_timestamps 2");
+			err = sc_conf_read(t, &conf, ack, raw);
 			conf.allow = a->nallow > 0;
 			if (!err)
 				err = bpf_map_update_elem(bpf_map__fd(o.conf), &key, &conf, BPF_ANY) ? -errno : 0;
@@ -384,6 +407,7 @@ static int sc_attach_fresh(const struct sc_target *t, const struct sc_args *a)
 	};
 	char why[256] = "";
 	struct sc_obj o = {};
+	bool raw;
 	int err, cur;
 
 	if (a->mode != SC_NFT) {
@@ -401,9 +425,15 @@ static int sc_attach_fresh(const struct sc_target *t, const struct sc_args *a)
 		cg_err("cannot attach to %s: mode nft needs the nft command", t->dev);
 		return -ENOENT;
 	}
-	/* the sysctl before anything is made (nft's appears with conntrack) */
+	/*
+	 * The sysctl before anything is made (nft's appears with conntrack).
+	 * Raw cookies through the tables need none: checked again below if
+	 * the tables cannot be made.
+	 */
+	raw = m.mode != SC_NFT && !a->no_handoff && sc_have_raw() && sc_nft_have();
 	cur = sc_sysctl_read(sc_sysctl_path(m.mode));
-	if (cur != sc_sysctl_want(m.mode) && !a->set_sysctl && (m.mode != SC_NFT || cur >= 0)) {
+	if (!raw && cur != sc_sysctl_want(m.mode) && !a->set_sysctl &&
+	    (m.mode != SC_NFT || cur >= 0)) {
 		cg_err("cannot attach to %s: %s is %d in its namespace; the %s needs %d "
 		       "(set it, or pass --set-sysctl)", t->dev, sc_sysctl_name(m.mode), cur,
 		       m.mode == SC_NFT ? "SYNPROXY" : "responder", sc_sysctl_want(m.mode));
@@ -440,6 +470,16 @@ static int sc_attach_fresh(const struct sc_target *t, const struct sc_args *a)
 		err = a->no_handoff ? 0 : sc_nft_tables(t, a, &m, false);
 		if (err)
 			goto undo;
+		if (raw && (m.flags & SC_META_TABLES) == SC_META_TABLES) {
+			m.flags |= SC_META_RAW;
+		} else if (raw && cur != sc_sysctl_want(m.mode) && !a->set_sysctl) {
+			/* no tables for both families: the listener's cookies after all */
+			cg_err("cannot attach to %s: without both nft tables the responder issues "
+			       "the listener's cookies, which need %s 2; it is %d (set it, or pass "
+			       "--set-sysctl)", t->dev, sc_sysctl_name(m.mode), cur);
+			err = -EINVAL;
+			goto undo;
+		}
 		err = sc_hook(t, a, &m, a->mode, &o, why, sizeof(why));
 		o.obj = NULL;	/* sc_hook closed it */
 		if (err) {
@@ -447,7 +487,7 @@ static int sc_attach_fresh(const struct sc_target *t, const struct sc_args *a)
 			goto undo;
 		}
 	}
-	if (cur != sc_sysctl_want(m.mode)) {
+	if (!sc_raw(&m) && cur != sc_sysctl_want(m.mode)) {
 		err = sc_sysctl_write(sc_sysctl_path(m.mode), sc_sysctl_want(m.mode));
 		if (err) {
 			cg_err("cannot attach to %s: cannot set %s: %s", t->dev,
@@ -485,7 +525,7 @@ static int sc_refresh(const struct sc_target *t, const struct sc_args *a,
 	if (fd >= 0)
 		close(fd);
 	if (!err)
-		err = sc_conf_read(t, &conf, sc_ack_decodes(m));
+		err = sc_conf_read(t, &conf, sc_ack_decodes(m), sc_raw(m));
 	conf.allow = a->nallow > 0;
 	if (!err)
 		err = sc_map_put(t, SC_PIN_CONF, &conf, sizeof(conf));
@@ -567,8 +607,9 @@ int sc_attach(const struct sc_args *a)
 		if (health == SC_TABLES_GONE ||
 		    (m.mode != SC_NFT && !(m.flags & (SC_META_HANDOFF | SC_META_NO_HANDOFF)) &&
 		     sc_nft_have())) {
-			/* flushed (or never made): its tables again, whole */
-			if (sc_nft_tables(&t, a, &m, m.mode == SC_NFT))
+			/* flushed (or never made): its tables again, whole
+			 * (raw cookies: where else would their ACKs go?) */
+			if (sc_nft_tables(&t, a, &m, m.mode == SC_NFT || sc_raw(&m)))
 				return 1;
 			if (m.flags & SC_META_HANDOFF)
 				cg_info("made the nft tables of %s again", t.dev);

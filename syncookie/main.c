@@ -27,14 +27,16 @@
  *		link      xdp or tcx link        prog   clsact: the program
  *		ack_link  syncookie_ack's tcx link (6.9+: options under tcp_timestamps 1)
  *
- * The returning ACK is checked by the kernel's cookie_v4_check /
- * cookie_v6_check, which takes it whenever net.ipv4.tcp_syncookies is not
- * 0 and the listener "overflowed" lately (the helper marks it so). But the
- * helper issues a cookie only when tcp_syncookies is 2 or the listener's
- * SYN queue is full (tcp_get_syncookie_mss): the responder needs 2, in the
- * device's namespace. attach refuses otherwise, or with --set-sysctl sets
- * it, and detach puts back the value it found. SYNPROXY (nft) instead
- * needs net.netfilter.nf_conntrack_tcp_loose=0, the same way.
+ * Raw cookies (6.0+, where attach makes both nft tables) go to SYNPROXY,
+ * which checks them with no sysctl. The listener's cookies: the returning
+ * ACK is checked by the kernel's cookie_v4_check / cookie_v6_check, which
+ * takes it whenever net.ipv4.tcp_syncookies is not 0 and the listener
+ * "overflowed" lately (the helper marks it so). But the helper issues a
+ * cookie only when tcp_syncookies is 2 or the listener's SYN queue is full
+ * (tcp_get_syncookie_mss): such a responder needs 2, in the device's
+ * namespace. attach refuses otherwise, or with --set-sysctl sets it, and
+ * detach puts back the value it found. SYNPROXY (nft) instead needs
+ * net.netfilter.nf_conntrack_tcp_loose=0, the same way.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -121,7 +123,7 @@ static void sc_status_opts(const struct sc_target *t, const struct sc_meta *m,
 	if (m->mode == SC_NFT || sc_map_get(t, SC_PIN_CONF, conf, 0))
 		return;
 	now = *conf;
-	sc_conf_opts(&now, sc_ack_decodes(m));
+	sc_conf_opts(&now, sc_ack_decodes(m), sc_raw(m));
 	sc_opts_text(conf, m->flags, buf, n);
 	if (now.opts != conf->opts || now.wscale != conf->wscale)
 		snprintf(buf + strlen(buf), n - strlen(buf),
@@ -211,6 +213,11 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 	cg_json_kv_bool(&first, "attached", live);
 	cg_json_kv_str(&first, "mode", live ? sc_mode_name(m.mode) : NULL);
 	cg_json_kv_str(&first, "tables", tables);
+	/* whose cookies: raw ones for SYNPROXY, or the listener's */
+	cg_json_kv_str(&first, "cookies", !live || m.mode == SC_NFT ? NULL :
+		       sc_raw(&m) ? "raw" : "listener");
+	/* syncookie_ack hooked beside it */
+	cg_json_kv_bool(&first, "ack_program", live && (m.flags & SC_META_ACK));
 	fputs(",\"ports\":[", stdout);
 	for (port = 1, first = true; port < 65536; port++)
 		if (p.bits[port >> 3] & (1 << (port & 7))) {
@@ -234,8 +241,9 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 		printf(",\"options\":{\"timestamps\":%s,\"decoder\":%s,\"window_scale\":%d,"
 		       "\"sack\":%s,\"ecn\":%s,\"stale\":%s}",
 		       conf.opts & (SC_OPT_TS | SC_OPT_ACK) ? "true" : "false",
-		       conf.opts & SC_OPT_TS ? "\"kernel\"" : conf.opts & SC_OPT_ACK ? "\"program\"" :
-		       "null",
+		       conf.opts & SC_OPT_TS ? "\"kernel\"" :
+		       !(conf.opts & SC_OPT_ACK) ? "null" :
+		       conf.opts & SC_OPT_RAW ? "\"synproxy\"" : "\"program\"",
 		       conf.opts & SC_OPT_WS ? conf.wscale : -1,
 		       conf.opts & SC_OPT_SACK ? "true" : "false",
 		       conf.opts & SC_OPT_ECN ? "true" : "false", strstr(opts, "stale") ? "true" : "false");
@@ -328,7 +336,7 @@ static int sc_status(const struct sc_args *a)
 static int sc_probe(const struct sc_args *a)
 {
 	char why[256] = "";
-	bool loads = false, nft = sc_nft_have(), tcx = false, ack = false, first = true;
+	bool loads = false, nft = sc_nft_have(), tcx = false, ack = false, raw = false, first = true;
 	struct sc_obj o;
 	const char *mode;
 
@@ -339,6 +347,7 @@ static int sc_probe(const struct sc_args *a)
 		loads = !sc_load(&o, true, false, true, NULL, why, sizeof(why));
 		if (loads) {
 			ack = bpf_program__autoload(o.ack);
+			raw = sc_have_raw();
 			bpf_object__close(o.obj);
 		}
 	}
@@ -350,10 +359,13 @@ static int sc_probe(const struct sc_args *a)
 		snprintf(why + strlen(why), sizeof(why) - strlen(why),
 			 "; the fallback is SYNPROXY through nftables");
 	if (!a->json) {
-		printf("helper: %s\ntcx: %s\nack program: %s\nnft: %s\nmode: %s\nreason: %s\n",
-		       loads ? "yes" : "no", tcx ? "yes" : "no",
+		printf("helper: %s\ntcx: %s\nack program: %s\nraw cookies: %s\nnft: %s\nmode: %s\n"
+		       "reason: %s\n", loads ? "yes" : "no", tcx ? "yes" : "no",
 		       ack ? "yes (timestamps carry the options under tcp_timestamps 1 too)" :
-		       "no (options only under tcp_timestamps 2: bpf_sk_assign_tcp_reqsk is 6.9+)",
+		       "no (without the nft tables, options only under tcp_timestamps 2: "
+		       "bpf_sk_assign_tcp_reqsk is 6.9+)",
+		       raw ? "yes (with the nft tables: options under tcp_timestamps 1, no sysctl)" :
+		       "no (the listener's: tcp_syncookies 2; bpf_tcp_raw_gen_syncookie_ipv4 is 6.0+)",
 		       nft ? "yes" : "no", mode ?: "none", why);
 		return !mode;
 	}
@@ -361,6 +373,7 @@ static int sc_probe(const struct sc_args *a)
 	cg_json_kv_bool(&first, "helper", loads);
 	cg_json_kv_bool(&first, "tcx", tcx);
 	cg_json_kv_bool(&first, "ack_program", ack);
+	cg_json_kv_bool(&first, "raw_cookies", raw);
 	cg_json_kv_bool(&first, "nft", nft);
 	cg_json_kv_str(&first, "mode", mode);
 	cg_json_kv_str(&first, "reason", why);

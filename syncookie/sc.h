@@ -54,6 +54,14 @@ enum sc_mode {
 #define SC_META_ACK		(1U << 4)
 /* attach --no-handoff: no tables, by the operator's choice */
 #define SC_META_NO_HANDOFF	(1U << 5)
+/*
+ * Its cookies are raw (SC_OPT_RAW): set where attach made both tables and
+ * the kernel has the raw cookie helpers (sc_have_raw), for its life. No
+ * sysctl is needed then: SYNPROXY checks them, and the listener, which
+ * sees SYNPROXY's SYNs only, keeps its own request sockets (and the
+ * options) unless tcp_syncookies is 2.
+ */
+#define SC_META_RAW		(1U << 6)
 
 struct sc_meta {
 	CG_META_HEAD;
@@ -61,15 +69,22 @@ struct sc_meta {
 };
 
 /*
- * Does syncookie_ack decode the options of the SYN-ACKs (SC_OPT_ACK)? Not
- * while the hand-off tables stand: SYNPROXY takes the ACK, and the
- * listener's half of the connection it opens (a cookie of the listener's,
- * under tcp_syncookies 2) misreads them under tcp_timestamps 1 (measured on
- * 6.18: a random window scale on the listener's side).
+ * Does syncookie_ack decode the options of the SYN-ACKs of listener
+ * cookies (SC_OPT_ACK)? Not while the hand-off tables stand: SYNPROXY
+ * takes the ACK, and the listener's half of the connection it opens (a
+ * cookie of the listener's, under tcp_syncookies 2) misreads them under
+ * tcp_timestamps 1 (measured on 6.18: a random window scale on the
+ * listener's side). Raw cookies (SC_META_RAW) have their own rule
+ * (sc_conf_opts).
  */
 static inline bool sc_ack_decodes(const struct sc_meta *m)
 {
 	return (m->flags & SC_META_ACK) && !(m->flags & SC_META_TABLES);
+}
+
+static inline bool sc_raw(const struct sc_meta *m)
+{
+	return m->mode != SC_NFT && (m->flags & SC_META_RAW);
 }
 
 struct sc_args {
@@ -135,13 +150,13 @@ struct sc_offsets {
 };
 
 /* addr.c */
-int sc_conf_read(const struct sc_target *t, struct sc_conf *c, bool ack);
+int sc_conf_read(const struct sc_target *t, struct sc_conf *c, bool ack, bool raw);
 int sc_routes_sync(int map_fd);
 int sc_allow_sync(int map_fd, const struct sc_args *a);
 int sc_parse_cidr(const char *s, struct sc_route_key *k);
 void sc_listener_offsets(struct sc_offsets *o);
 void sc_opts_text(const struct sc_conf *c, __u32 mflags, char *buf, size_t n);
-void sc_conf_opts(struct sc_conf *c, bool ack);
+void sc_conf_opts(struct sc_conf *c, bool ack, bool raw);
 int sc_rodata_set(struct bpf_object *obj, const char *name, __u32 val);
 
 /* nft.c */
@@ -157,6 +172,7 @@ bool sc_nft_input_filtered(char *what, size_t what_len);
 
 /* attach.c */
 bool sc_have_reqsk(void);
+bool sc_have_raw(void);
 int sc_load(struct sc_obj *o, bool xdp, bool tcx, bool ack, const struct sc_target *reuse,
 	    char *why, size_t why_len);
 int sc_attach(const struct sc_args *a);

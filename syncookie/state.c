@@ -215,8 +215,9 @@ static int sc_hand_over_one(const char *dir, __u64 ino, int ifindex, void *arg)
 	if (ifindex == h->t->ifindex)
 		return 0;
 	cg_state_pin(path, sizeof(path), dir, SC_PIN_META);
+	/* (one of raw cookies needs no sysctl) */
 	if (cg_pin_array_get(path, 0, &o) || o.netns_cookie != h->m->netns_cookie ||
-	    strcmp(sc_sysctl_path(o.mode), sc_sysctl_path(h->m->mode)))
+	    strcmp(sc_sysctl_path(o.mode), sc_sysctl_path(h->m->mode)) || sc_raw(&o))
 		return 0;
 	if (!(o.flags & SC_META_SET_SYSCTL)) {
 		o.flags |= SC_META_SET_SYSCTL;

@@ -2,9 +2,12 @@
 /*
  * syncookie.bpf.c - answer TCP SYNs to protected ports with a SYN cookie
  * SYN-ACK straight from the device's receive hook, so that a SYN flood
- * never reaches the listener's request queue. The kernel issues the cookie
- * (bpf_tcp_gen_syncookie, 5.3+) and later validates the returning ACK with
- * its own cookie check, so the connection is the stack's from then on.
+ * never reaches the listener's request queue. The kernel issues the cookie:
+ * a raw one (bpf_tcp_raw_gen_syncookie_ipv4/6, 6.0+) where the hand-off
+ * tables give its ACK to SYNPROXY, which checks it and opens the connection
+ * to the listener; else the listener's (bpf_tcp_gen_syncookie, 5.3+), whose
+ * ACK the kernel's own cookie path takes. Either way the connection is the
+ * stack's from then on.
  *
  * One parser serves two programs: XDP (the frame goes back with XDP_TX) and
  * tc ingress (redirected to the same device's egress). Uapi structures
@@ -13,9 +16,10 @@
  *
  * Its MSS is this host's (the device's MTU, and the listener's TCP_MAXSEG
  * as far as the cookie shows it); the cookie encodes the client's. Where
- * the SYN has a timestamp and something reads them back (sc_conf.opts: the
- * kernel under tcp_timestamps 2, no secret offset; or syncookie_ack, a
- * third program on tc ingress, 6.9+), the SYN-ACK carries a timestamp whose
+ * the SYN has a timestamp and something reads them back (sc_conf.opts:
+ * SYNPROXY, for raw cookies; the kernel under tcp_timestamps 2, no secret
+ * offset; or syncookie_ack, a third program on tc ingress, 6.9+), the
+ * SYN-ACK carries a timestamp whose
  * low 6 bits hold the client's window scale, SACK-permitted and ECN as the
  * kernel's cookie_init_timestamp() writes them, with the window scale and
  * SACK-permitted options themselves; otherwise the MSS option alone, as
@@ -73,6 +77,13 @@ const volatile __u32 sc_user_mss_off = 0;
  */
 const volatile __u32 sc_wclamp_off = 0;
 const volatile __u32 sc_userlocks_bit = 0;
+/*
+ * 1: the kernel has bpf_tcp_raw_gen_syncookie_ipv4/6 and
+ * bpf_tcp_raw_check_syncookie_ipv4/6 (6.0+, attach probes them), used
+ * where sc_conf says SC_OPT_RAW; 0: the code that calls them is dead to
+ * the verifier, so the program still loads on 5.x.
+ */
+const volatile __u32 sc_raw = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -514,13 +525,21 @@ static __always_inline int sc_handle(void *ctx, void *data, void *data_end, __u3
 					   (sc_userlocks_bit % 8)) & SC_SOCK_RCVBUF_LOCK);
 		}
 	}
-	if (!v6)
+	/*
+	 * A raw cookie (SC_OPT_RAW) for SYNPROXY, of no listener and no
+	 * sysctl; else the listener's, which the kernel issues only under
+	 * tcp_syncookies 2 or a full SYN queue (-ENOENT otherwise)
+	 */
+	if (sc_raw && (conf->opts & SC_OPT_RAW))
+		cookie = v6 ? bpf_tcp_raw_gen_syncookie_ipv6(ip6, (void *)thbuf, hl) :
+			      bpf_tcp_raw_gen_syncookie_ipv4(ip4, (void *)thbuf, hl);
+	else if (!v6)
 		cookie = bpf_tcp_gen_syncookie(sk, ip4, SC_IP4_LEN, (void *)thbuf, hl);
 	else
 		cookie = bpf_tcp_gen_syncookie(sk, ip6, SC_IP6_LEN, (void *)thbuf, hl);
 	bpf_sk_release(sk);
 	if (cookie < 0)
-		goto passed;	/* -ENOENT: not under flood and tcp_syncookies != 2 */
+		goto passed;
 	mss = cookie >> 32;
 	/*
 	 * What we advertise, as the stack does: the device's MSS, clamped by
@@ -751,16 +770,22 @@ extern int bpf_sk_assign_tcp_reqsk(struct __sk_buff *skb, struct sc_kernel_sock 
 				   struct bpf_tcp_req_attrs *attrs, int attrs__sz) __ksym __weak;
 
 /*
- * The returning ACK of a SYN-ACK whose timestamp the program wrote
- * (SC_OPT_ACK): its echo carries our tag for this cookie, the MSS and the
- * options; the kernel checks the cookie (bpf_tcp_check_syncookie, the
- * check the stack's own would make) and, for a listener, takes a request
- * socket with those options, which its cookie path turns into the
- * connection. Anything else goes on untouched: the stack's established
- * and request sockets, other cookies (the kernel's own, under its own
- * offset), bad cookies (the stack resets them). A good cookie the kernel
- * will not make a connection of is dropped: its own cookie path would
- * read the options from our timestamp under its secret offset, wrongly.
+ * The returning ACK of a SYN-ACK of ours, where the kernel's own cookie
+ * path would not take it with its options: their TSecr carries our tag for
+ * the cookie, the MSS and the options (SC_OPT_ACK); with raw cookies
+ * (SC_OPT_RAW: normally SYNPROXY's, through the hand-off tables, which run
+ * after this program and take the ACK anyway; this is for when they are
+ * gone) also an ACK without timestamps, whose MSS no echo tells: the
+ * smallest of the kernel's table, never more than the client offered. The
+ * kernel checks the cookie (bpf_tcp_raw_check_syncookie_ipv4/6, or
+ * bpf_tcp_check_syncookie, the check its own path makes) and, for a
+ * listener, takes a request socket with those options, which its cookie
+ * path turns into the connection. Anything else goes on untouched: the
+ * stack's established and request sockets, other cookies (the kernel's
+ * own, under its own offset), bad cookies (the stack resets them). A good
+ * cookie the kernel will not make a connection of is dropped: its own
+ * cookie path would refuse a raw one, and read the options from our
+ * timestamp under its secret offset, wrongly.
  */
 SEC("tc")
 int syncookie_ack(struct __sk_buff *skb)
@@ -773,9 +798,10 @@ int syncookie_ack(struct __sk_buff *skb)
 	struct sc_conf *conf;
 	struct bpf_sock *sk;
 	struct tcp_sock *tp;
-	__u32 zero = 0, thlen, tsval, tsecr, bits, iplen;
+	__u32 zero = 0, thlen, tsval = 0, tsecr = 0, bits, iplen;
 	__u8 *th, *pos, *o;
-	bool v6;
+	bool v6, raw, ts = false;
+	long bad;
 	int ret;
 
 	if (!sc_tc_data(skb, &data, &data_end))
@@ -801,27 +827,29 @@ int syncookie_ack(struct __sk_buff *skb)
 	} else {
 		return TC_ACT_NEXT;
 	}
-	/* an ACK (no SYN, no RST) to a protected port, while we tag */
+	/* an ACK (no SYN, no RST) to a protected port, while we tag or issue raw cookies */
 	if ((void *)(th + 20) > data_end || (th[13] & (TH_SYN | TH_RST | TH_ACK)) != TH_ACK ||
 	    !sc_port_protected(bpf_ntohs(*(__be16 *)(th + 2))))
 		return TC_ACT_NEXT;
 	conf = bpf_map_lookup_elem(&sc_conf, &zero);
 	pos = bpf_map_lookup_elem(&sc_scratch, &zero);
-	if (!conf || !(conf->opts & SC_OPT_ACK) || !pos)
+	if (!conf || !(conf->opts & (SC_OPT_ACK | SC_OPT_RAW)) || !pos)
 		return TC_ACT_NEXT;
+	raw = sc_raw && (conf->opts & SC_OPT_RAW);
 	thlen = (th[12] >> 4) * 4;
-	if (thlen < 32)		/* no room for a timestamp */
-		return TC_ACT_NEXT;
 	pos[8] = 0;
-	if (!sc_options_ok(th, thlen, data_end, pos) || !pos[8])
-		return TC_ACT_NEXT;
-	o = th + (pos[8] & 63);
-	if ((void *)(o + 10) > data_end || o[0] != 8 || o[1] != 10)
-		return TC_ACT_NEXT;
-	tsval = ((__u32)o[2] << 24) | ((__u32)o[3] << 16) | ((__u32)o[4] << 8) | o[5];
-	tsecr = ((__u32)o[6] << 24) | ((__u32)o[7] << 16) | ((__u32)o[8] << 8) | o[9];
-	if (tsecr >> SC_TS_TAG_SHIFT != SC_TS_TAG(bpf_ntohl(*(__be32 *)(th + 8)) - 1))
-		return TC_ACT_NEXT;
+	if (thlen >= 32 && sc_options_ok(th, thlen, data_end, pos) && pos[8]) {
+		o = th + (pos[8] & 63);
+		if ((void *)(o + 10) > data_end || o[0] != 8 || o[1] != 10)
+			return TC_ACT_NEXT;
+		tsval = ((__u32)o[2] << 24) | ((__u32)o[3] << 16) | ((__u32)o[4] << 8) | o[5];
+		tsecr = ((__u32)o[6] << 24) | ((__u32)o[7] << 16) | ((__u32)o[8] << 8) | o[9];
+		if (tsecr >> SC_TS_TAG_SHIFT != SC_TS_TAG(bpf_ntohl(*(__be32 *)(th + 8)) - 1))
+			return TC_ACT_NEXT;
+		ts = true;
+	} else if (!raw) {
+		return TC_ACT_NEXT;	/* no timestamp: the kernel's path takes its cookie */
+	}
 
 	sk = sc_lookup(skb, ip4, ip6, th, v6);
 	if (!sk)
@@ -829,22 +857,31 @@ int syncookie_ack(struct __sk_buff *skb)
 	/* a connection or request of the stack's own: its segment */
 	if (sk->state != BPF_TCP_LISTEN)
 		goto next;
-	if (bpf_tcp_check_syncookie(sk, v6 ? (void *)ip6 : (void *)ip4, iplen, (void *)th, 20))
+	if (raw)
+		bad = v6 ? bpf_tcp_raw_check_syncookie_ipv6(ip6, (void *)th) :
+			   bpf_tcp_raw_check_syncookie_ipv4(ip4, (void *)th);
+	else
+		bad = bpf_tcp_check_syncookie(sk, v6 ? (void *)ip6 : (void *)ip4, iplen,
+					      (void *)th, 20);
+	if (bad)
 		goto next;	/* not a cookie of this host's now: the stack resets it */
 	tp = bpf_skc_to_tcp_sock(sk);
 	if (!tp)
 		goto refused;
-	bits = tsecr & ((1 << SC_TS_BITS) - 1);
-	attrs.rcv_tsval = tsval;
-	attrs.rcv_tsecr = tsecr;
-	attrs.mss = sc_mss_of((tsecr >> SC_TS_MSS_SHIFT) & 3, v6);
-	attrs.tstamp_ok = 1;
-	attrs.sack_ok = !!(bits & SC_TS_OPT_SACK);
-	attrs.ecn_ok = !!(bits & SC_TS_OPT_ECN);
-	if ((bits & SC_TS_OPT_NOWS) != SC_TS_OPT_NOWS) {
-		attrs.wscale_ok = 1;
-		attrs.snd_wscale = bits & SC_TS_OPT_NOWS;
-		attrs.rcv_wscale = conf->wscale;
+	attrs.mss = sc_mss_of(0, v6);
+	if (ts) {
+		bits = tsecr & ((1 << SC_TS_BITS) - 1);
+		attrs.rcv_tsval = tsval;
+		attrs.rcv_tsecr = tsecr;
+		attrs.mss = sc_mss_of((tsecr >> SC_TS_MSS_SHIFT) & 3, v6);
+		attrs.tstamp_ok = 1;
+		attrs.sack_ok = !!(bits & SC_TS_OPT_SACK);
+		attrs.ecn_ok = !!(bits & SC_TS_OPT_ECN);
+		if ((bits & SC_TS_OPT_NOWS) != SC_TS_OPT_NOWS) {
+			attrs.wscale_ok = 1;
+			attrs.snd_wscale = bits & SC_TS_OPT_NOWS;
+			attrs.rcv_wscale = conf->wscale;
+		}
 	}
 	ret = bpf_sk_assign_tcp_reqsk(skb, (struct sc_kernel_sock *)tp, &attrs, sizeof(attrs));
 	bpf_sk_release(sk);

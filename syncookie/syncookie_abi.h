@@ -8,7 +8,7 @@
 #ifndef SYNCOOKIE_ABI_H
 #define SYNCOOKIE_ABI_H
 
-#define SC_ABI_VERSION		4
+#define SC_ABI_VERSION		5
 
 /* Per-CPU counters. Only SYNs to a protected port are counted. */
 enum sc_counter {
@@ -17,8 +17,10 @@ enum sc_counter {
 	SC_CNT_MALFORMED = 2,	/* of those, malformed (never answered) */
 	SC_CNT_FOREIGN = 3,	/* not for this host's own listeners: left to the stack,
 				 * not in passed (see struct sc_conf) */
-	/* syncookie_ack: ACKs whose cookie and timestamp were ours, and */
-	SC_CNT_ACK = 4,		/* the kernel took the connection with their options */
+	/* syncookie_ack: ACKs whose cookie and timestamp were ours (or, raw
+	 * cookies, whose cookie was), and */
+	SC_CNT_ACK = 4,		/* the kernel took a request socket with their options
+				 * (with the tables standing, SYNPROXY then takes the ACK) */
 	SC_CNT_ACK_REFUSED = 5,	/* the kernel refused it: dropped (the client sends again) */
 	SC_CNT_MAX,
 };
@@ -50,12 +52,19 @@ struct sc_conf {
  * SC_TS_TAG(cookie) << SC_TS_TAG_SHIFT | the MSS's index << SC_TS_MSS_SHIFT
  * | the 6 bits; the kernel then continues the timestamps from it.
  * SC_OPT_TS wins where both could be.
+ * SC_OPT_RAW: the cookies are the kernel's raw ones
+ * (bpf_tcp_raw_gen_syncookie_ipv4/6, 6.0+), of no listener: SYNPROXY (the
+ * hand-off tables) takes their ACKs, and syncookie_ack where the tables
+ * are gone; the listener's own cookie path would refuse them (no SYN queue
+ * overflow of its own). The options then go in the SC_OPT_ACK layout,
+ * whose low 6 bits SYNPROXY decodes.
  */
 #define SC_OPT_TS		0x01
 #define SC_OPT_SACK		0x02	/* tcp_sack */
 #define SC_OPT_WS		0x04	/* tcp_window_scaling */
 #define SC_OPT_ECN		0x08	/* tcp_ecn 1 or 2 */
 #define SC_OPT_ACK		0x10
+#define SC_OPT_RAW		0x20
 
 #define SC_TS_MSS_SHIFT		6
 #define SC_TS_TAG_SHIFT		8
