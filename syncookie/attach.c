@@ -707,7 +707,7 @@ int sc_detach(const struct sc_args *a)
 	if (err && err != -ENODEV && err != -ENOENT)
 		return 1;
 	if (!err && !sc_map_get(&t, SC_PIN_META, &m, 0)) {
-		live = sc_live(&t, &m);
+		live = sc_live(&t, &m) || sc_outdated(&t, &m);
 		sc_remove(&t, &m, m.netns_cookie == t.cookie);
 	}
 	/* a device (or namespace) of that name that is gone, or was made again */
@@ -753,7 +753,7 @@ static int sc_detach_one(const char *dir, __u64 ino, int ifindex, void *arg)
 	snprintf(t.dir, sizeof(t.dir), "%s", dir);
 	if_indextoname(ifindex, name);
 	if (!sc_map_get(&t, SC_PIN_META, &m, 0)) {
-		live = sc_live(&t, &m);
+		live = sc_live(&t, &m) || sc_outdated(&t, &m);
 		sc_remove(&t, &m, m.netns_cookie == t.cookie);
 	} else {
 		sc_remove(&t, NULL, false);

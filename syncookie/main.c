@@ -142,12 +142,14 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 	/* named as csum-guard status names it: an unnamed namespace by inode */
 	const char *netns = cg_netns_label(t->netns, t->ino, ino, sizeof(ino));
 	enum sc_health h = SC_DEAD;
-	bool live, first = true;
+	bool live, first = true, old = false;
 	const char *tables;
 	int port, sys;
 
-	if (!sc_map_get(t, SC_PIN_META, &m, 0))
+	if (!sc_map_get(t, SC_PIN_META, &m, 0)) {
 		h = sc_health(t, &m);
+		old = h == SC_DEAD && sc_outdated(t, &m);
+	}
 	live = h != SC_DEAD;
 	/* its nft tables: whole, gone (flushed), or none made (bpf modes) */
 	tables = !live ? NULL : h == SC_TABLES_GONE ? "gone" :
@@ -162,6 +164,12 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 	if (!json) {
 		printf("%s%s%s: ", cg_text_safe(t->dev, dev, sizeof(dev)), netns ? " netns " : "",
 		       netns ? cg_text_safe(netns, nsbuf, sizeof(nsbuf)) : "");
+		if (old) {
+			printf("answering SYNs (%s) with an older csum-guard's program (its state is "
+			       "version %u, this one's %u): attach again to update it\n",
+			       sc_mode_name(m.mode), m.abi, SC_ABI_VERSION);
+			return true;
+		}
 		if (!live) {
 			printf("not answering SYNs\n");
 			return false;
@@ -210,8 +218,10 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 	cg_json_kv_str(&first, "dev", t->dev);
 	cg_json_kv_str(&first, "netns", netns);
 	cg_json_kv_u64(&first, "ifindex", t->ifindex);
-	cg_json_kv_bool(&first, "attached", live);
-	cg_json_kv_str(&first, "mode", live ? sc_mode_name(m.mode) : NULL);
+	cg_json_kv_bool(&first, "attached", live || old);
+	/* an older csum-guard's responder: what it counts is its own */
+	cg_json_kv_bool(&first, "outdated", old);
+	cg_json_kv_str(&first, "mode", live || old ? sc_mode_name(m.mode) : NULL);
 	cg_json_kv_str(&first, "tables", tables);
 	/* whose cookies: raw ones for SYNPROXY, or the listener's */
 	cg_json_kv_str(&first, "cookies", !live || m.mode == SC_NFT ? NULL :
@@ -248,7 +258,7 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 		       conf.opts & SC_OPT_SACK ? "true" : "false",
 		       conf.opts & SC_OPT_ECN ? "true" : "false", strstr(opts, "stale") ? "true" : "false");
 	putchar('}');
-	return live;
+	return live || old;
 }
 
 struct sc_listing {
@@ -265,8 +275,8 @@ static int sc_print_one(const char *dir, __u64 ino, int ifindex, void *arg)
 
 	l->t.ifindex = ifindex;
 	snprintf(l->t.dir, sizeof(l->t.dir), "%s", dir);
-	if (sc_map_get(&l->t, SC_PIN_META, &m, 0) || !sc_live(&l->t, &m) ||
-	    !if_indextoname(ifindex, name))
+	if (sc_map_get(&l->t, SC_PIN_META, &m, 0) ||
+	    !(sc_live(&l->t, &m) || sc_outdated(&l->t, &m)) || !if_indextoname(ifindex, name))
 		return 0;
 	l->t.dev = name;
 	l->n += sc_print(&l->t, l->json, l->first_row);

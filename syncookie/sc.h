@@ -138,6 +138,7 @@ enum sc_health {
 };
 enum sc_health sc_health(const struct sc_target *t, const struct sc_meta *m);
 bool sc_live(const struct sc_target *t, const struct sc_meta *m);
+bool sc_outdated(const struct sc_target *t, const struct sc_meta *m);
 void sc_remove(const struct sc_target *t, const struct sc_meta *m, bool ours);
 #define SC_LOCK		1	/* sc_resolve: the command changes state */
 #define SC_GONE_OK	2	/* sc_resolve: what is gone is no error */

@@ -195,6 +195,21 @@ enum sc_health sc_health(const struct sc_target *t, const struct sc_meta *m)
 	return sc_tables_ok(t, m) ? SC_OK : SC_TABLES_GONE;
 }
 
+/*
+ * Is t's state a running responder of another csum-guard's SC_ABI_VERSION
+ * (the package upgraded under it)? Its program answers as that version's
+ * did until attach starts it over with this one's.
+ */
+bool sc_outdated(const struct sc_target *t, const struct sc_meta *m)
+{
+	struct sc_meta as_ours = *m;
+
+	if (m->abi == SC_ABI_VERSION)
+		return false;
+	as_ours.abi = SC_ABI_VERSION;
+	return sc_health(t, &as_ours) != SC_DEAD;
+}
+
 /* Does t's state describe a responder that runs right now (if maybe without its tables)? */
 bool sc_live(const struct sc_target *t, const struct sc_meta *m)
 {

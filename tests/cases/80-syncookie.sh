@@ -1194,6 +1194,63 @@ case_syn_detach_gone() {
 }
 cg_kernel_case syn_detach_gone
 
+# A responder left running by an older csum-guard (its state of another
+# SC_ABI_VERSION: the meta pin's version rewritten here, as a package
+# upgrade leaves it) still answers, and status says so and how to update it
+# (text, and --json attached with outdated); the listing shows it; attach
+# again starts it over with this version (one program, not outdated), and
+# detach of an outdated one says it detached.
+case_syn_outdated() {
+	local t="syn-outdated" why= meta st p0 out round l
+
+	command -v bpftool >/dev/null || { skip "$t: no bpftool"; return; }
+	sc_up || { fail "$t: set-up"; return; }
+	p0=$(sc_progs)
+	rm -f "$TMPD/sc.ready"
+	"$STREAM" --netns "$SC_S" --listen :: --ready-file "$TMPD/sc.ready" --timeout 300 >/dev/null 2>&1 &
+	l=$!
+	wait_ready "$TMPD/sc.ready"
+	for round in again detach; do
+		sc_on --ports $SC_PORT --mode tc --set-sysctl || { why="$why; attach"; break; }
+		meta=/sys/fs/bpf/csum_guard_syncookie/$(stat -L -c %i "/run/netns/$SC_S")/$(ip -n "$SC_S" -o link show veth1 | cut -d: -f1)/meta
+		# the version is the first 4 bytes, little-endian: one less
+		set -- $(bpftool map lookup pinned "$meta" key 0 0 0 0 -j | jq -r '.value[]' | sed 's/^0x//')
+		[ $# -gt 4 ] && bpftool map update pinned "$meta" key 0 0 0 0 value hex \
+			"$(printf %02x $((0x$1 - 1)))" "${@:2}" || { why="$why; cannot rewrite the meta"; break; }
+		st=$("$CG" syncookie status veth1 --netns "$SC_S")
+		grep -q "^veth1.*: answering SYNs (tc) with an older csum-guard's program (its state is version [0-9]*, this one's [0-9]*): attach again to update it$" <<<"$st" ||
+			why="$why; $round: status: $st"
+		[ "$("$CG" syncookie status veth1 --netns "$SC_S" --json | jq -c '[.attached, .outdated, .mode]')" = '[true,true,"tc"]' ] ||
+			why="$why; $round: status --json: $("$CG" syncookie status veth1 --netns "$SC_S" --json)"
+		[ "$("$CG" syncookie status --netns "$SC_S" --json | jq -c 'map(.dev)')" = '["veth1"]' ] ||
+			why="$why; $round: the listing: $("$CG" syncookie status --netns "$SC_S" --json)"
+		[ "$(inject $SC_PORT good)" = "sent=$SC_N synack=$SC_N rst=0 other=0" ] ||
+			why="$why; $round: the outdated responder does not answer"
+		if [ $round = again ]; then
+			sc_on --ports $SC_PORT --mode tc --set-sysctl || why="$why; attach again failed"
+			[ "$("$CG" syncookie status veth1 --netns "$SC_S" --json | jq -c '[.attached, .outdated]')" = '[true,false]' ] ||
+				why="$why; after attach again: $("$CG" syncookie status veth1 --netns "$SC_S" --json)"
+			[ "$(inject $SC_PORT good)" = "sent=$SC_N synack=$SC_N rst=0 other=0" ] ||
+				why="$why; not answering after attach again"
+			sc_off
+		else
+			out=$("$CG" syncookie detach veth1 --netns "$SC_S" 2>&1)
+			grep -q "detached the SYN responder from veth1" <<<"$out" || why="$why; detach said: $out"
+		fi
+		sleep 0.3
+		[ "$(sc_progs)" = "$p0" ] || why="$why; $round: programs $(sc_progs) after, was $p0"
+	done
+	kill $l 2>/dev/null
+	wait $l 2>/dev/null
+	if [ -z "$why" ]; then
+		pass "$t: an older version's responder answers, status (text, --json outdated, the listing) says so and to attach again; attach again updates it, detach takes it; no program left"
+	else
+		fail "$t:${why#; }"
+	fi
+	sc_down
+}
+cg_kernel_case syn_outdated
+
 # Two responders in one namespace that issue the listener's cookies
 # (--no-handoff), the first attached with --set-sysctl: detaching it must
 # not take the sysctl from under the second; the last detach puts back
