@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/* json.c - just enough JSON for status and probe, written to stdout. */
+/* json.c - just enough JSON for status and probe, and Prometheus label values, to stdout. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "json.h"
 
-void cg_json_str(const char *s)
+/*
+ * s quoted for JSON, or (prom) as a Prometheus label value, which has only
+ * \\, \" and \n: there a control character becomes U+FFFD too
+ */
+static void cg_quote(const char *s, bool prom)
 {
 	size_t n;
 
@@ -16,15 +20,24 @@ void cg_json_str(const char *s)
 
 		n = cg_utf8_seq(s);
 		if (!n)
-			fputs("\\ufffd", stdout);
+			fputs(prom ? "\xef\xbf\xbd" : "\\ufffd", stdout);
 		else if (c == '"' || c == '\\')
 			printf("\\%c", c);
+		else if (prom && c == '\n')
+			fputs("\\n", stdout);
+		else if ((c < 0x20 || c == 0x7f) && prom)
+			fputs("\xef\xbf\xbd", stdout);
 		else if (c < 0x20 || c == 0x7f)
 			printf("\\u%04x", c);
 		else
 			fwrite(s, 1, n, stdout);
 	}
 	putchar('"');
+}
+
+void cg_json_str(const char *s)
+{
+	cg_quote(s, false);
 }
 
 static void cg_json_key(bool *first, const char *k)
@@ -55,4 +68,9 @@ void cg_json_kv_bool(bool *first, const char *k, bool v)
 {
 	cg_json_key(first, k);
 	fputs(v ? "true" : "false", stdout);
+}
+
+void cg_prom_str(const char *s)
+{
+	cg_quote(s, true);
 }

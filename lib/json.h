@@ -14,5 +14,7 @@ void cg_json_str(const char *s);
 void cg_json_kv_str(bool *first, const char *k, const char *v);	/* v NULL: null */
 void cg_json_kv_u64(bool *first, const char *k, __u64 v);
 void cg_json_kv_bool(bool *first, const char *k, bool v);
+/* A Prometheus label value, quoted and escaped, likewise */
+void cg_prom_str(const char *s);
 
 #endif /* CG_JSON_H */

@@ -24,27 +24,6 @@ const char *cg_report_netns(const struct cg_report_row *r, char *buf, size_t n)
  * control characters and bytes that are not UTF-8, which the format does not
  * allow, become U+FFFD, so that no device name invalidates the file.
  */
-static void cg_prom_str(const char *s)
-{
-	size_t n;
-
-	putchar('"');
-	for (; *s; s += n ?: 1) {
-		unsigned char c = *s;
-
-		n = cg_utf8_seq(s);
-		if (c == '\\' || c == '"')
-			printf("\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", stdout);
-		else if (!n || c < 0x20 || c == 0x7f)
-			fputs("\xef\xbf\xbd", stdout);
-		else
-			fwrite(s, 1, n, stdout);
-	}
-	putchar('"');
-}
-
 static void cg_prom_label(const char *name, const char *val)
 {
 	printf(",%s=", name);

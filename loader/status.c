@@ -21,6 +21,7 @@
 #include "state.h"
 #include "commands.h"
 #include "report.h"
+#include "syncookie.h"
 
 
 const struct cg_backend *const cg_backends[CG_CHOICE_KMOD + 1] = {
@@ -426,6 +427,12 @@ int cg_cmd_status(const struct cg_query *a)
 			if (cg_kmod_completion(-1, &cc, NULL))
 				memset(&cc, 0, sizeof(cc));
 			cg_report_prometheus_completion(&cc);
+			/* and the SYN responders of every namespace */
+			err = cg_syncookie_prometheus();
+			if (err) {
+				cg_err("cannot read the SYN responders' status: %s", strerror(-err));
+				return 1;
+			}
 		}
 	} else if (a->dev) {
 		cg_print_status(a, &rs.row[0]);

@@ -130,6 +130,52 @@ static void sc_status_opts(const struct sc_target *t, const struct sc_meta *m,
 			 " (stale: the namespace's sysctls changed since attach; attach again)");
 }
 
+/*
+ * csum-guard status --prometheus: the metric the walk over every
+ * responder writes now (each metric's samples must be one group)
+ */
+static enum { SC_PROM_OFF, SC_PROM_ANSWERING, SC_PROM_PACKETS } sc_prom;
+
+static void sc_prom_labels(const struct sc_target *t, const char *netns)
+{
+	fputs("{device=", stdout);
+	cg_prom_str(t->dev);
+	fputs(",netns=", stdout);
+	cg_prom_str(netns ?: "");
+}
+
+static void sc_prom_row(const struct sc_target *t, const char *netns, const struct sc_meta *m,
+			const struct sc_counts *c, enum sc_health h, bool old)
+{
+	static const char *const kinds[SC_CNT_MAX] = {
+		[SC_CNT_SYNACK] = "synack", [SC_CNT_PASSED] = "passed",
+		[SC_CNT_MALFORMED] = "malformed", [SC_CNT_FOREIGN] = "foreign",
+		[SC_CNT_ACK] = "ack", [SC_CNT_ACK_REFUSED] = "ack_refused",
+	};
+	unsigned int k;
+
+	if (sc_prom == SC_PROM_ANSWERING) {
+		fputs("csum_guard_syncookie_answering", stdout);
+		sc_prom_labels(t, netns);
+		printf(",mode=\"%s\",tables=\"%s\",cookies=\"%s\",outdated=\"%s\"} %d\n",
+		       sc_mode_name(m->mode),
+		       old ? "" : h == SC_TABLES_GONE ? "gone" :
+		       m->mode == SC_NFT || (m->flags & SC_META_TABLES) ? "ok" :
+		       m->flags & SC_META_NO_HANDOFF ? "off" : "none",
+		       old || m->mode == SC_NFT ? "" : sc_raw(m) ? "raw" : "listener",
+		       old ? "true" : "false", !(m->mode == SC_NFT && h == SC_TABLES_GONE));
+		return;
+	}
+	/* an older version's counters are its own to read */
+	for (k = 0; !old && k < SC_CNT_MAX; k++) {
+		if (m->mode == SC_NFT && k != SC_CNT_SYNACK)
+			continue;
+		fputs("csum_guard_syncookie_packets_total", stdout);
+		sc_prom_labels(t, netns);
+		printf(",counter=\"%s\"} %llu\n", kinds[k], (unsigned long long)c->v[k]);
+	}
+}
+
 /* One device; returns whether it is answering. */
 static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 {
@@ -159,6 +205,11 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 		sc_map_get(t, SC_PIN_PORTS, &p, 0);
 		sc_counters(t, &m, &c);
 		sc_status_opts(t, &m, &conf, opts, sizeof(opts));
+	}
+	if (sc_prom) {
+		if (live || old)
+			sc_prom_row(t, netns, &m, &c, h, old);
+		return live || old;
 	}
 	sys = sc_sysctl_read(live ? sc_sysctl_path(m.mode) : SC_SYSCTL_COOKIES);
 	if (!json) {
@@ -341,6 +392,39 @@ static int sc_status(const struct sc_args *a)
 	else if (!n)
 		printf("no device answering SYNs%s%s\n", a->netns ? " in netns " : "", a->netns ?: "");
 	return 0;
+}
+
+/*
+ * The SYN responders of every namespace as Prometheus metrics, for
+ * csum-guard status --prometheus (which has checked for root): whether
+ * each answers, and its counters. Returns 0, or -errno if the namespaces
+ * could not be walked.
+ */
+int cg_syncookie_prometheus(void)
+{
+	static const char *const help[] = {
+		[SC_PROM_ANSWERING] = "# HELP csum_guard_syncookie_answering 1 for each device whose SYN "
+			"responder answers SYNs (0: nft mode with its tables flushed); its mode, nft tables "
+			"(ok, gone, none, off), cookies (raw, listener) and whether an older csum-guard "
+			"attached it.\n# TYPE csum_guard_syncookie_answering gauge\n",
+		[SC_PROM_PACKETS] = "# HELP csum_guard_syncookie_packets_total What each SYN responder "
+			"counted: synack, passed, malformed, foreign (SYNs to its ports), ack, ack_refused "
+			"(its ACK program's); nft mode: synack only.\n"
+			"# TYPE csum_guard_syncookie_packets_total counter\n",
+	};
+	struct sc_walk w = { .json = false };
+	struct cg_ack ack = {};
+	bool first = true;
+	int err = 0;
+
+	w.first = &first;
+	for (sc_prom = SC_PROM_ANSWERING; !err && sc_prom <= SC_PROM_PACKETS; sc_prom++) {
+		fputs(help[sc_prom], stdout);
+		sc_print_ns(NULL, false, &first);
+		err = cg_state_each_netns(SC_PIN_ROOT, sc_print_other, &w, &ack);
+	}
+	sc_prom = SC_PROM_OFF;
+	return err;
 }
 
 static int sc_probe(const struct sc_args *a)

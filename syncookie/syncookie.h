@@ -8,5 +8,7 @@
 #define CG_SYNCOOKIE_H
 
 int cg_syncookie(int argc, char **argv);
+/* status --prometheus: every SYN responder's metrics; 0 or -errno */
+int cg_syncookie_prometheus(void);
 
 #endif /* CG_SYNCOOKIE_H */

@@ -172,6 +172,12 @@ case_syn_connect() {
 		[ $(($4 - $1)) = 1 ] && [ $(($5 - $2)) = 0 ] && [ "$got" = ok ] ||
 			why="$why; $addr: synack +$(($4 - $1)) passed +$(($5 - $2)) $got"
 	done
+	# the host-wide status --prometheus: the responder answering, its synack as --json's
+	st=$("$CG" syncookie status veth1 --netns "$SC_S" --json)
+	"$CG" status --prometheus >"$TMPD/sc.prom" || why="$why; status --prometheus failed"
+	got=$(grep -c "^csum_guard_syncookie_answering{device=\"veth1\",netns=\"$SC_S\",mode=\"$(jq -r .mode <<<"$st")\",tables=\"ok\",cookies=\"$(jq -r '.cookies // ""' <<<"$st")\",outdated=\"false\"} 1$" "$TMPD/sc.prom")
+	[ "$got" = 1 ] && grep -qx "csum_guard_syncookie_packets_total{device=\"veth1\",netns=\"$SC_S\",counter=\"synack\"} $(jq -r .counters.synack <<<"$st")" "$TMPD/sc.prom" ||
+		why="$why; status --prometheus: $(grep "$SC_S" "$TMPD/sc.prom" | tr '\n' ' ')"
 	# nft: status reports the table's and SYNPROXY's counters
 	if [ "$mode" = nft ]; then
 		got=$("$CG" syncookie status veth1 --netns "$SC_S" --json |
@@ -183,9 +189,9 @@ case_syn_connect() {
 	sc_off
 	if [ -z "$why" ]; then
 		if [ "$mode" = nft ]; then
-			pass "$t: IPv4 and IPv6 answered by SYNPROXY (cookie validated; status: synack, acks, cookie_valid), $SC_BYTES bytes each intact"
+			pass "$t: IPv4 and IPv6 answered by SYNPROXY (cookie validated; status: synack, acks, cookie_valid; status --prometheus too), $SC_BYTES bytes each intact"
 		else
-			pass "$t: IPv4 and IPv6, $SC_BYTES bytes each intact; SYN-ACK from the program, its cookie taken by SYNPROXY through the responder's nft tables (or, without them, by the kernel, which then sent no SYN-ACK)"
+			pass "$t: IPv4 and IPv6, $SC_BYTES bytes each intact; SYN-ACK from the program, its cookie taken by SYNPROXY through the responder's nft tables (or, without them, by the kernel, which then sent no SYN-ACK); status --prometheus has it answering, its synack as --json's"
 		fi
 	else
 		fail "$t:${why#;}"
@@ -1224,6 +1230,8 @@ case_syn_outdated() {
 			why="$why; $round: status --json: $("$CG" syncookie status veth1 --netns "$SC_S" --json)"
 		[ "$("$CG" syncookie status --netns "$SC_S" --json | jq -c 'map(.dev)')" = '["veth1"]' ] ||
 			why="$why; $round: the listing: $("$CG" syncookie status --netns "$SC_S" --json)"
+		"$CG" status --prometheus | grep -q "^csum_guard_syncookie_answering{device=\"veth1\",netns=\"$SC_S\",mode=\"tc\",.*outdated=\"true\"} 1$" ||
+			why="$why; $round: status --prometheus: $("$CG" status --prometheus | grep "$SC_S" | tr '\n' ' ')"
 		[ "$(inject $SC_PORT good)" = "sent=$SC_N synack=$SC_N rst=0 other=0" ] ||
 			why="$why; $round: the outdated responder does not answer"
 		if [ $round = again ]; then
@@ -1243,7 +1251,7 @@ case_syn_outdated() {
 	kill $l 2>/dev/null
 	wait $l 2>/dev/null
 	if [ -z "$why" ]; then
-		pass "$t: an older version's responder answers, status (text, --json outdated, the listing) says so and to attach again; attach again updates it, detach takes it; no program left"
+		pass "$t: an older version's responder answers, status (text, --json outdated, the listing, --prometheus) says so and to attach again; attach again updates it, detach takes it; no program left"
 	else
 		fail "$t:${why#; }"
 	fi
