@@ -144,8 +144,10 @@ static void sc_prom_labels(const struct sc_target *t, const char *netns)
 	cg_prom_str(netns ?: "");
 }
 
+/* tables and cookies as status --json says them (NULL: "") */
 static void sc_prom_row(const struct sc_target *t, const char *netns, const struct sc_meta *m,
-			const struct sc_counts *c, enum sc_health h, bool old)
+			const struct sc_counts *c, const char *tables, const char *cookies,
+			bool answering, bool old)
 {
 	static const char *const kinds[SC_CNT_MAX] = {
 		[SC_CNT_SYNACK] = "synack", [SC_CNT_PASSED] = "passed",
@@ -158,12 +160,8 @@ static void sc_prom_row(const struct sc_target *t, const char *netns, const stru
 		fputs("csum_guard_syncookie_answering", stdout);
 		sc_prom_labels(t, netns);
 		printf(",mode=\"%s\",tables=\"%s\",cookies=\"%s\",outdated=\"%s\"} %d\n",
-		       sc_mode_name(m->mode),
-		       old ? "" : h == SC_TABLES_GONE ? "gone" :
-		       m->mode == SC_NFT || (m->flags & SC_META_TABLES) ? "ok" :
-		       m->flags & SC_META_NO_HANDOFF ? "off" : "none",
-		       old || m->mode == SC_NFT ? "" : sc_raw(m) ? "raw" : "listener",
-		       old ? "true" : "false", !(m->mode == SC_NFT && h == SC_TABLES_GONE));
+		       sc_mode_name(m->mode), tables ?: "", cookies ?: "", old ? "true" : "false",
+		       answering);
 		return;
 	}
 	/* an older version's counters are its own to read */
@@ -189,7 +187,7 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 	const char *netns = cg_netns_label(t->netns, t->ino, ino, sizeof(ino));
 	enum sc_health h = SC_DEAD;
 	bool live, first = true, old = false;
-	const char *tables;
+	const char *tables, *cookies;
 	int port, sys;
 
 	if (!sc_map_get(t, SC_PIN_META, &m, 0)) {
@@ -201,15 +199,21 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 	tables = !live ? NULL : h == SC_TABLES_GONE ? "gone" :
 		 m.mode == SC_NFT || (m.flags & SC_META_TABLES) ? "ok" :
 		 m.flags & SC_META_NO_HANDOFF ? "off" : "none";
+	/* whose cookies: raw ones for SYNPROXY, or the listener's */
+	cookies = !live || m.mode == SC_NFT ? NULL : sc_raw(&m) ? "raw" : "listener";
+	if (sc_prom) {
+		/* each pass reads what its metric needs */
+		if (live && sc_prom == SC_PROM_PACKETS)
+			sc_counters(t, &m, &c);
+		if (live || old)
+			sc_prom_row(t, netns, &m, &c, tables, cookies,
+				    !(m.mode == SC_NFT && h == SC_TABLES_GONE), old);
+		return live || old;
+	}
 	if (live) {
 		sc_map_get(t, SC_PIN_PORTS, &p, 0);
 		sc_counters(t, &m, &c);
 		sc_status_opts(t, &m, &conf, opts, sizeof(opts));
-	}
-	if (sc_prom) {
-		if (live || old)
-			sc_prom_row(t, netns, &m, &c, h, old);
-		return live || old;
 	}
 	sys = sc_sysctl_read(live ? sc_sysctl_path(m.mode) : SC_SYSCTL_COOKIES);
 	if (!json) {
@@ -274,9 +278,7 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 	cg_json_kv_bool(&first, "outdated", old);
 	cg_json_kv_str(&first, "mode", live || old ? sc_mode_name(m.mode) : NULL);
 	cg_json_kv_str(&first, "tables", tables);
-	/* whose cookies: raw ones for SYNPROXY, or the listener's */
-	cg_json_kv_str(&first, "cookies", !live || m.mode == SC_NFT ? NULL :
-		       sc_raw(&m) ? "raw" : "listener");
+	cg_json_kv_str(&first, "cookies", cookies);
 	/* syncookie_ack hooked beside it */
 	cg_json_kv_bool(&first, "ack_program", live && (m.flags & SC_META_ACK));
 	fputs(",\"ports\":[", stdout);
@@ -412,12 +414,11 @@ int cg_syncookie_prometheus(void)
 			"(its ACK program's); nft mode: synack only.\n"
 			"# TYPE csum_guard_syncookie_packets_total counter\n",
 	};
-	struct sc_walk w = { .json = false };
-	struct cg_ack ack = {};
 	bool first = true;
+	struct sc_walk w = { .first = &first };
+	struct cg_ack ack = {};
 	int err = 0;
 
-	w.first = &first;
 	for (sc_prom = SC_PROM_ANSWERING; !err && sc_prom <= SC_PROM_PACKETS; sc_prom++) {
 		fputs(help[sc_prom], stdout);
 		sc_print_ns(NULL, false, &first);
