@@ -3,7 +3,7 @@
  * csum_guard_abi.h - what the loader, both backends and the tests agree on:
  * the ABI version, counter indices, the guard's flags and the names in the
  * BPF object. The module's generic netlink interface is csum_guard_genl.h;
- * the loader's pins on bpffs are its own (loader/bpf_guard.h).
+ * the loader's pins on bpffs are its own (loader/bpf/guard.h).
  *
  * Bump CG_ABI_VERSION whenever anything below, or in csum_guard_genl.h,
  * changes meaning. The loader

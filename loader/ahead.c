@@ -29,7 +29,7 @@
 #include <bpf/bpf.h>
 
 #include "ahead.h"
-#include "bpf_guard.h"
+#include "bpf/api.h"
 #include "compat.h"
 #include "macros.h"
 #include "nl.h"

@@ -20,6 +20,7 @@
 #include "sha256.h"
 #include "state.h"
 #include "ahead.h"
+#include "bpf/api.h"
 #include "commands.h"
 
 #define CG_OBJECT_MAX	(64 << 20)	/* attach --object: far above any guard */

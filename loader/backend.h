@@ -136,20 +136,6 @@ struct cg_backend {
 };
 
 extern const struct cg_backend cg_backend_bpf;
-/*
- * The built-in guard, loaded and verified now, for the fresh attach of a
- * later one (struct cg_attach_opts' preloaded): what a watcher keeps so
- * that a new device waits for no verification. The first fresh guard pins
- * it as the host's shared program. NULL where it cannot load, and where
- * the host's shared program is pinned already (attach opens that one).
- */
-struct cg_obj *cg_bpf_preload(bool log_drops);
-void cg_bpf_preload_free(struct cg_obj *o);
-/* The id of its program: a guard running it took it */
-__u32 cg_bpf_preload_id(const struct cg_obj *o);
-/* Is data an object of the guard this loader speaks to? 0, -ENOEXEC or
- * -EPROTO (another ABI version), with the reason in why. Loads nothing. */
-int cg_bpf_object_check(const void *data, size_t size, char *why, size_t why_len);
 extern const struct cg_backend cg_backend_kmod;
 
 #endif /* CG_BACKEND_H */

@@ -1,30 +1,43 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * commands.h - what main.c's commands share: the backend table, which
- * backend guards a device, what the host offers; the commands that change
- * a guard (attach.c) and those that only read (status.c).
+ * commands.h - the commands main.c's table runs: those that change a
+ * guard (attach.c) and those that only read (status.c); cg_attach() is
+ * what watch attaches with too.
  */
 #ifndef CG_COMMANDS_H
 #define CG_COMMANDS_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "backend.h"
+#include "backends.h"
 #include "select.h"
 
-/* One backend per choice (select.h) */
-extern const struct cg_backend *const cg_backends[CG_CHOICE_KMOD + 1];
+/*
+ * What a command line said, as main.c's parser fills it from the option
+ * table (cmd.c): every option of every command, and the operands left.
+ */
+struct cg_args {
+	const char *cmd;
+	const char *netns;	/* --netns */
+	const char *path;	/* check --path */
+	const char *object;	/* attach --object */
+	const char *sha256;	/* attach --sha256 */
+	const char **match;	/* watch --match, each as given */
+	int nmatch;
+	enum cg_choice backend;	/* --backend */
+	enum cg_attach_mode mode;	/* attach --mode */
+	bool log_drops, egress, all, json, prometheus, no_completion;
+	char **operands;
+	int noperands;
+};
 
-/* Which backend guards t now, with its status; CG_CHOICE_NONE: none. */
-enum cg_choice cg_guarded_by(const struct cg_target *t, struct cg_status *st);
-/* What every backend finds on this host. */
-void cg_probe_all(struct cg_probe *p);
-/* What choosing among the backends want allows needs, loading nothing
- * (struct cg_backend's probe_quick): for attach, which probes in full
- * only when the backend chosen so fails. */
-void cg_probe_quick(struct cg_probe *p, enum cg_choice want);
-/* ", egress, log-drops": the options a guard has, for messages */
-const char *cg_opts_text(const struct cg_status *st);
+/* The csum-guard command line: its options and commands (cmd.c) */
+#include "cli.h"
+extern const struct cg_cli cg_cli;
+/* csum-guard --help: every command's usage, then what all of them take */
+void cg_cli_main_help(FILE *f);
 
 /* What attach was asked, by its command or by watch for a device it found */
 struct cg_attach_req {
@@ -58,19 +71,6 @@ int cg_cmd_detach_all(const char *netns);
 /* upgrade: every guard of the host to this loader's program, options kept */
 int cg_cmd_upgrade(void);
 
-/* The most devices a backend lists in one namespace */
-#define CG_MAX_LIST	4096
-
-/*
- * fn(c, t, 0, arg) for each device backend c guards in the namespace
- * entered (ino; label as the user names it, NULL for ours), t naming it
- * ("?" when it has no name); fn(c, NULL, -errno, arg) for a backend that
- * cannot list its guards there. fn's first nonzero return ends the walk
- * and is returned.
- */
-typedef int (*cg_guard_fn)(enum cg_choice c, const struct cg_target *t, int err, void *arg);
-int cg_each_guard_here(const char *label, __u64 ino, cg_guard_fn fn, void *arg);
-
 /* What status and probe were asked */
 struct cg_query {
 	const char *dev;	/* NULL: every guarded device */
@@ -80,7 +80,7 @@ struct cg_query {
 };
 int cg_cmd_status(const struct cg_query *a);
 /* csum-guard completion on|off|status: exit status 0, 1 or 2 */
-int cg_cmd_completion(int argc, char **argv);
+int cg_cmd_completion(const struct cg_args *a);
 int cg_cmd_probe(const struct cg_query *a);
 
 #endif /* CG_COMMANDS_H */

@@ -43,34 +43,17 @@ static void cg_completion_print(const struct cg_completion *c, const char *why, 
 	puts("}");
 }
 
-int cg_cmd_completion(int argc, char **argv)
+int cg_cmd_completion(const struct cg_args *a)
 {
-	static const struct option opts[] = { CG_OPT_JSON, CG_OPT_QUIET, CG_OPT_END };
-	const char *verb = "status";
+	const char *verb = a->noperands ? a->operands[0] : "status";
 	struct cg_completion c;
 	struct cg_ack ack = {};
-	bool json = false;
-	int want, opt, err;
+	bool json = a->json;
+	int want, err;
 
-	opterr = 0;
-	optind = 2;
-	while ((opt = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			json = true;
-			break;
-		case 'q':
-			cg_quiet = true;
-			break;
-		default:
-			return cg_cli_bad_option(opt, argv);
-		}
-	}
-	if (optind < argc)
-		verb = argv[optind++];
-	if (optind < argc)
+	if (a->noperands > 1)
 		return cg_usage_err("completion takes one of on, off, status, not '%s' too",
-				    argv[optind]);
+				    a->operands[1]);
 	if (!strcmp(verb, "on"))
 		want = 1;
 	else if (!strcmp(verb, "off"))

@@ -2,16 +2,12 @@
 /*
  * events.c - the guards' drop events, read and written (see events.h).
  *
- * The bpf backend's guards share one ring buffer: the loader hands each
- * program it loads the ring of a guard already there, found through that
- * guard's pinned link or program, so the ring lives exactly as long as a
- * guard does and nothing else is pinned. A reader finds rings by their
- * name among the host's maps. The module multicasts its events to a
+ * The bpf backend's guards share one ring buffer (bpf/ring.c); a reader
+ * finds rings by their name among the host's maps. The module multicasts its events to a
  * generic netlink group.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,7 +22,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "bpf_guard.h"
 #include "cli.h"
 #include "events.h"
 #include "json.h"
@@ -40,95 +35,6 @@
 
 #define CG_EV_LINES	10	/* lines a second per device, then a count */
 #define CG_EV_RINGS	64	/* rings read at once (one, but for races) */
-
-/* The ring buffer among the maps of a program: a new fd, or -ENOENT. */
-static int cg_ring_of_prog(int prog_fd, __u32 *ring_id)
-{
-	__u32 ids[16], len, i;
-	struct bpf_prog_info pi = {};
-	struct bpf_map_info mi;
-	int fd;
-
-	pi.nr_map_ids = ARRAY_SIZE(ids);
-	pi.map_ids = (__u64)(unsigned long)ids;
-	len = sizeof(pi);
-	if (bpf_obj_get_info_by_fd(prog_fd, &pi, &len))
-		return -errno;
-	for (i = 0; i < pi.nr_map_ids && i < ARRAY_SIZE(ids); i++) {
-		fd = bpf_map_get_fd_by_id(ids[i]);
-		if (fd < 0)
-			continue;
-		memset(&mi, 0, sizeof(mi));
-		len = sizeof(mi);
-		if (!bpf_obj_get_info_by_fd(fd, &mi, &len) && mi.type == BPF_MAP_TYPE_RINGBUF &&
-		    mi.max_entries == CG_EVENTS_BYTES && !strcmp(mi.name, CG_BPF_MAP_EVENTS)) {
-			if (ring_id)
-				*ring_id = mi.id;
-			return fd;
-		}
-		close(fd);
-	}
-	return -ENOENT;
-}
-
-/* The program of the guard whose pins are in dir: an fd, or -errno. */
-static int cg_prog_of_dir(const char *dir)
-{
-	static const char *const links[] = { CG_PIN_LINK, CG_PIN_LINK_EGRESS };
-	struct bpf_link_info li;
-	char path[PATH_MAX];
-	__u32 len;
-	int fd, i;
-
-	for (i = 0; i < (int)ARRAY_SIZE(links); i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, links[i]);
-		fd = bpf_obj_get(path);
-		if (fd < 0)
-			continue;
-		memset(&li, 0, sizeof(li));
-		len = sizeof(li);
-		if (bpf_obj_get_info_by_fd(fd, &li, &len)) {
-			close(fd);
-			continue;
-		}
-		close(fd);
-		fd = bpf_prog_get_fd_by_id(li.prog_id);
-		if (fd >= 0)
-			return fd;
-	}
-	snprintf(path, sizeof(path), "%s/%s", dir, CG_PIN_PROG);
-	fd = bpf_obj_get(path);
-	return fd < 0 ? -errno : fd;
-}
-
-/* The first guard's ring, in a walk over the guards on bpffs */
-static int cg_ring_dev(const char *dir, __u64 ino, int ifindex, void *arg)
-{
-	int prog, fd, *found = arg;
-
-	prog = cg_prog_of_dir(dir);
-	if (prog < 0)
-		return 0;
-	fd = cg_ring_of_prog(prog, NULL);
-	close(prog);
-	if (fd < 0)
-		return 0;
-	*found = fd;
-	return 1;
-}
-
-static int cg_ring_ns(__u64 ino, void *arg)
-{
-	return cg_state_each_dev(CG_PIN_ROOT, ino, cg_ring_dev, arg);
-}
-
-int cg_events_ring_fd(void)
-{
-	int fd = -ENOENT;
-
-	cg_state_each_ns(CG_PIN_ROOT, cg_ring_ns, &fd);
-	return fd;
-}
 
 /* ---- the reader ---- */
 
@@ -539,29 +445,15 @@ const char *cg_events_sources(const struct cg_events *ev, char *buf, size_t n)
  * csum-guard events [--json]: every drop event of the host until SIGINT or
  * SIGTERM. Guards attached later are found within a second.
  */
-int cg_cmd_events(int argc, char **argv)
+int cg_cmd_events(bool json)
 {
-	static const struct option opts[] = { CG_OPT_JSON, CG_OPT_QUIET, CG_OPT_END };
 	struct signalfd_siginfo si;
 	struct pollfd p[3];
 	struct cg_events *ev;
-	bool json = false;
 	char src[160];
 	sigset_t sigs;
-	int c, n;
+	int n;
 
-	opterr = 0;
-	optind = 2;
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		if (c == 'j')
-			json = true;
-		else if (c == 'q')
-			cg_quiet = true;
-		else
-			return cg_cli_bad_option(c, argv);
-	}
-	if (optind < argc)
-		return cg_usage_err("events takes no device: it reads every guard's");
 	if (cg_cli_need_root("read drop events"))
 		return 1;
 	sigemptyset(&sigs);

@@ -13,12 +13,6 @@
 
 #include "csum_guard_abi.h"
 
-/*
- * The host's ring buffer, found through the program of a guard on bpffs:
- * a new fd, or -ENOENT when no guard has one yet (the load then makes it).
- */
-int cg_events_ring_fd(void);
-
 struct cg_events;
 
 /* A reader of both sources; NULL with errno set. json: one JSON object a
@@ -37,6 +31,6 @@ void cg_events_read(struct cg_events *ev);
 const char *cg_events_sources(const struct cg_events *ev, char *buf, size_t n);
 
 /* csum-guard events [--json] */
-int cg_cmd_events(int argc, char **argv);
+int cg_cmd_events(bool json);
 
 #endif /* CG_EVENTS_H */

@@ -519,115 +519,202 @@ static int sc_parse_allow(const char *s, struct sc_args *a)
 	}
 }
 
-int cg_syncookie(int argc, char **argv)
+/* One option of a syncookie command into a (cg_cli_parse()'s set) */
+static int sc_args_set(int val, const char *arg, void *ctx)
 {
-	static const struct option opts[] = {
-		CG_OPT_NETNS,
-		{ "ports", required_argument, NULL, 'p' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "set-sysctl", no_argument, NULL, 's' },
-		{ "no-handoff", no_argument, NULL, 'H' },
-		{ "all", no_argument, NULL, 'A' },
-		{ "allow", required_argument, NULL, 'a' },
-		CG_OPT_JSON,
-		CG_OPT_QUIET,
-		CG_OPT_END,
-	};
 	static const char *const modes[] = { "auto", "xdp", "xdp-generic", "tc", "nft" };
 	static const enum sc_mode mode_val[] = { SC_AUTO, SC_XDP, SC_XDP_GENERIC, SC_TC, SC_NFT };
-	struct sc_args a = {};
-	bool attach, with_dev, have_ports = false;
+	struct sc_args *a = ctx;
 	unsigned int i;
+
+	switch (val) {
+	case 'n':
+		if (!*arg)
+			return cg_usage_err("--netns needs a name or a path");
+		a->netns = arg;
+		break;
+	case 'p':
+		if (sc_parse_ports(arg, a))
+			return cg_usage_err("--ports needs 1 to %d ports 1-65535, comma-separated, "
+					    "not '%s'", SC_MAX_PORTS, arg);
+		break;
+	case 'm':
+		for (i = 0; i < ARRAY_SIZE(modes) && strcmp(arg, modes[i]); i++)
+			;
+		if (i == ARRAY_SIZE(modes))
+			return cg_usage_err("unknown mode '%s' (auto, xdp, xdp-generic, tc or nft)",
+					    arg);
+		a->mode = mode_val[i];
+		break;
+	case 's':
+		a->set_sysctl = true;
+		break;
+	case 'H':
+		a->no_handoff = true;
+		break;
+	case 'j':
+		a->json = true;
+		break;
+	case 'a':
+		if (sc_parse_allow(arg, a))
+			return cg_usage_err("--allow needs 1 to %d addresses or prefixes (IPv4 or "
+					    "IPv6), comma-separated, not '%s'", SC_ALLOW_MAX, arg);
+		break;
+	case 'A':
+		a->all = true;
+		break;
+	case 'q':
+		cg_quiet = true;
+		break;
+	}
+	return 0;
+}
+
+static int sc_run_attach(void *args, int argc, char **argv)
+{
+	struct sc_args *a = args;
+
+	if (!a->nports)
+		return cg_usage_err("syncookie attach needs --ports");
+	if (a->no_handoff && a->mode == SC_NFT)
+		return cg_usage_err("--no-handoff goes with the bpf modes: nft mode is SYNPROXY itself");
+	return sc_attach(a);
+}
+
+static int sc_run_detach(void *args, int argc, char **argv)
+{
+	struct sc_args *a = args;
+
+	if (a->all && a->dev)
+		return cg_usage_err("syncookie detach takes DEV or --all, not both");
+	return a->all ? sc_detach_all(a) : sc_detach(a);
+}
+
+static int sc_run_status(void *args, int argc, char **argv)
+{
+	return sc_status(args);
+}
+
+static int sc_run_probe(void *args, int argc, char **argv)
+{
+	return sc_probe(args);
+}
+
+static const struct cg_opt sc_opts[] = {
+	{ "netns", 'n', "NS", "the device's network namespace: a name from `ip netns`, "
+	  "a path such as /proc/PID/ns/net, or an inode number" },
+	{ "ports", 'p', "P[,P...]", "the TCP ports whose SYNs are answered" },
+	{ "mode", 'm', "M", "auto, xdp (native), xdp-generic, tc or nft (the kernel's "
+	  "SYNPROXY); auto: native XDP where the driver has it, else generic XDP, else tc, "
+	  "nft where the program does not load" },
+	{ "set-sysctl", 's', NULL, "set the sysctl the mode needs in DEV's namespace "
+	  "(detach puts the old value back)" },
+	{ "allow", 'a', "CIDR[,CIDR...]", "answer only these sources (give the ones the "
+	  "firewall accepts)" },
+	{ "no-handoff", 'H', NULL, "no SYNPROXY tables: the operator says no rule drops an "
+	  "ACK without a SYN" },
+	{ "all", 'A', NULL, "every responder of the namespace (with --netns) or of the host" },
+	{ "json", 'j', NULL, "one JSON document on stdout" },
+	{ "quiet", 'q', NULL, "say nothing but errors" },
+	{ NULL, 0, NULL, NULL },
+};
+
+#define SC_USAGE(...)	((const char *const[]){ __VA_ARGS__, NULL })
+
+static const struct cg_cmd sc_cmds[] = {
+	{ "attach", SC_USAGE("DEV --ports P[,P...] [--netns NS]\n"
+			     "[--mode auto|xdp|xdp-generic|tc|nft] [--set-sysctl]\n"
+			     "[--allow CIDR[,CIDR...]] [--no-handoff]"),
+	  "Answer SYNs to the given TCP ports of DEV with SYN cookies from XDP or tc,\n"
+	  "or the kernel's SYNPROXY (nft) where the helper is missing. Raw cookies for\n"
+	  "SYNPROXY's tables need no sysctl (6.0+); the listener's (before 6.0,\n"
+	  "--no-handoff, no nft) need net.ipv4.tcp_syncookies=2 in DEV's netns (nft:\n"
+	  "net.netfilter.nf_conntrack_tcp_loose=0); --set-sysctl sets it and detach puts\n"
+	  "the old value back. Only SYNs this host would answer itself are answered.\n"
+	  "Attach again to change the ports or options.\n",
+	  "npmsaHq", sc_run_attach },
+	{ "detach", SC_USAGE("DEV [--netns NS]", "--all [--netns NS]"),
+	  "Stop answering SYNs on DEV, or every responder of the namespace or of the\n"
+	  "host (--all), and remove what attach made.\n",
+	  "nAq", sc_run_detach },
+	{ "status", SC_USAGE("[DEV] [--netns NS] [--json]"),
+	  "Say which devices answer SYNs, how, and what they counted.\n",
+	  "njq", sc_run_status },
+	{ "probe", SC_USAGE("[--json]"),
+	  "Say which modes this kernel offers, and which attach would choose.\n",
+	  "jq", sc_run_probe },
+	{ NULL, NULL, NULL, NULL, NULL },
+};
+
+static const struct cg_cli sc_cli = {
+	.prog = "csum-guard syncookie",
+	.opts = sc_opts,
+	.cmds = sc_cmds,
+	.common = "Every command also takes --help, --version, --quiet and --wait SECONDS\n"
+		  "anywhere on its line (csum-guard --help).\n",
+};
+
+void cg_syncookie_usage(FILE *f)
+{
+	const struct cg_cmd *c;
+	const char *const *u;
+	const char *nl;
+
+	/* under csum-guard's own usage lines: no "Usage: " of its own */
+	for (c = sc_cmds; c->name; c++)
+		for (u = c->usage; *u; u++) {
+			fprintf(f, "       %s %s", sc_cli.prog, c->name);
+			for (nl = *u; nl; ) {
+				const char *e = strchr(nl, '\n');
+
+				fprintf(f, " %.*s\n", e ? (int)(e - nl) : (int)strlen(nl), nl);
+				nl = e ? e + 1 : NULL;
+				if (nl)
+					fprintf(f, "%*s", (int)(8 + strlen(sc_cli.prog) + strlen(c->name)), "");
+			}
+		}
+}
+
+int cg_syncookie_help(int argc, char **argv)
+{
+	const struct cg_cmd *c = NULL;
+	int i;
+
+	for (i = 1; i < argc && !c; i++)
+		if (argv[i][0] != '-')
+			c = cg_cli_find(&sc_cli, argv[i]);
+	if (c) {
+		cg_cli_help(&sc_cli, c, stdout);
+		return 0;
+	}
+	printf("Usage:\n");
+	cg_syncookie_usage(stdout);
+	printf("\n%s\n%s", "The second guard: answer SYNs to chosen TCP ports of a device with SYN\n"
+	       "cookies. csum-guard syncookie CMD --help says what CMD does and takes.",
+	       sc_cli.common);
+	return 0;
+}
+
+int cg_syncookie(int argc, char **argv)
+{
+	const struct cg_cmd *c;
+	struct sc_args a = {};
 	char what[32];
-	int c, ret;
+	int ret;
 
 	if (argc < 3)
 		return cg_usage_err("syncookie needs a command (attach, detach, status or probe)");
-	a.cmd = argv[2];
-	attach = !strcmp(a.cmd, "attach");
-	with_dev = attach || !strcmp(a.cmd, "detach") || !strcmp(a.cmd, "status");
-	if (!with_dev && strcmp(a.cmd, "probe"))
-		return cg_usage_err("unknown syncookie command '%s'", a.cmd);
-	opterr = 0;
-	optind = 3;
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			if (!with_dev)
-				return cg_usage_err("syncookie %s takes no --netns", a.cmd);
-			if (!*optarg)
-				return cg_usage_err("--netns needs a name or a path");
-			a.netns = optarg;
-			break;
-		case 'p':
-			if (!attach)
-				return cg_usage_err("--ports goes with syncookie attach");
-			if (sc_parse_ports(optarg, &a))
-				return cg_usage_err("--ports needs 1 to %d ports 1-65535, comma-separated, "
-						    "not '%s'", SC_MAX_PORTS, optarg);
-			have_ports = true;
-			break;
-		case 'm':
-			if (!attach)
-				return cg_usage_err("--mode goes with syncookie attach");
-			for (i = 0; i < ARRAY_SIZE(modes) && strcmp(optarg, modes[i]); i++)
-				;
-			if (i == ARRAY_SIZE(modes))
-				return cg_usage_err("unknown mode '%s' (auto, xdp, xdp-generic, tc or nft)",
-						    optarg);
-			a.mode = mode_val[i];
-			break;
-		case 's':
-			if (!attach)
-				return cg_usage_err("--set-sysctl goes with syncookie attach");
-			a.set_sysctl = true;
-			break;
-		case 'H':
-			if (!attach)
-				return cg_usage_err("--no-handoff goes with syncookie attach");
-			a.no_handoff = true;
-			break;
-		case 'j':
-			if (strcmp(a.cmd, "status") && strcmp(a.cmd, "probe"))
-				return cg_usage_err("--json goes with syncookie status and probe");
-			a.json = true;
-			break;
-		case 'a':
-			if (!attach)
-				return cg_usage_err("--allow goes with syncookie attach");
-			if (sc_parse_allow(optarg, &a))
-				return cg_usage_err("--allow needs 1 to %d addresses or prefixes (IPv4 or "
-						    "IPv6), comma-separated, not '%s'", SC_ALLOW_MAX, optarg);
-			break;
-		case 'A':
-			if (strcmp(a.cmd, "detach"))
-				return cg_usage_err("--all goes with syncookie detach");
-			a.all = true;
-			break;
-		case 'q':
-			cg_quiet = true;
-			break;
-		default:
-			return cg_cli_bad_option(c, argv);
-		}
-	}
-	snprintf(what, sizeof(what), "syncookie %s", a.cmd);
-	ret = cg_cli_device(argc, argv, what, with_dev,
-			    with_dev && strcmp(a.cmd, "status") && !a.all, &a.dev);
+	c = cg_cli_find(&sc_cli, argv[2]);
+	if (!c)
+		return cg_usage_err("unknown syncookie command '%s'", argv[2]);
+	a.cmd = c->name;
+	ret = cg_cli_parse(&sc_cli, c, argc, argv, 3, sc_args_set, &a);
 	if (ret)
 		return ret;
-	if (a.all && a.dev)
-		return cg_usage_err("syncookie detach takes DEV or --all, not both");
-	if (attach && !have_ports)
-		return cg_usage_err("syncookie attach needs --ports");
-	if (a.no_handoff && a.mode == SC_NFT)
-		return cg_usage_err("--no-handoff goes with the bpf modes: nft mode is SYNPROXY itself");
-
-	if (attach)
-		return sc_attach(&a);
-	if (!strcmp(a.cmd, "detach"))
-		return a.all ? sc_detach_all(&a) : sc_detach(&a);
-	if (!strcmp(a.cmd, "status"))
-		return sc_status(&a);
-	return sc_probe(&a);
+	snprintf(what, sizeof(what), "syncookie %s", a.cmd);
+	ret = cg_cli_device(argc, argv, what, strcmp(a.cmd, "probe"),
+			    strcmp(a.cmd, "probe") && strcmp(a.cmd, "status") && !a.all, &a.dev);
+	if (ret)
+		return ret;
+	return c->run(&a, argc, argv);
 }

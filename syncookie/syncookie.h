@@ -7,7 +7,13 @@
 #ifndef CG_SYNCOOKIE_H
 #define CG_SYNCOOKIE_H
 
+#include <stdio.h>
+
 int cg_syncookie(int argc, char **argv);
+/* The usage lines of its commands, under csum-guard's */
+void cg_syncookie_usage(FILE *f);
+/* syncookie [CMD] --help, argv from "syncookie" on; 0 once said */
+int cg_syncookie_help(int argc, char **argv);
 /* status --prometheus: every SYN responder's metrics; 0 or -errno */
 int cg_syncookie_prometheus(void);
 

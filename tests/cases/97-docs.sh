@@ -287,3 +287,70 @@ case_docs_links() {
 	fi
 }
 cg_host_case docs_links
+
+# man_synopsis: the man page's SYNOPSIS as text, one form a line: .B and .I
+# join their words with spaces, the two-font macros (.RB .IR .BR .RI ...)
+# without, input lines join with a space, .br ends a form.
+man_synopsis() {
+	awk '/^\.SH SYNOPSIS/ { on = 1; next } /^\.SH/ { on = 0 } on' doc/csum-guard.8 |
+	awk '
+	/^\.br/ { print line; line = ""; next }
+	{
+		w = ""
+		if ($1 ~ /^\.(B|I)$/) { $1 = ""; w = substr($0, 2) }
+		else if ($1 ~ /^\.[BIR][BIR]$/) { for (i = 2; i <= NF; i++) w = w $i }
+		else w = $0
+		line = line == "" ? w : line " " w
+	}
+	END { if (line != "") print line }' | sed 's/\\-/-/g; s/\\&//g; s/  */ /g; s/ *$//'
+}
+
+# help_synopsis: csum-guard --help's usage forms, one a line
+help_synopsis() {
+	"$CG" --help | awk '
+	/COMMAND --help/ { exit }
+	/^$/ { exit }
+	{ sub(/^Usage:/, ""); sub(/^ +/, "") }
+	/^csum-guard / { if (line != "") print line; line = $0; next }
+	{ line = line " " $0 }
+	END { if (line != "") print line }' | sed 's/  */ /g; s/ *$//'
+}
+
+# The man page's synopsis is the command table's (loader/cmd.c and
+# syncookie's), form for form, and its OPTIONS name every option a
+# command's --help lists; each command's --help is its own (its usage
+# first, its options only).
+case_docs_synopsis() {
+	local t="docs-synopsis" d=$TMPD/synopsis why= c o
+	mkdir -p "$d"
+	man_synopsis >"$d/man"
+	help_synopsis >"$d/help"
+	if [ "$(wc -l <"$d/help")" -lt 15 ]; then
+		fail "$t: csum-guard --help gave $(wc -l <"$d/help") usage forms: $(head -3 "$d/help")"
+		return
+	fi
+	if ! diff "$d/man" "$d/help" >"$d/diff"; then
+		fail "$t: the man page's SYNOPSIS and the command table differ: $(grep '^[<>]' "$d/diff" | head -4 | tr '\n' ' ')"
+		return
+	fi
+	for c in attach detach upgrade status probe watch events check completion \
+		 "syncookie attach" "syncookie detach" "syncookie status" "syncookie probe"; do
+		# shellcheck disable=SC2086
+		"$CG" $c --help >"$d/one" 2>&1 || why="$why $c:exit"
+		head -1 "$d/one" | grep -q "^Usage: csum-guard $c\b" || why="$why $c:usage($(head -1 "$d/one"))"
+		grep -q "^Usage: csum-guard $c\b" "$d/one" && [ "$(grep -c '^ *csum-guard [a-z]' "$d/one")" -le 2 ] ||
+			why="$why $c:not-its-own"
+		for o in $(sed -n 's/^  \(--[a-z0-9-]*\).*/\1/p' "$d/one"); do
+			grep -qF -- "$(sed 's/-/\\-/g' <<<"$o")" doc/csum-guard.8 || why="$why $c:$o-not-in-man"
+		done
+	done
+	# an option of another command is refused, naming the one it goes with
+	"$CG" status --egress >/dev/null 2>"$d/err" && why="$why status-took-egress"
+	grep -q -- '--egress goes with attach' "$d/err" || why="$why goes-with($(cat "$d/err"))"
+	if [ -n "$why" ]; then
+		fail "$t:$why"
+		return
+	fi
+	pass "$t: the man page's $(wc -l <"$d/man") synopsis forms are the command table's; every command's --help is its own, with options the man page names"
+}
+cg_case docs_synopsis

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * bpf_state.c - the bpf backend's state of one device on bpffs (see
- * backend_bpf.c for its layout): its meta, which hooks run a program of
+ * state.c - the bpf backend's state of one device on bpffs (see
+ * backend.c for its layout): its meta, which hooks run a program of
  * ours, whether the state is ours and live, its removal, and the
  * host-wide prune of devices that are gone.
  */
@@ -28,7 +28,7 @@
 #include "netns.h"
 #include "state.h"
 #include "tc.h"
-#include "bpf_guard.h"
+#include "guard.h"
 
 const struct cg_hook_desc cg_hooks[CG_HOOK_MAX] = {
 	[CG_HOOK_INGRESS] = { CG_PIN_LINK, CG_BPF_TCX_INGRESS, BPF_TC_INGRESS },

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * check_site.c - the netfilter completion sites of `csum-guard check`, in
+ * site.c - the netfilter completion sites of `csum-guard check`, in
  * the throwaway namespace vm only:
  *
  *   xtcsum:  iptables -t mangle -A POSTROUTING -o veth0 -p udp
@@ -34,7 +34,7 @@
 #include "macros.h"
 #include "netns.h"
 #include "nl.h"
-#include "check_topo.h"
+#include "topo.h"
 
 #define CK_EXEC_NOJOIN	126	/* the child could not join the namespace */
 #define CK_EXEC_NOTFOUND 127	/* the child could not exec the program */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * watch_int.h - between the watcher's loop and decisions (watch.c) and its
- * view of the host (watch_ns.c: namespaces found by name or process, the
+ * view of the host (ns.c: namespaces found by name or process, the
  * tun/tap devices each has, kept current from link events).
  */
 #ifndef CG_WATCH_INT_H
@@ -74,7 +74,7 @@ struct cg_watch {
 __u64 cg_wnow_ms(void);
 bool cg_wmatch(const struct cg_watch *w, const char *name);
 
-/* watch_ns.c */
+/* ns.c */
 void cg_wns_free(struct cg_wns *ns);
 bool cg_wscan(struct cg_watch *w);
 bool cg_wscan_named(struct cg_watch *w);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * check_topo.c - the throwaway topology of `csum-guard check`: two
+ * topo.c - the throwaway topology of `csum-guard check`: two
  * unnamed network namespaces made with rtnetlink and ioctls (no ip, no
  * ethtool), and the counters of the vm namespace the verdict reads.
  */
@@ -36,7 +36,7 @@
 #include "modprobe.h"
 #include "netns.h"
 #include "nl.h"
-#include "check_topo.h"
+#include "topo.h"
 
 const unsigned char ck_veth1_mac[6] = { 0x02, 0x63, 0x67, 0x00, 0x00, 0x02 };
 const unsigned char ck_guest_mac[6] = { 0x52, 0x54, 0x00, 0x63, 0x67, 0x02 };

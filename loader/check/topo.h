@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * check_topo.h - between the check's verdict logic (check.c) and the
- * throwaway topology it runs in (check_topo.c): a tap in namespace vm,
+ * topo.h - between the check's verdict logic (check.c) and the
+ * throwaway topology it runs in (topo.c): a tap in namespace vm,
  * forwarded onto veth0, veth1 in namespace far; and the netfilter
- * completion sites some paths add in vm (check_site.c).
+ * completion sites some paths add in vm (site.c).
  */
 #ifndef CG_CHECK_TOPO_H
 #define CG_CHECK_TOPO_H
@@ -78,7 +78,7 @@ int ck_topo_up(struct ck_topo *t, const struct ck_path *p, struct ck_result *r);
 long long ck_snmp_ip(int fd, const char *name);
 long long ck_tx_dropped(int fd, const char *dev);
 
-/* check_site.c: the rule of p's site in vm; 0, or -1 with why said */
+/* site.c: the rule of p's site in vm; 0, or -1 with why said */
 int ck_site_up(struct ck_topo *t, const struct ck_path *p, char *why, size_t len);
 /* Packets the site's rule has matched so far, or -1 */
 long long ck_site_hits(const struct ck_topo *t, const struct ck_path *p);

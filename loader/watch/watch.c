@@ -27,7 +27,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <getopt.h>
 #include <limits.h>
 #include <net/if.h>
 #include <poll.h>
@@ -59,6 +58,7 @@
 #include "commands.h"
 #include "select.h"
 #include "ahead.h"
+#include "bpf/api.h"
 #include "events.h"
 #include "watch.h"
 #include "watch_int.h"
@@ -426,44 +426,17 @@ static void cg_wcompletion(const struct cg_watch *w)
 
 /* --- the command ------------------------------------------------------- */
 
-static int cg_wparse(int argc, char **argv, struct cg_watch *w)
+/* The command line's options into w */
+static int cg_wparse(const struct cg_args *a, struct cg_watch *w)
 {
-	static const struct option opts[] = {
-		{ "match", required_argument, NULL, 'm' },
-		{ "backend", required_argument, NULL, 'b' },
-		{ "log-drops", no_argument, NULL, 'l' },
-		{ "no-completion", no_argument, NULL, 'C' },
-		CG_OPT_END,
-	};
-	int c;
+	int i;
 
-	opterr = 0;
-	optind = 2;
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		switch (c) {
-		case 'm':
-			if (!*optarg || strspn(optarg, ",") == strlen(optarg))
-				return cg_usage_err("--match needs a glob");
-			if (cg_wadd_match(w, optarg))
-				return cg_usage_err("out of memory");
-			break;
-		case 'b':
-			if (cg_parse_backend(optarg, &w->backend))
-				return cg_usage_err("unknown backend '%s' (auto, bpf or kmod)",
-						 optarg);
-			break;
-		case 'l':
-			w->log_drops = true;
-			break;
-		case 'C':
-			w->no_completion = true;
-			break;
-		default:
-			return cg_cli_bad_option(c, argv);
-		}
-	}
-	if (optind < argc)
-		return cg_usage_err("unexpected argument '%s'", argv[optind]);
+	for (i = 0; i < a->nmatch; i++)
+		if (cg_wadd_match(w, a->match[i]))
+			return cg_usage_err("out of memory");
+	w->backend = a->backend;
+	w->log_drops = a->log_drops;
+	w->no_completion = a->no_completion;
 	return 0;
 }
 
@@ -480,7 +453,7 @@ static bool cg_wcan_guard(const struct cg_watch *w)
 	return false;
 }
 
-int cg_watch(int argc, char **argv)
+int cg_watch(const struct cg_args *a)
 {
 	char ev[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	struct cg_watch w = { .sfd = -1, .ifd = -1, .wd = -1, .cfd = -1, .mfd = -1 };
@@ -496,7 +469,7 @@ int cg_watch(int argc, char **argv)
 	int i, n, nev, ret;
 	bool pending, scanned;
 
-	ret = cg_wparse(argc, argv, &w);
+	ret = cg_wparse(a, &w);
 	if (ret)
 		return ret;
 	if (geteuid() != 0) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * watch_ns.c - what the watcher sees of the host: every network namespace,
+ * ns.c - what the watcher sees of the host: every network namespace,
  * by name (/run/netns) or by process (/proc/PID/ns/net), each with a link
  * event socket opened inside it, and the matching guest-facing devices of
  * each (taps, macvtaps, tunnels: lib/link.h), from a link dump and the

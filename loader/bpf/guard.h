@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * bpf_guard.h - what the files of the bpf backend share: its modes, its
- * meta on bpffs, the two hooks of a device, a loaded program, and the
- * functions each file offers the others (bpf_state.c: the state of one
+ * guard.h - what the files of the bpf backend share, and nothing outside
+ * loader/bpf/ reads (api.h is what the rest of the loader sees): its modes,
+ * its meta on bpffs, the two hooks of a device, a loaded program, and the
+ * functions each file offers the others (state.c: the state of one
  * device, whether it is ours and live, its removal, the host-wide prune;
- * bpf_object.c: opening and loading the guard's object).
+ * object.c: opening and loading the guard's object; shared.c: the
+ * program and counter map a host's guards share; ring.c: their events'
+ * ring).
  */
 #ifndef CG_BPF_GUARD_H
 #define CG_BPF_GUARD_H
@@ -16,6 +19,7 @@
 #include <bpf/libbpf.h>
 
 #include "backend.h"
+#include "api.h"
 #include "compat.h"
 #include "csum_guard_abi.h"
 #include "state.h"
@@ -44,8 +48,6 @@
 #define CG_PIN_SHARED		CG_PIN_ROOT "/shared"
 #define CG_PIN_DEVCNT		CG_PIN_SHARED "/dev_counters"
 
-#define CG_TC_HANDLE		0xc5
-#define CG_TC_PRIO		1
 
 /* in meta: how the program is attached, as --mode names it */
 enum cg_mode {
@@ -108,7 +110,7 @@ struct cg_obj {
 	bool log;			/* loaded with log_drops */
 };
 
-/* bpf_state.c */
+/* state.c */
 /* After a fresh tcx guard in dir on t: remove the guard that followed the
  * device from the namespace it left, whose link (not dir's) runs there */
 void cg_state_forget_followers(const struct cg_target *t, const char *dir);
@@ -136,7 +138,7 @@ void cg_state_remove(const char *dir, int ifindex, const struct cg_meta *m);
  * state is left there. */
 int cg_prune(__u64 ino);
 
-/* bpf_shared.c */
+/* shared.c */
 /*
  * The program of this loader's built-in object for a kind of load, the
  * host's shared one: opened from its pin, or loaded, verified and pinned
@@ -160,7 +162,7 @@ __u32 cg_devcnt_id(void);
 /* After the last guard of the host went: drop what they shared */
 void cg_shared_gc(void);
 
-/* bpf_object.c */
+/* object.c */
 void cg_obj_close(struct cg_obj *o);
 int cg_load(struct cg_obj *o, const struct cg_attach_opts *opts, __u32 mode,
 	    int counters_fd, char *why, size_t why_len);

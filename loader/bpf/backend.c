@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * backend_bpf.c - the tc/eBPF backend.
+ * backend.c - the tc/eBPF backend.
  *
  * The program is attached at the ingress of one device, and with --egress
  * at its egress too (the same program and counters on both hooks), with tcx
  * links where the kernel has them (6.6+: cheaper dispatch, no qdisc) and
  * with a clsact qdisc + direct-action cls_bpf filters otherwise. The
  * program is the host's, verified once per kind of load and shared by
- * every device (bpf_shared.c: /sys/fs/bpf/csum_guard/shared/); it counts a
+ * every device (shared.c: /sys/fs/bpf/csum_guard/shared/); it counts a
  * drop in the device's entry of the host's dev_counters. The rest lives
  * under one pin directory per device,
  *
@@ -48,7 +48,7 @@
 #include "sha256.h"
 #include "state.h"
 #include "tc.h"
-#include "bpf_guard.h"
+#include "guard.h"
 
 /* tcx: link hook h, before any other tcx program there, and pin it. */
 static int cg_attach_tcx(const char *dir, int ifindex, int prog_fd, enum cg_hook h)
@@ -147,7 +147,7 @@ static int cg_hook_swap(const char *dir, int ifindex, int prog_fd,
 
 /*
  * The program a fresh guard runs: the host's shared one for its kind of
- * load (verified once, bpf_shared.c), or one loaded from --object for this
+ * load (verified once, shared.c), or one loaded from --object for this
  * device alone, its counters pinned with the state. *obj keeps what must
  * stay open until the pins and hooks hold it. An fd, or -errno.
  */

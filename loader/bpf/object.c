@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * bpf_object.c - the guard's object: the built-in one, through its typed
+ * object.c - the guard's object: the built-in one, through its typed
  * skeleton, or one given with --object, found by name in its BTF and
  * checked for our ABI; loaded with the options in its read-only data.
  */
@@ -27,8 +27,7 @@
 #include "sha256.h"
 #include "state.h"
 #include "tc.h"
-#include "bpf_guard.h"
-#include "events.h"
+#include "guard.h"
 #include "csum_guard.skel.h"
 
 void cg_obj_close(struct cg_obj *o)
@@ -193,7 +192,7 @@ int cg_load(struct cg_obj *o, const struct cg_attach_opts *opts, __u32 mode,
 			goto fail;
 	}
 	/* one map of counters for the host's devices, one ring for the
-	 * host: the ones there are, if any (bpf_shared.c, events.c) */
+	 * host: the ones there are, if any (shared.c, ring.c) */
 	if (o->dev_counters)
 		err = cg_map_reuse(o->dev_counters, cg_devcnt_fd());
 	if (!err && o->events)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * bpf_shared.c - what the bpf guards of a host share (see bpf_guard.h):
+ * shared.c - what the bpf guards of a host share (see guard.h):
  * one verified program per kind of load, and the per-device counters that
  * keep each device's drops its own while they run the same program.
  *
@@ -25,7 +25,7 @@
 #include "macros.h"
 #include "sha256.h"
 #include "state.h"
-#include "bpf_guard.h"
+#include "guard.h"
 
 /* CG_PIN_SHARED/<sha>-<mode>[-log] of this loader's built-in object */
 static void cg_shared_path(char *buf, size_t n, __u32 mode, bool log_drops)

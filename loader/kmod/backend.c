@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * backend_kmod.c - the kernel-module backend.
+ * backend.c - the kernel-module backend.
  *
  * csum_guard.ko guards a device with a netfilter NETDEV ingress hook (and an
  * egress hook with CG_F_EGRESS, where the kernel has one) and is

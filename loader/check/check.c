@@ -20,7 +20,7 @@
  *   tx, tx6:  veth0 without TX checksum offload, the transmit path does
  *   xtcsum, xtcsum6: a CHECKSUM --checksum-fill rule in vm does
  *   nfqueue, nfqueue6: an NFQUEUE rule in vm; the kernel completes it before
- *             copying the packet to our reader (check_site.c)
+ *             copying the packet to our reader (site.c)
  * (forwarded IPv6 is never fragmented: no frag6)
  *
  * Per path: a good frame (csum_start at the UDP header) proves that the
@@ -76,7 +76,7 @@
 #include "modprobe.h"
 #include "nl.h"
 #include "check.h"
-#include "check_topo.h"
+#include "topo.h"
 #include "netns.h"
 
 static const char *const ck_names[] = {

@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# Included by the top Makefile, whose variables it uses; run from the top.
+
+# --- bench ---------------------------------------------------------------
+# make bench      install what the benchmarks need, build, run bench/run.sh;
+#                 never part of make test. Tables go to bench/results/.
+#                 RUNS=N PACKETS=N ONLY="prog-cost tap-path ..." for short runs.
+
+BENCH_DEPS := gnuplot-nox ethtool jq bpftool iproute2
+BENCH_TOOLS := $(BUILD)/bench/empty.bpf.o $(BUILD)/bench/minimal.bpf.o $(BUILD)/bench/minimal-tests.bpf.o $(BUILD)/bench/tapwrite \
+	$(BUILD)/bench/attach-empty $(BUILD)/bench/testrun $(BUILD)/bench/tcpbulk \
+	$(BUILD)/bench/synflood
+
+.PHONY: bench bench-deps bench-tools bench-clean
+
+bench-tools: $(BENCH_TOOLS)
+
+clean: bench-clean
+bench-clean:
+	$(Q)rm -rf $(BUILD)/bench
+
+$(BUILD)/bench:
+	$(Q)mkdir -p $@
+
+# empty: the floor; minimal: the simplest correct guard, the guard's anchor
+$(BUILD)/bench/empty.bpf.o $(BUILD)/bench/minimal.bpf.o: $(BUILD)/bench/%.bpf.o: bench/%.bpf.c \
+		$(BUILD)/vmlinux.h | $(BUILD)/bench
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) -g -O2 -target bpf $(INCLUDES) -c $< -o $@
+
+# the anchor with the three tests the guard's IPv4 pass path adds to it
+$(BUILD)/bench/minimal-tests.bpf.o: bench/minimal.bpf.c $(BUILD)/vmlinux.h | $(BUILD)/bench
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) -g -O2 -target bpf -DMINIMAL_TESTS $(INCLUDES) -c $< -o $@
+
+$(BUILD)/bench/tapwrite $(BUILD)/bench/tcpbulk: $(BUILD)/bench/%: bench/%.c $(BENCH_UTIL) bench/util.h | $(BUILD)/bench
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $< $(BENCH_UTIL) $(LIBS)
+
+$(BUILD)/bench/synflood: bench/synflood.c tests/tools/synframe.h tests/tools/csum.h $(BENCH_UTIL) bench/util.h | $(BUILD)/bench
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $< $(BENCH_UTIL) $(LIBS) -lpthread
+
+$(BUILD)/bench/attach-empty $(BUILD)/bench/testrun: $(BUILD)/bench/%: bench/%.c $(BENCH_UTIL) bench/util.h | $(BUILD)/bench
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -Ilib -o $@ $< $(BENCH_UTIL) $(LIBS)
+
+# the tcx attach type and flags that libbpf 1.1's headers lack
+$(BUILD)/bench/attach-empty: lib/compat.h
+
+bench-deps:
+	$(call apt-need,$(BENCH_DEPS))
+
+bench: deps bench-deps
+	$(Q)$(MAKE) --no-print-directory all bench-tools
+	$(Q)RUNS="$(RUNS)" PACKETS="$(PACKETS)" ONLY="$(ONLY)" SCALE_N="$(SCALE_N)" BUILD="$(abspath $(BUILD))" bench/run.sh

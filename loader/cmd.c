@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * cmd.c - the table of csum-guard's commands and options: each command's
+ * usage, what it does and which options it takes, said once here, from
+ * which main.c parses, `--help` explains and tests/cases/97-docs.sh holds
+ * the man page's synopsis; and each command's check of its operands and
+ * of options that exclude each other, before it runs.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "log.h"
+#include "csum_guard_abi.h"
+#include "commands.h"
+#include "events.h"
+#include "check/check.h"
+#include "watch/watch.h"
+#include "syncookie.h"
+
+static const struct cg_opt cg_opts[] = {
+	{ "netns", 'n', "NS", "the device's network namespace: a name from `ip netns`, "
+	  "a path such as /proc/PID/ns/net, or an inode number" },
+	{ "egress", 'e', NULL, "guard what leaves DEV too, such as the host's own "
+	  "AF_PACKET frames (attach without it removes it)" },
+	{ "log-drops", 'l', NULL, "report each drop as an event (csum-guard events)" },
+	{ "backend", 'b', "B", "auto (the probe's pick), bpf or kmod" },
+	{ "mode", 'm', "M", "how the bpf guard hooks in: tcx (6.6+) or clsact" },
+	{ "object", 'o', "PATH", "load this BPF object instead of the built-in one "
+	  "(with --sha256)" },
+	{ "sha256", 's', "HEX", "the SHA-256 --object must have" },
+	{ "all", 'A', NULL, "every guard of the namespace (with --netns) or of the host" },
+	{ "json", 'j', NULL, "one JSON document on stdout; errors as {\"error\":...}" },
+	{ "prometheus", 'P', NULL, "the counters in Prometheus' text format, for "
+	  "node_exporter's textfile collector" },
+	{ "path", 'p', "PATH[,PATH...]", "test only these: " CG_CHECK_PATHS },
+	{ "match", 'M', "GLOB[,GLOB...]", "guard only devices whose names match one "
+	  "(again: more globs)" },
+	{ "no-completion", 'C', NULL, "leave the module's completion guard as it is" },
+	{ "quiet", 'q', NULL, "say nothing but errors" },
+	{ NULL, 0, NULL, NULL },
+};
+
+/* --- the commands' checks ------------------------------------------------ */
+
+/* At most one operand, a device name, where the command takes one */
+static int cg_args_device(const struct cg_args *a, bool takes, bool needs, const char **dev)
+{
+	*dev = NULL;
+	if (a->noperands > 1)
+		return cg_usage_err("unexpected argument '%s'", a->operands[1]);
+	if (a->noperands) {
+		if (!takes)
+			return cg_usage_err("%s takes no device", a->cmd);
+		*dev = a->operands[0];
+	}
+	if (!*dev && needs)
+		return cg_usage_err("%s needs a device", a->cmd);
+	if (*dev && !cg_cli_dev_valid(*dev))
+		return cg_usage_err("'%s' is not a valid device name", *dev);
+	return 0;
+}
+
+static int cg_run_attach(void *args, int argc, char **argv)
+{
+	const struct cg_args *a = args;
+	struct cg_attach_req r = {
+		.netns = a->netns, .backend = a->backend,
+		.opts = { .log_drops = a->log_drops, .egress = a->egress, .mode = a->mode },
+		.object_path = a->object,
+	};
+	int ret = cg_args_device(a, true, true, &r.dev);
+
+	if (ret)
+		return ret;
+	if (a->mode && a->backend == CG_CHOICE_KMOD)
+		return cg_usage_err("--mode is for the bpf backend");
+	if (!!a->object != !!a->sha256)
+		return cg_usage_err("--object and --sha256 go together");
+	if (a->object && a->backend == CG_CHOICE_KMOD)
+		return cg_usage_err("--object is for the bpf backend");
+	return cg_cmd_attach(&r, a->sha256);
+}
+
+static int cg_run_detach(void *args, int argc, char **argv)
+{
+	const struct cg_args *a = args;
+	const char *dev;
+	int ret = cg_args_device(a, true, !a->all, &dev);
+
+	if (ret)
+		return ret;
+	if (a->all && dev)
+		return cg_usage_err("detach takes DEV or --all, not both");
+	return a->all ? cg_cmd_detach_all(a->netns) : cg_cmd_detach(dev, a->netns);
+}
+
+static int cg_run_upgrade(void *args, int argc, char **argv)
+{
+	const struct cg_args *a = args;
+	const char *dev;
+
+	return cg_args_device(a, false, false, &dev) ?: cg_cmd_upgrade();
+}
+
+static int cg_run_status(void *args, int argc, char **argv)
+{
+	const struct cg_args *a = args;
+	struct cg_query q = { .netns = a->netns, .json = a->json, .prometheus = a->prometheus };
+	int ret = cg_args_device(a, true, false, &q.dev);
+
+	if (ret)
+		return ret;
+	if (a->json && a->prometheus)
+		return cg_usage_err("--json and --prometheus exclude each other");
+	return cg_cmd_status(&q);
+}
+
+static int cg_run_probe(void *args, int argc, char **argv)
+{
+	const struct cg_args *a = args;
+	struct cg_query q = { .json = a->json };
+
+	return cg_args_device(a, false, false, &q.dev) ?: cg_cmd_probe(&q);
+}
+
+static int cg_run_check(void *args, int argc, char **argv)
+{
+	const struct cg_args *a = args;
+	const char *dev;
+
+	return cg_args_device(a, false, false, &dev) ?: cg_check(a->path, a->json);
+}
+
+static int cg_run_watch(void *args, int argc, char **argv)
+{
+	const struct cg_args *a = args;
+
+	if (a->noperands)
+		return cg_usage_err("unexpected argument '%s'", a->operands[0]);
+	return cg_watch(a);
+}
+
+static int cg_run_events(void *args, int argc, char **argv)
+{
+	const struct cg_args *a = args;
+
+	if (a->noperands)
+		return cg_usage_err("events takes no device: it reads every guard's");
+	return cg_cmd_events(a->json);
+}
+
+static int cg_run_completion(void *args, int argc, char **argv)
+{
+	return cg_cmd_completion(args);
+}
+
+static int cg_run_syncookie(void *args, int argc, char **argv)
+{
+	return cg_syncookie(argc, argv);
+}
+
+#ifndef CG_VERSION
+#define CG_VERSION "0.0.0"
+#endif
+
+static int cg_run_version(void *args, int argc, char **argv)
+{
+	printf("csum-guard %s (abi %d)\n", CG_VERSION, CG_ABI_VERSION);
+	return 0;
+}
+
+static int cg_run_help(void *args, int argc, char **argv)
+{
+	cg_cli_main_help(stdout);
+	return 0;
+}
+
+/* --- the table ------------------------------------------------------------ */
+
+#define CG_USAGE(...)	((const char *const[]){ __VA_ARGS__, NULL })
+
+static const struct cg_cmd cg_cmds[] = {
+	{ "attach", CG_USAGE("DEV [--netns NS] [--egress] [--log-drops] [--backend auto|bpf|kmod] "
+			     "[--mode tcx|clsact]\n[--object PATH --sha256 HEX]"),
+	  "Guard DEV: drop what enters it (with --egress, also what leaves it) as a\n"
+	  "CHECKSUM_PARTIAL packet whose checksum would start inside its IP headers.\n"
+	  "Options converge: attach again with other options changes the guard to them\n"
+	  "(without --egress, egress is no longer guarded). --object loads the BPF\n"
+	  "object at PATH instead of the built-in one, only if its SHA-256 is HEX and\n"
+	  "its ABI is this loader's; a guarded device gets the new program in place,\n"
+	  "counters kept (roll forward or back by repinning). A device guarded by\n"
+	  "another csum-guard's program gets this one's the same way.\n",
+	  "nelbmosq", cg_run_attach },
+	{ "detach", CG_USAGE("DEV [--netns NS]", "--all [--netns NS]"),
+	  "Remove the guard of DEV, or every guard of the namespace or of the host\n"
+	  "(--all). Detaching a device that is not guarded is done. A device that is\n"
+	  "gone leaves its state to be removed by name.\n",
+	  "nAq", cg_run_detach },
+	{ "upgrade", CG_USAGE(""),
+	  "Move every bpf guard of the host, in every namespace, onto this csum-guard's\n"
+	  "program, options and counters kept; guards from --object and the module's\n"
+	  "stay. The csum-guard package runs it when it is upgraded.\n",
+	  "q", cg_run_upgrade },
+	{ "status", CG_USAGE("[DEV] [--netns NS] [--json|--prometheus]"),
+	  "Say what guards DEV, or without DEV and --netns the guarded devices of every\n"
+	  "network namespace and the guest-facing ones left unguarded. --prometheus\n"
+	  "writes the counters for node_exporter's textfile collector\n"
+	  "(csum_guard_guarded 0: an unguarded device to alert on). It only reads.\n",
+	  "njPq", cg_run_status },
+	{ "probe", CG_USAGE("[--json]"),
+	  "Say what this host offers each backend, which one attach would choose, and\n"
+	  "why. It loads nothing that stays.\n",
+	  "jq", cg_run_probe },
+	{ "watch", CG_USAGE("[--match GLOB[,GLOB...]]... [--backend auto|bpf|kmod] [--log-drops]\n"
+			    "[--no-completion]"),
+	  "Guard every guest-facing device of every network namespace, those that\n"
+	  "appear later included, until stopped (SIGTERM); the guards stay when it\n"
+	  "stops. It switches the module's completion guard on where the module runs\n"
+	  "(not with --no-completion), and with --log-drops writes the drop events.\n",
+	  "MblCq", cg_run_watch },
+	{ "events", CG_USAGE("[--json]"),
+	  "Write a line (--json: an object) for each drop of a guard attached with\n"
+	  "--log-drops, and each completion the completion guard refuses, named by\n"
+	  "namespace and device, offsets from the start of the frame; at most 10 a\n"
+	  "second a device, then a count. Until stopped.\n",
+	  "jq", cg_run_events },
+	{ "check", CG_USAGE("[--path PATH[,PATH...]] [--json]"),
+	  "Does this kernel write a guest's checksum over the IP header when one of\n"
+	  "these completes it: frag (IPv4 fragmentation), tx and tx6 (transmit without\n"
+	  "TX checksum offload, IPv4 and IPv6), xtcsum and xtcsum6 (iptables and\n"
+	  "ip6tables -j CHECKSUM), nfqueue and nfqueue6 (an NFQUEUE read in copy-packet\n"
+	  "mode)? It forwards one bad frame per path through a tap and a veth in\n"
+	  "throwaway namespaces; guards on this host's devices are not there and do not\n"
+	  "change the result. Exit status: 0 fixed (every path tested drops the frame),\n"
+	  "10 vulnerable (some path corrupts it), 11 cannot tell (also when iptables or\n"
+	  "a netfilter target is missing), 1 the check could not be set up.\n",
+	  "pjq", cg_run_check },
+	{ "completion", CG_USAGE("on|off|status [--json]"),
+	  "The kernel module's completion guard, host-wide: it refuses at\n"
+	  "skb_checksum_help() to complete a checksum that starts inside the IP\n"
+	  "headers, whatever devices, tunnels or redirects the packet crossed (kmod\n"
+	  "backend). --json goes with status.\n",
+	  "jq", cg_run_completion },
+	/* its forms are its own table's (cg_syncookie_usage()) */
+	{ "syncookie", ((const char *const[]){ NULL }),
+	  "The second guard: answer SYNs to chosen TCP ports of a device with SYN\n"
+	  "cookies from XDP or tc, or the kernel's SYNPROXY (nft) where the helper is\n"
+	  "missing. csum-guard syncookie CMD --help says more.\n",
+	  NULL, cg_run_syncookie },
+	{ "version", CG_USAGE("| -V | --version"), "Print the version and the ABI of the guards.\n", "",
+	  cg_run_version },
+	{ "help", CG_USAGE("| -h | --help"), "Print the usage of every command.\n", "", cg_run_help },
+	{ NULL, NULL, NULL, NULL, NULL },
+};
+
+const struct cg_cli cg_cli = {
+	.prog = "csum-guard",
+	.opts = cg_opts,
+	.cmds = cg_cmds,
+	.common =
+	"Every command also takes, anywhere on its line: --help, --version, --quiet,\n"
+	"and --wait SECONDS (wait that long at most for another csum-guard command to\n"
+	"finish; default: as long as it takes; 0: not at all). --json, where a command\n"
+	"takes it, goes anywhere too and makes errors JSON, {\"error\":\"...\"} on stdout.\n",
+};
+
+void cg_cli_main_help(FILE *f)
+{
+	const struct cg_cmd *c;
+
+	for (c = cg_cmds; c->name; c++)
+		if (c->run == cg_run_syncookie)
+			cg_syncookie_usage(f);
+		else
+			cg_cli_usage_cmd(&cg_cli, c, f, c == cg_cmds);
+	fputs("       csum-guard COMMAND --help    what COMMAND does and takes\n\n", f);
+	fputs(cg_cli.common, f);
+}
