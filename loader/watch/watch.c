@@ -15,7 +15,7 @@
  * attach runs alone under the lock, in the device's namespace, and no
  * failure stops the watch. One line per action goes to stdout.
  * SIGINT/SIGTERM end the watch with 0 and leave every guard in place: the
- * guards outlive the watcher by design. Once every device there at the
+ * guards outlive the watcher by design (loop.c: the command and its loop). Once every device there at the
  * start is guarded or has failed, it says ready, to systemd too (READY=1,
  * lib/notify.h): the unit is Type=notify, ordered before the VM managers.
  *
@@ -77,7 +77,7 @@ __u64 cg_wnow_ms(void)
 }
 
 /* --match takes a glob or a comma-separated list of them, and repeats. */
-static int cg_wadd_match(struct cg_watch *w, const char *arg)
+int cg_wadd_match(struct cg_watch *w, const char *arg)
 {
 	char *copy = strdup(arg), *save = NULL, *tok, **m;
 
@@ -223,7 +223,7 @@ static int cg_wspawn(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d,
  * goes without, and so does one whose guards' shared program is pinned
  * (every attach opens that one).
  */
-static void cg_wpreload(struct cg_watch *w)
+void cg_wpreload(struct cg_watch *w)
 {
 	if (w->preload || !w->want_preload)
 		return;
@@ -232,7 +232,7 @@ static void cg_wpreload(struct cg_watch *w)
 		w->want_preload = false;
 }
 
-static void cg_wpreload_drop(struct cg_watch *w)
+void cg_wpreload_drop(struct cg_watch *w)
 {
 	cg_bpf_preload_free(w->preload);
 	w->preload = NULL;
@@ -292,7 +292,7 @@ static bool cg_wguard(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d)
  * the host lock: those namespaces only, never a walk over the host. True
  * when nothing of theirs is left.
  */
-static bool cg_wprune_once(struct cg_watch *w)
+bool cg_wprune_once(struct cg_watch *w)
 {
 	struct cg_ack ack = {};
 	enum cg_choice c;
@@ -323,7 +323,7 @@ static bool cg_wprune_once(struct cg_watch *w)
  * torn down, or one alive without a name or process), again later, at
  * twice the wait, CG_PRUNE_TRIES times at most.
  */
-static void cg_wprune(struct cg_watch *w)
+void cg_wprune(struct cg_watch *w)
 {
 	if (!w->ngone || cg_wnow_ms() < w->prune_at)
 		return;
@@ -343,7 +343,7 @@ static bool cg_wsignalled(struct cg_watch *w)
 }
 
 /* Guard what is due; stop early when a signal is waiting. */
-static void cg_wwork(struct cg_watch *w)
+void cg_wwork(struct cg_watch *w)
 {
 	struct cg_wdev *d;
 	int i, j;
@@ -368,7 +368,7 @@ static void cg_wwork(struct cg_watch *w)
  * Type=notify then counts as started, and the VM managers ordered after it
  * start no guest before that.
  */
-static void cg_wready(struct cg_watch *w)
+void cg_wready(struct cg_watch *w)
 {
 	int i, j, guarded = 0, failed = 0, err;
 
@@ -405,7 +405,7 @@ static void cg_wready(struct cg_watch *w)
  * --backend bpf asked for the BPF guard alone. A host that cannot have it
  * is said once and watched all the same.
  */
-static void cg_wcompletion(const struct cg_watch *w)
+void cg_wcompletion(const struct cg_watch *w)
 {
 	struct cg_completion c;
 	struct cg_ack ack = {};
@@ -422,226 +422,4 @@ static void cg_wcompletion(const struct cg_watch *w)
 		printf("completion guard unavailable: %s\n", cg_ack_why(&ack, -EOPNOTSUPP));
 	else
 		printf("completion guard on\n");
-}
-
-/* --- the command ------------------------------------------------------- */
-
-/* The command line's options into w */
-static int cg_wparse(const struct cg_args *a, struct cg_watch *w)
-{
-	int i;
-
-	for (i = 0; i < a->nmatch; i++)
-		if (cg_wadd_match(w, a->match[i]))
-			return cg_usage_err("out of memory");
-	w->backend = a->backend;
-	w->log_drops = a->log_drops;
-	w->no_completion = a->no_completion;
-	return 0;
-}
-
-/* A watcher that could guard nothing says so and fails, not logs on. */
-static bool cg_wcan_guard(const struct cg_watch *w)
-{
-	struct cg_probe p;
-	char why[256];
-
-	cg_probe_all(&p);
-	if (cg_select(&p, w->backend, why, sizeof(why)) != CG_CHOICE_NONE)
-		return true;
-	cg_err("cannot watch: %s", why);
-	return false;
-}
-
-int cg_watch(const struct cg_args *a)
-{
-	char ev[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-	struct cg_watch w = { .sfd = -1, .ifd = -1, .wd = -1, .cfd = -1, .mfd = -1 };
-	struct signalfd_siginfo si;
-	struct pollfd *pfd = NULL, *np;
-	struct cg_wns **who = NULL, **nw;
-	__u64 now, wake, next_scan = 0, next_named = 0, quick_until = 0;
-	struct stat st;
-	sigset_t sigs;
-	struct cg_events *drops = NULL;
-	struct pollfd evfd[2];
-	__u64 ev_refresh = 0;
-	int i, n, nev, ret;
-	bool pending, scanned;
-
-	ret = cg_wparse(a, &w);
-	if (ret)
-		return ret;
-	if (geteuid() != 0) {
-		cg_err("cannot watch: must be run as root");
-		return 1;
-	}
-	if (!cg_wcan_guard(&w))
-		return 1;
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	sigprocmask(SIG_BLOCK, &sigs, NULL);
-	w.sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
-	w.ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
-	if (w.sfd < 0 || w.ifd < 0 || stat("/proc/self/ns/net", &st)) {
-		cg_err("cannot watch: %s", strerror(errno));
-		return 1;
-	}
-	w.own_ino = st.st_ino;
-	w.cfd = cg_wproc_open();
-	w.want_preload = w.backend != CG_CHOICE_KMOD;
-	/* a mount here changes it: the bind mount that makes a name a namespace */
-	w.mfd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
-	/* --log-drops: the guards' drop events into this log */
-	if (w.log_drops && !(drops = cg_events_open(false))) {
-		cg_err("cannot watch: cannot read drop events: %s", strerror(errno));
-		return 1;
-	}
-	printf("watching guest-facing devices (%s)", cg_kind_list());
-	for (i = 0; i < w.nmatch; i++)
-		printf("%s%s", i ? "," : " matching ", w.match[i]);
-	printf(" (backend %s%s)\n", cg_choice_name(w.backend) ?: "auto",
-	       w.log_drops ? ", log-drops" : "");
-	cg_wcompletion(&w);
-	if (w.cfd < 0)
-		printf("unnamed namespaces are found by a rescan every %d s: no proc connector: %s\n",
-		       CG_SCAN_MS / 1000, strerror(-w.cfd));
-
-	for (;;) {
-		now = cg_wnow_ms();
-		scanned = true;
-		if (now >= next_scan) {
-			pending = cg_wscan(&w);
-			next_scan = now + CG_SCAN_MS;
-		} else if (next_named && now >= next_named) {
-			pending = cg_wscan_named(&w);
-		} else {
-			scanned = false;
-		}
-		/* a name not bound yet: its mount tells, else look again soon */
-		if (scanned)
-			next_named = pending && now < quick_until ? now + CG_QUICK_MS : 0;
-		cg_wwork(&w);
-		/* before ready: the VM managers that wait for it find it loaded */
-		cg_wpreload(&w);
-		cg_wready(&w);
-		cg_wprune(&w);
-
-		np = realloc(pfd, (6 + 2 * w.nns) * sizeof(*pfd));
-		nw = realloc(who, (6 + 2 * w.nns) * sizeof(*who));
-		if (np)
-			pfd = np;
-		if (nw)
-			who = nw;
-		if (!np || !nw) {
-			cg_err("cannot watch: out of memory");
-			return 1;
-		}
-		pfd[0] = (struct pollfd){ .fd = w.sfd, .events = POLLIN };
-		pfd[1] = (struct pollfd){ .fd = w.ifd, .events = POLLIN };
-		pfd[2] = (struct pollfd){ .fd = w.cfd, .events = POLLIN };
-		pfd[3] = (struct pollfd){ .fd = w.mfd, .events = POLLPRI };
-		who[2] = who[3] = NULL;
-		/* the drop events' fds come last, and are read every round */
-		nev = drops ? cg_events_pollfds(drops, evfd) : 0;
-		for (i = 0, n = 4; i < w.nns; i++) {
-			who[n] = w.ns[i];
-			pfd[n++] = (struct pollfd){ .fd = w.ns[i]->sock, .events = POLLIN };
-			who[n] = w.ns[i];
-			pfd[n++] = (struct pollfd){ .fd = w.ns[i]->pidfd, .events = POLLIN };
-		}
-		for (i = 0; i < nev; i++) {
-			who[n] = NULL;
-			pfd[n++] = evfd[i];
-		}
-		now = cg_wnow_ms();
-		wake = next_named && next_named < next_scan ? next_named : next_scan;
-		if (w.ngone && w.prune_at < wake)
-			wake = w.prune_at;
-		ret = poll(pfd, n, wake > now ? (int)(wake - now) : 0);
-		if (ret < 0) {
-			if (errno == EINTR)
-				continue;
-			cg_err("cannot watch: poll: %s", strerror(errno));
-			return 1;
-		}
-		if (pfd[0].revents && read(w.sfd, &si, sizeof(si)) == sizeof(si))
-			break;
-		if (pfd[1].revents) {
-			const struct inotify_event *e;
-			ssize_t len;
-
-			bool gone = false;
-
-			while ((len = read(w.ifd, ev, sizeof(ev))) > 0) {
-				for (i = 0; i < len; i += sizeof(*e) + e->len) {
-					e = (const struct inotify_event *)(ev + i);
-					if (e->mask & IN_IGNORED)
-						w.wd = -1;	/* the directory went */
-					gone |= e->mask & (IN_DELETE | IN_MOVED_FROM | IN_IGNORED |
-							   IN_DELETE_SELF | IN_MOVE_SELF);
-				}
-			}
-			/* a name gone: the full scan lets its namespace go; a name
-			 * new: the names alone are looked at */
-			now = cg_wnow_ms();
-			if (gone)
-				next_scan = now;
-			next_named = now;
-			quick_until = now + CG_SCAN_MS;
-		}
-		if (pfd[3].revents & (POLLPRI | POLLERR))
-			next_named = cg_wnow_ms();
-		if (pfd[2].revents && cg_wproc_read(&w)) {
-			printf("proc connector events lost: rescanning every process\n");
-			next_scan = cg_wnow_ms();
-		}
-		if (drops) {
-			cg_events_read(drops);
-			if (cg_wnow_ms() >= ev_refresh) {
-				cg_events_refresh(drops);
-				ev_refresh = cg_wnow_ms() + 1000;
-			}
-		}
-		for (i = 2; i < n; i++) {
-			if (!pfd[i].revents || !who[i])
-				continue;
-			if (pfd[i].fd == who[i]->sock) {
-				cg_wread(&w, who[i]);
-			} else {
-				/* its first process exited: is the namespace gone too? */
-				close(who[i]->pidfd);
-				who[i]->pidfd = -1;
-				who[i]->dead_pid = who[i]->pid;
-				next_scan = cg_wnow_ms();
-			}
-		}
-	}
-	if (drops) {
-		cg_events_read(drops);
-		cg_events_close(drops);
-	}
-	/* what the guards of namespaces forgotten just now left: 1 s at most */
-	for (i = 0; w.ngone && i < 5; i++) {
-		if (i)
-			nanosleep(&(struct timespec){ 0, CG_PRUNE_MS * 1000000L }, NULL);
-		if (cg_wprune_once(&w))
-			break;
-	}
-	printf("stopped on %s; the guards stay in place\n",
-	       si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
-	for (i = 0; i < w.nns; i++)
-		cg_wns_free(w.ns[i]);
-	free(w.ns);
-	free(w.gone);
-	cg_wpreload_drop(&w);
-	if (w.cfd >= 0)
-		close(w.cfd);
-	if (w.mfd >= 0)
-		close(w.mfd);
-	free(pfd);
-	free(who);
-	return 0;
 }

@@ -70,9 +70,17 @@ struct cg_watch {
 	__u64 prune_at, prune_wait;
 };
 
-/* watch.c */
+/* watch.c: matching, guarding, pruning, readiness */
 __u64 cg_wnow_ms(void);
 bool cg_wmatch(const struct cg_watch *w, const char *name);
+int cg_wadd_match(struct cg_watch *w, const char *arg);
+void cg_wpreload(struct cg_watch *w);
+void cg_wpreload_drop(struct cg_watch *w);
+bool cg_wprune_once(struct cg_watch *w);
+void cg_wprune(struct cg_watch *w);
+void cg_wwork(struct cg_watch *w);
+void cg_wready(struct cg_watch *w);
+void cg_wcompletion(const struct cg_watch *w);
 
 /* ns.c */
 void cg_wns_free(struct cg_wns *ns);
