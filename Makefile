@@ -107,9 +107,9 @@ $(BUILD)/vmlinux.h: | $(BUILD)
 	$(call msg,GEN,$@)
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
 
-$(BUILD)/csum_guard.bpf.o: bpf/csum_guard.bpf.c include/csum_guard.h include/csum_guard_abi.h $(BUILD)/vmlinux.h
+$(BUILD)/csum_guard.bpf.o: bpf/csum_guard.bpf.c $(BUILD)/vmlinux.h
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(GUARD_BPF_FLAGS) $(INCLUDES) -c $< -o $@
+	$(Q)$(CLANG) $(GUARD_BPF_FLAGS) $(INCLUDES) -MMD -MP -c $< -o $@
 	$(Q)llvm-strip -g $@ 2>/dev/null || true
 
 $(BUILD)/csum_guard.skel.h: $(BUILD)/csum_guard.bpf.o
@@ -118,9 +118,10 @@ $(BUILD)/csum_guard.skel.h: $(BUILD)/csum_guard.bpf.o
 
 # The SYN-cookie responder: uapi headers only (no CO-RE), so it loads on
 # any kernel with bpf_tcp_gen_syncookie (5.3+).
-$(BUILD)/syncookie.bpf.o: syncookie/syncookie.bpf.c syncookie/syncookie_abi.h | $(BUILD)
+$(BUILD)/syncookie.bpf.o: syncookie/syncookie.bpf.c | $(BUILD)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) -g -O2 -target bpf $(REPRO_FLAGS) -Isyncookie -I/usr/include/$(HOST_TRIPLET) -c $< -o $@
+	$(Q)$(CLANG) -g -O2 -target bpf $(REPRO_FLAGS) -Isyncookie -I/usr/include/$(HOST_TRIPLET) \
+		-MMD -MP -c $< -o $@
 	$(Q)llvm-strip -g $@ 2>/dev/null || true
 
 $(BUILD)/syncookie.skel.h: $(BUILD)/syncookie.bpf.o
@@ -151,7 +152,8 @@ $(BUILD)/%.o: %.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(COMPILE)
 
--include $(LIB_OBJS:.o=.d) $(LOADER_OBJS:.o=.d) $(SC_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(LOADER_OBJS:.o=.d) $(SC_OBJS:.o=.d) \
+	$(BUILD)/csum_guard.bpf.d $(BUILD)/syncookie.bpf.d
 
 $(BUILD)/csum-guard: $(LOADER_OBJS) $(SC_OBJS) $(LIB_OBJS)
 	$(call msg,LINK,$@)
