@@ -179,5 +179,8 @@ int sc_load(struct sc_obj *o, bool xdp, bool tcx, bool ack, const struct sc_targ
 int sc_attach(const struct sc_args *a);
 int sc_detach(const struct sc_args *a);
 int sc_detach_all(const struct sc_args *a);
+/* status.c: they only read */
+int sc_status(const struct sc_args *a);
+int sc_probe(const struct sc_args *a);
 
 #endif /* CG_SC_H */
