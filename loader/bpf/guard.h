@@ -172,4 +172,10 @@ void cg_origin_of(const struct cg_attach_opts *o, struct cg_origin *g);
 int cg_origin_read(const char *dir, struct cg_origin *g);
 int cg_origin_write(const char *dir, const struct cg_origin *g);
 
+/* query.c: the backend's operations that only read */
+int cg_bpf_status(const struct cg_target *t, struct cg_status *st);
+int cg_bpf_list(int *ifindexes, int max);
+void cg_bpf_probe_quick(struct cg_probe *p);
+void cg_bpf_probe_all(struct cg_probe *p);
+
 #endif /* CG_BPF_GUARD_H */
