@@ -141,6 +141,15 @@ static int cg_run_watch(void *args, int argc, char **argv)
 	return cg_watch(a);
 }
 
+static int cg_run_doctor(void *args, int argc, char **argv)
+{
+	const struct cg_args *a = args;
+
+	if (a->noperands)
+		return cg_usage_err("doctor takes no device: it examines the whole host");
+	return cg_cmd_doctor(a->json);
+}
+
 static int cg_run_events(void *args, int argc, char **argv)
 {
 	const struct cg_args *a = args;
@@ -212,6 +221,15 @@ static const struct cg_cmd cg_cmds[] = {
 	  "Say what this host offers each backend, which one attach would choose, and\n"
 	  "why. It loads nothing that stays.\n",
 	  "jq", cg_run_probe },
+	{ "doctor", CG_USAGE("[--json]"),
+	  "Is this host guarded, and if not, what to do: the backends and why, the\n"
+	  "module for the running kernel and what may refuse it (signature enforcement,\n"
+	  "lockdown, Secure Boot), the completion guard, the watcher and its unit,\n"
+	  "every guest-facing device and what guards it (its own guard, the completion\n"
+	  "guard, nothing) and what runs ahead of it, the SYN responders. One line a\n"
+	  "finding (ok, warn, fail) and what to do. Exit status: 0 nothing failed\n"
+	  "(warnings allowed), 1 something failed. It changes nothing.\n",
+	  "jq", cg_run_doctor },
 	{ "watch", CG_USAGE("[--match GLOB[,GLOB...]]... [--backend auto|bpf|kmod] [--log-drops]\n"
 			    "[--no-completion]"),
 	  "Guard every guest-facing device of every network namespace, those that\n"
@@ -259,10 +277,11 @@ const struct cg_cli cg_cli = {
 	.opts = cg_opts,
 	.cmds = cg_cmds,
 	.common =
-	"Every command also takes, anywhere on its line: --help, --version, --quiet,\n"
-	"and --wait SECONDS (wait that long at most for another csum-guard command to\n"
-	"finish; default: as long as it takes; 0: not at all). --json, where a command\n"
-	"takes it, goes anywhere too and makes errors JSON, {\"error\":\"...\"} on stdout.\n",
+	"Every command also takes, anywhere on its line: --help (-h), --version (-V),\n"
+	"--quiet (-q), and --wait SECONDS or --wait=SECONDS (wait that long at most for\n"
+	"another csum-guard command to finish; default: as long as it takes; 0: not at\n"
+	"all). --json, where a command takes it, goes anywhere too and makes errors\n"
+	"JSON, {\"error\":\"...\"} on stdout.\n",
 };
 
 void cg_cli_main_help(FILE *f)

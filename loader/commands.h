@@ -82,5 +82,7 @@ int cg_cmd_status(const struct cg_query *a);
 /* csum-guard completion on|off|status: exit status 0, 1 or 2 */
 int cg_cmd_completion(const struct cg_args *a);
 int cg_cmd_probe(const struct cg_query *a);
+/* csum-guard doctor: exit status 0 (nothing failed), 1 (something did) */
+int cg_cmd_doctor(bool json);
 
 #endif /* CG_COMMANDS_H */

@@ -20,6 +20,21 @@ struct cg_report_row {
 	struct cg_ahead ahead;	/* what runs before the guard */
 };
 
+/* Rows, as status collects them */
+struct cg_rows {
+	struct cg_report_row *row;
+	int n, cap;
+};
+
+/*
+ * status.c: the rows of dev (in netns), or without dev of every guarded
+ * and every unguarded guest-facing device of netns, or without either of
+ * the whole host; added to rs (free rs->row). 0, or -errno with the reason
+ * in ack.
+ */
+struct cg_ack;
+int cg_status_rows(const char *dev, const char *netns, struct cg_rows *rs, struct cg_ack *ack);
+
 /*
  * The name a row's namespace is reported by (JSON, text, Prometheus): its
  * name, else its inode in decimal (which --netns takes too), never the

@@ -99,11 +99,6 @@ static void cg_print_status(const struct cg_query *a, const struct cg_report_row
 	putchar('}');
 }
 
-struct cg_rows {
-	struct cg_report_row *row;
-	int n, cap;
-};
-
 static struct cg_report_row *cg_row_add(struct cg_rows *rs)
 {
 	struct cg_report_row *p;
@@ -284,52 +279,63 @@ static int cg_status_ns(const char *label, __u64 ino, void *rs)
 	return cg_status_here(rs, label, ino);
 }
 
-int cg_cmd_status(const struct cg_query *a)
+int cg_status_rows(const char *dev, const char *netns, struct cg_rows *rs, struct cg_ack *ack)
 {
-	struct cg_rows rs = {};
 	struct cg_report_row *r;
-	struct cg_ack ack = {};
 	struct cg_target t;
 	enum cg_choice c;
-	char where[128], nsl[4 * PATH_MAX + 1], kind[CG_KIND_LEN];
-	int i, err, guarded = 0;
+	char kind[CG_KIND_LEN];
+	int err;
 
-	if (cg_cli_need_root("read status"))
-		return 1;
 	/*
 	 * Without the host lock: status only reads, and checks what it reads
 	 * against the kernel (a guard half-made or half-removed by a command
 	 * running now is not listed), so a scrape never waits for attach.
 	 */
-	err = cg_target_resolve(&t, a->dev, a->netns, &ack);
-	if (err) {
-		cg_err("cannot read status of %s: %s",
-		       cg_target_where(&(struct cg_target){ .dev = a->dev, .netns = a->netns },
-				       where, sizeof(where)),
-		       cg_ack_why(&ack, err));
-		return 1;
-	}
-	if (a->dev) {
-		r = cg_row_add(&rs);
+	err = cg_target_resolve(&t, dev, netns, ack);
+	if (err)
+		return err;
+	if (dev) {
+		r = cg_row_add(rs);
 		if (!r)
-			return 1;
+			return cg_ack_err(ack, -ENOMEM, "out of memory");
 		c = cg_guarded_by(&t, &r->st);
 		if (!cg_link_kind(t.ifindex, kind, sizeof(kind)) && cg_kind_find(kind))
 			r->kind = cg_kind_find(kind)->kind;
-		snprintf(r->dev, sizeof(r->dev), "%s", a->dev);
-		r->netns = a->netns;
+		snprintf(r->dev, sizeof(r->dev), "%s", dev);
+		r->netns = netns;
 		r->netns_ino = t.netns_ino;
 		r->ifindex = t.ifindex;
 		r->backend = cg_choice_name(c);
 		cg_ahead_of(t.ifindex, r->backend, &r->st, &r->ahead);
-	} else {
-		err = cg_status_here(&rs, a->netns, t.netns_ino);
-		if (!err && !a->netns)
-			err = cg_state_each_netns(NULL, cg_status_ns, &rs, &ack);
-		if (err) {
+		return 0;
+	}
+	err = cg_status_here(rs, netns, t.netns_ino);
+	if (!err && !netns)
+		err = cg_state_each_netns(NULL, cg_status_ns, rs, ack);
+	return err;
+}
+
+int cg_cmd_status(const struct cg_query *a)
+{
+	struct cg_rows rs = {};
+	struct cg_ack ack = {};
+	char where[128], nsl[4 * PATH_MAX + 1];
+	int i, err, guarded = 0;
+
+	if (cg_cli_need_root("read status"))
+		return 1;
+	err = cg_status_rows(a->dev, a->netns, &rs, &ack);
+	if (err) {
+		if (a->dev || a->netns)
+			cg_err("cannot read status of %s: %s",
+			       cg_target_where(&(struct cg_target){ .dev = a->dev, .netns = a->netns },
+					       where, sizeof(where)),
+			       cg_ack_why(&ack, err));
+		else
 			cg_err("cannot read status: %s", cg_ack_why(&ack, err));
-			return 1;
-		}
+		free(rs.row);
+		return 1;
 	}
 	if (a->prometheus) {
 		cg_report_prometheus(rs.row, rs.n);

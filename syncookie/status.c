@@ -100,6 +100,8 @@ static void sc_status_opts(const struct sc_target *t, const struct sc_meta *m,
  * responder writes now (each metric's samples must be one group)
  */
 static enum { SC_PROM_OFF, SC_PROM_ANSWERING, SC_PROM_PACKETS } sc_prom;
+/* cg_syncookie_census(): sc_print counts instead of printing */
+static struct cg_sc_census *sc_census;
 
 static void sc_prom_labels(const struct sc_target *t, const char *netns)
 {
@@ -297,6 +299,12 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 		   v.m.flags & SC_META_NO_HANDOFF ? "off" : "none";
 	/* whose cookies: raw ones for SYNPROXY, or the listener's */
 	v.cookies = !v.live || v.m.mode == SC_NFT ? NULL : sc_raw(&v.m) ? "raw" : "listener";
+	if (sc_census) {
+		sc_census->answering += v.live && !(v.m.mode == SC_NFT && v.h == SC_TABLES_GONE);
+		sc_census->tables_gone += v.live && v.h == SC_TABLES_GONE;
+		sc_census->outdated += v.old;
+		return v.live || v.old;
+	}
 	if (sc_prom) {
 		/* each pass reads what its metric needs */
 		if (v.live && sc_prom == SC_PROM_PACKETS)
@@ -480,3 +488,17 @@ int sc_probe(const struct sc_args *a)
 	return !mode;
 }
 
+int cg_syncookie_census(struct cg_sc_census *c)
+{
+	bool first = true;
+	struct sc_walk w = { .first = &first };
+	struct cg_ack ack = {};
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	sc_census = c;
+	sc_print_ns(NULL, false, &first);
+	err = cg_state_each_netns(SC_PIN_ROOT, sc_print_other, &w, &ack);
+	sc_census = NULL;
+	return err;
+}

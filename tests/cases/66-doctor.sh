@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# 66-doctor.sh - csum-guard doctor: what it says of a device before and
+# after it is guarded, its exit status, and that it changes nothing.
+
+# doctor_finding JSON NAME: the state of the finding about NAME ("" none)
+doctor_finding() {
+	jq -r --arg n "$2" '[.checks[] | select(.check == $n) | .state] | first // ""' <<<"$1"
+}
+
+case_doctor() {
+	local t="doctor [$BACKEND]" why= out rc dev before
+
+	topo_up || { fail "$t: set-up"; return; }
+	dev="device tap0 netns $VM (tun)"
+	before=$(guarded_json | jq -c 'map([.device, .netns, .attached])')
+	out=$("$CG" doctor --json)
+	rc=$?
+	jq -e '.checks | length > 3' >/dev/null <<<"$out" || why="$why; not its JSON: ${out:0:120}"
+	case $(doctor_finding "$out" "$dev") in
+	fail) [ "$rc" = 1 ] || why="$why; exit $rc with tap0 unguarded" ;;
+	warn) # the completion guard covers it where the module runs
+		[ "$(doctor_finding "$out" "completion guard")" = ok ] ||
+			why="$why; tap0 a warning without the completion guard" ;;
+	*) why="$why; unguarded tap0: '$(doctor_finding "$out" "$dev")'" ;;
+	esac
+	[ "$(jq -r .healthy <<<"$out")" = "$([ "$(jq .failed <<<"$out")" = 0 ] && echo true || echo false)" ] &&
+		[ "$rc" = "$([ "$(jq .failed <<<"$out")" = 0 ] && echo 0 || echo 1)" ] ||
+		why="$why; healthy, failed and the exit status disagree (rc $rc)"
+	"$CG" doctor >"$TMPD/doctor.txt"
+	grep -q "^fail  $dev: not guarded" "$TMPD/doctor.txt" ||
+		grep -q "^warn  $dev: no guard of its own" "$TMPD/doctor.txt" ||
+		why="$why; the text names no finding for tap0"
+	grep -q -- "-> csum-guard attach tap0 --netns $VM" "$TMPD/doctor.txt" ||
+		why="$why; no attach hint for tap0"
+	[ "$(guarded_json | jq -c 'map([.device, .netns, .attached])')" = "$before" ] ||
+		why="$why; doctor changed what is guarded"
+	guard_on || why="$why; attach failed"
+	out=$("$CG" doctor --json)
+	[ "$(doctor_finding "$out" "$dev")" = ok ] || why="$why; guarded tap0: '$(doctor_finding "$out" "$dev")'"
+	jq -e --arg n "$dev" '.checks[] | select(.check == $n) | .detail | test("^guarded by ")' \
+		>/dev/null <<<"$out" || why="$why; guarded tap0's detail: no 'guarded by'"
+	"$CG" doctor tap0 >/dev/null 2>&1
+	[ $? = 2 ] || why="$why; doctor took a device"
+	guard_off
+	if [ -z "$why" ]; then
+		pass "$t: an unguarded tap is a finding with the attach to run, the exit status follows the findings, a guarded one is ok; nothing changed"
+	else
+		fail "$t:${why#;}"
+	fi
+	topo_down
+}
+cg_case doctor
