@@ -7,15 +7,25 @@
 
 #include <bpf/libbpf.h>
 
+#include <unistd.h>
+
+#include "journal.h"
 #include "json.h"
 #include "log.h"
 
 bool cg_quiet;
 bool cg_json_errors;
 
-/* "csum-guard: MESSAGE TAIL" on stderr */
-static void cg_vline(const char *tail, const char *fmt, va_list ap)
+/* "csum-guard: MESSAGE TAIL" on stderr; where stderr is the journal's
+ * stream, "<PRIO>" before it, so that journalctl -p err finds failures */
+static void cg_vline(int prio, const char *tail, const char *fmt, va_list ap)
 {
+	static int journal = -1;
+
+	if (journal < 0)
+		journal = cg_journal_stream(STDERR_FILENO);
+	if (journal)
+		fprintf(stderr, "<%d>", prio);
 	fputs("csum-guard: ", stderr);
 	vfprintf(stderr, fmt, ap);
 	fputs(tail, stderr);
@@ -40,7 +50,7 @@ void cg_err(const char *fmt, ...)
 		vsnprintf(msg, sizeof(msg), fmt, ap);
 		cg_json_error(msg);
 	} else {
-		cg_vline("\n", fmt, ap);
+		cg_vline(CG_PRIO_ERR, "\n", fmt, ap);
 	}
 	va_end(ap);
 }
@@ -52,7 +62,7 @@ void cg_info(const char *fmt, ...)
 	if (cg_quiet)
 		return;
 	va_start(ap, fmt);
-	cg_vline("\n", fmt, ap);
+	cg_vline(CG_PRIO_INFO, "\n", fmt, ap);
 	va_end(ap);
 }
 

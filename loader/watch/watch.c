@@ -47,6 +47,7 @@
 #include <linux/rtnetlink.h>
 
 #include "cli.h"
+#include "journal.h"
 #include "json.h"
 #include "link.h"
 #include "log.h"
@@ -140,8 +141,8 @@ static void cg_wahead(const struct cg_ahead *a, const char *dev, const char *nsl
 	int i;
 
 	for (i = 0; i < a->n && i < CG_AHEAD_MAX; i++)
-		printf("warning: on %s netns %s, %s runs before the guard: what it redirects "
-		       "or duplicates, the guard does not see\n", dev, nsl,
+		cg_log(CG_PRIO_WARNING, dev, nsl, "warning: on %s netns %s, %s runs before the "
+		       "guard: what it redirects or duplicates, the guard does not see", dev, nsl,
 		       cg_text_safe(a->item[i], buf, sizeof(buf)));
 }
 
@@ -256,7 +257,7 @@ static bool cg_wguard(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d)
 		return false;
 	}
 	if (b && (!want || !strcmp(want, b->name)) && st.log_drops == w->log_drops) {
-		printf("already guarded %s netns %s (%s, %s%s)\n", dev, nsl,
+		cg_log(CG_PRIO_INFO, dev, nsl, "already guarded %s netns %s (%s, %s%s)", dev, nsl,
 		       b->name, st.mode, cg_opts_text(&st));
 		cg_wahead(&ahead, dev, nsl);
 		d->state = CG_W_DONE;
@@ -269,7 +270,7 @@ static bool cg_wguard(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d)
 		if (fresh && b && st.prog_id == cg_bpf_preload_id(w->preload))
 			cg_wpreload_drop(w);
 		if (b) {
-			printf("guarded %s netns %s (%s, %s%s)\n", dev, nsl,
+			cg_log(CG_PRIO_INFO, dev, nsl, "guarded %s netns %s (%s, %s%s)", dev, nsl,
 			       b->name, st.mode, cg_opts_text(&st));
 			cg_wahead(&ahead, dev, nsl);
 			d->state = CG_W_DONE;
@@ -280,7 +281,7 @@ static bool cg_wguard(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d)
 	/* it may have been attached and taken off again: not to be trusted */
 	if (fresh)
 		cg_wpreload_drop(w);
-	printf("cannot guard %s netns %s: %s\n", dev, nsl, why);
+	cg_log(CG_PRIO_ERR, dev, nsl, "cannot guard %s netns %s: %s", dev, nsl, why);
 	d->state = CG_W_FAILED;
 	d->retry_at = cg_wnow_ms() + CG_RETRY_MS;
 	return true;
@@ -395,7 +396,8 @@ void cg_wready(struct cg_watch *w)
 	       guarded, failed, w->nns);
 	err = cg_notify("READY=1\nSTATUS=guarding every guest-facing device");
 	if (err < 0)
-		printf("cannot tell the service manager we are ready: %s\n", strerror(-err));
+		cg_log(CG_PRIO_ERR, NULL, NULL, "cannot tell the service manager we are ready: %s",
+		       strerror(-err));
 }
 
 /*
