@@ -77,7 +77,7 @@ TOOLS := $(BUILD)/tests/cg-inject $(BUILD)/tests/cg-sniff $(BUILD)/tests/cg-nfq 
 	$(BUILD)/tests/cg-kdump $(BUILD)/tests/cg-sdrecv $(BUILD)/tests/csum-guard-next \
 	$(BUILD)/tests/cg-udprecv $(BUILD)/tests/csum-guard-prev $(STATIC_TOOLS)
 # What the benchmark tools and cg-stream share: netns, numbers, sockets.
-BENCH_UTIL := bench/util.c lib/netns.c lib/log.c lib/json.c
+BENCH_UTIL := bench/util.c lib/netns.c lib/log.c lib/journal.c lib/json.c
 
 # Debian packages each target needs on a fresh Debian 12 machine.
 BUILD_DEPS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
@@ -185,7 +185,7 @@ $(BUILD)/tests/cg-stream: tests/tools/cg-stream.c $(BENCH_UTIL) bench/util.h | $
 # The unit tests run the decision, the backend choice and the digest, no
 # kernel needed.
 # UNIT_LIB: the parts of lib/ the unit tests call, and what those need
-UNIT_LIB := lib/sha256.c lib/nl.c lib/cli.c lib/log.c lib/state.c lib/netns.c lib/bpffs.c lib/json.c
+UNIT_LIB := lib/sha256.c lib/nl.c lib/cli.c lib/log.c lib/journal.c lib/state.c lib/netns.c lib/bpffs.c lib/json.c
 $(BUILD)/tests/unit: tests/unit.c include/csum_guard.h loader/select.c loader/select.h \
 		$(UNIT_LIB) lib/*.h | $(BUILD)/tests
 	$(call msg,CC,$@)
