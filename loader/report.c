@@ -98,8 +98,12 @@ void cg_report_prometheus(const struct cg_report_row *rows, int n)
 	}
 }
 
-void cg_report_prometheus_completion(const struct cg_completion *c)
+void cg_report_prometheus_completion(const struct cg_completion *c, bool available)
 {
+	fputs("# HELP csum_guard_completion_available 1 where the kernel module's completion guard can be on "
+	      "(the module loads and the kernel lets it hook skb_checksum_help()), 0 where it cannot.\n"
+	      "# TYPE csum_guard_completion_available gauge\n", stdout);
+	printf("csum_guard_completion_available %d\n", available);
 	fputs("# HELP csum_guard_completion_enabled 1 while the kernel module's completion guard is on (host-wide).\n"
 	      "# TYPE csum_guard_completion_enabled gauge\n", stdout);
 	printf("csum_guard_completion_enabled %d\n", c->on);

@@ -3,6 +3,7 @@
 #define CG_REPORT_H
 
 #include <net/if.h>
+#include <stdbool.h>
 #include <linux/types.h>
 
 #include "ahead.h"
@@ -45,7 +46,8 @@ const char *cg_report_netns(const struct cg_report_row *r, char *buf, size_t n);
 
 /* report.c: the rows in the Prometheus text exposition format, on stdout. */
 void cg_report_prometheus(const struct cg_report_row *rows, int n);
-/* The completion guard's metrics (host-wide): after the devices' */
-void cg_report_prometheus_completion(const struct cg_completion *c);
+/* The completion guard's metrics (host-wide): after the devices'; available:
+ * it can be on here (it is, or nothing keeps it from being switched on) */
+void cg_report_prometheus_completion(const struct cg_completion *c, bool available);
 
 #endif /* CG_REPORT_H */

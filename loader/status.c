@@ -343,9 +343,13 @@ int cg_cmd_status(const struct cg_query *a)
 		if (!a->dev && !a->netns) {
 			struct cg_completion cc;
 
+			struct cg_probe p = {};
+
 			if (cg_kmod_completion(-1, &cc, NULL))
 				memset(&cc, 0, sizeof(cc));
-			cg_report_prometheus_completion(&cc);
+			if (!cc.on)
+				cg_kmod_probe_completion_only(&p);
+			cg_report_prometheus_completion(&cc, cc.on || !*p.completion_err);
 			/* and the SYN responders of every namespace */
 			err = cg_syncookie_prometheus();
 			if (err) {

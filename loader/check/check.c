@@ -507,6 +507,8 @@ int cg_check(const char *path, bool json)
 	struct ck_result res[ARRAY_SIZE(ck_paths)];
 	bool ran[ARRAY_SIZE(ck_paths)] = {}, first = true;
 	int nvuln = 0, nfixed = 0, nerr = 0, nran = 0, ret;
+	char unloaded[256];
+	struct ck_mods mods;
 	const char *verdict;
 	struct utsname u;
 	unsigned int i;
@@ -515,6 +517,7 @@ int cg_check(const char *path, bool json)
 		cg_err("cannot check: must be run as root");
 		return 1;
 	}
+	ck_mods_snapshot(&mods);
 	for (i = 0; i < ARRAY_SIZE(ck_paths); i++) {
 		if (path && !ck_listed(path, ck_paths[i].name))
 			continue;
@@ -528,6 +531,8 @@ int cg_check(const char *path, bool json)
 			cg_err("cannot check the %s path: %s", ck_paths[i].name, res[i].reason);
 	}
 
+	/* what the paths loaded into the kernel goes as it came */
+	ck_mods_unload_new(&mods, unloaded, sizeof(unloaded));
 	if (nvuln) {
 		ret = CG_CHECK_VULNERABLE;
 		verdict = "vulnerable";
@@ -558,6 +563,8 @@ int cg_check(const char *path, bool json)
 					printf(" %s", ck_paths[i].name);
 		}
 		putchar('\n');
+		if (*unloaded)
+			printf("unloaded the modules it loaded: %s\n", unloaded);
 		printf("verdict: %s: %s\n", verdict,
 		       ck_summary(ret, nran == (int)ARRAY_SIZE(ck_paths)));
 		return ret;
@@ -580,6 +587,15 @@ int cg_check(const char *path, bool json)
 			}
 		putchar(']');
 	}
+	printf(",\"unloaded\":[");
+	for (i = 0, first = true; unloaded[i]; ) {
+		size_t w = strcspn(unloaded + i, " ");
+
+		printf("%s\"%.*s\"", first ? "" : ",", (int)w, unloaded + i);
+		first = false;
+		i += w + (unloaded[i + w] == ' ');
+	}
+	putchar(']');
 	fputs(",\"paths\":[", stdout);
 	first = true;
 	for (i = 0; i < ARRAY_SIZE(ck_paths); i++) {

@@ -9,6 +9,7 @@
 #define CG_CHECK_TOPO_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <arpa/inet.h>
 
 #define CK_PAYLOAD	1000
@@ -87,5 +88,15 @@ int ck_nfq_bind(struct ck_topo *t, char *why, size_t len);
 /* Hand each queued packet (from its IP header) to fn, then accept it */
 typedef void (*ck_nfq_fn)(const unsigned char *ip, size_t len, void *arg);
 void ck_nfq_drain(struct ck_topo *t, ck_nfq_fn fn, void *arg);
+
+/* modules.c: the modules loaded before check, to unload those it added */
+struct ck_mods {
+	char (*name)[64];
+	int n;			/* -1: no module support */
+};
+int ck_mods_snapshot(struct ck_mods *m);
+/* Unload what was loaded since and is unused; their names, space-separated,
+ * into done; how many. Frees before's list. */
+int ck_mods_unload_new(struct ck_mods *before, char *done, size_t len);
 
 #endif /* CG_CHECK_TOPO_H */

@@ -50,3 +50,22 @@ case_doctor() {
 	topo_down
 }
 cg_case doctor
+
+# The completion guard's metrics say what `completion status` says: on,
+# and whether it can be at all (available), with the counters.
+case_completion_metrics() {
+	local t="completion-metrics" st prom want_av want_on
+
+	st=$("$CG" completion status --json) || { fail "$t: completion status failed"; return; }
+	prom=$("$CG" status --prometheus) || { fail "$t: status --prometheus failed"; return; }
+	want_on=$(jq -r 'if .on then 1 else 0 end' <<<"$st")
+	want_av=$(jq -r 'if .on or .unavailable == null then 1 else 0 end' <<<"$st")
+	if ! grep -qx "csum_guard_completion_available $want_av" <<<"$prom" ||
+	   ! grep -qx "csum_guard_completion_enabled $want_on" <<<"$prom" ||
+	   ! grep -q '^# TYPE csum_guard_completion_available gauge$' <<<"$prom"; then
+		fail "$t: completion status $st, metrics: $(grep completion_ <<<"$prom" | grep -v '^#' | tr '\n' ' ')"
+		return
+	fi
+	pass "$t: available $want_av, enabled $want_on, as completion status says ($(jq -r '.unavailable // "it can be on"' <<<"$st"))"
+}
+cg_kernel_case completion_metrics
