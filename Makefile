@@ -67,6 +67,7 @@ TOOLS := $(BUILD)/tests/cg-inject $(BUILD)/tests/cg-sniff $(BUILD)/tests/cg-nfq 
 	$(BUILD)/tests/sc-syn $(BUILD)/tests/xdp-pass.bpf.o $(BUILD)/tests/tc-pass.bpf.o \
 	$(BUILD)/tests/xdp-redirect.bpf.o $(BUILD)/tests/cg-hooks \
 	$(BUILD)/tests/cg-kdump $(BUILD)/tests/cg-sdrecv $(BUILD)/tests/csum-guard-next \
+	$(BUILD)/tests/csum-guard-rebuild \
 	$(BUILD)/tests/cg-udprecv $(BUILD)/tests/csum-guard-prev $(STATIC_TOOLS)
 # What the benchmark tools and cg-stream share: netns, numbers, sockets.
 BENCH_UTIL := bench/util.c lib/netns.c lib/log.c lib/json.c
@@ -91,7 +92,7 @@ all: $(BUILD)/csum_guard.bpf.o $(BUILD)/syncookie.bpf.o $(BUILD)/csum-guard tool
 
 tools: $(TOOLS)
 
-$(BUILD) $(BUILD)/lib $(BUILD)/loader $(BUILD)/syncookie $(BUILD)/tests $(BUILD)/tests/static $(BUILD)/next $(DIST):
+$(BUILD) $(BUILD)/lib $(BUILD)/loader $(BUILD)/syncookie $(BUILD)/tests $(BUILD)/tests/static $(BUILD)/next $(BUILD)/rebuild $(DIST):
 	$(Q)mkdir -p $@
 
 # vmlinux.h is generated from the build host's BTF, never committed.
@@ -208,6 +209,20 @@ $(BUILD)/next/%.o: loader/%.c loader/*.h lib/*.h include/*.h syncookie/syncookie
 	$(Q)$(LOADER_CC) -c $< -o $@
 
 $(BUILD)/tests/csum-guard-next: $(NEXT_OBJS) $(SC_OBJS) $(LIB_OBJS) | $(BUILD)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LOADER_LIBS) -o $@
+
+# A loader of this very version with another program (guard-alt's, as
+# csum-guard-next): a distribution's patched rebuild. Only bpf_object.c
+# embeds the program; the rest is this loader's (tests/cases/62-rebuild.sh).
+$(BUILD)/rebuild/bpf_object.o: SKEL_INC = -I$(BUILD)/next
+$(BUILD)/rebuild/bpf_object.o: loader/bpf_object.c loader/*.h lib/*.h include/*.h \
+		syncookie/syncookie.h $(BUILD)/next/csum_guard.skel.h VERSION | $(BUILD)/rebuild
+	$(call msg,CC,$@)
+	$(Q)$(LOADER_CC) -c $< -o $@
+
+$(BUILD)/tests/csum-guard-rebuild: $(filter-out $(BUILD)/loader/bpf_object.o,$(LOADER_OBJS)) \
+		$(BUILD)/rebuild/bpf_object.o $(SC_OBJS) $(LIB_OBJS) | $(BUILD)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LOADER_LIBS) -o $@
 
