@@ -75,6 +75,7 @@ TOOLS := $(BUILD)/tests/cg-inject $(BUILD)/tests/cg-sniff $(BUILD)/tests/cg-nfq 
 	$(BUILD)/tests/sc-syn $(BUILD)/tests/xdp-pass.bpf.o $(BUILD)/tests/tc-pass.bpf.o \
 	$(BUILD)/tests/xdp-redirect.bpf.o $(BUILD)/tests/cg-hooks \
 	$(BUILD)/tests/cg-kdump $(BUILD)/tests/cg-sdrecv $(BUILD)/tests/csum-guard-next \
+	$(BUILD)/tests/csum-guard-rebuild \
 	$(BUILD)/tests/cg-udprecv $(BUILD)/tests/csum-guard-prev $(STATIC_TOOLS)
 # What the benchmark tools and cg-stream share: netns, numbers, sockets.
 BENCH_UTIL := bench/util.c lib/netns.c lib/log.c lib/journal.c lib/json.c
@@ -228,6 +229,25 @@ $(BUILD)/next/%.o: %.c
 -include $(NEXT_OBJS:.o=.d)
 
 $(BUILD)/tests/csum-guard-next: $(NEXT_OBJS) $(SC_OBJS) $(LIB_OBJS) | $(BUILD)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LOADER_LIBS) -o $@
+
+# A loader of this very version with another program (guard-alt's, as
+# csum-guard-next): a distribution's patched rebuild. Only loader/bpf/object.c
+# embeds the program; the rest is this loader's (tests/cases/62-rebuild.sh).
+$(BUILD)/rebuild/loader/bpf/object.o: SKEL_INC = -I$(BUILD)/next
+$(BUILD)/rebuild/loader/bpf/object.o: DIR_FLAGS = $(SKEL_INC) $(INCLUDES) -Iloader \
+	-Isyncookie -DCG_VERSION='"$(LOADER_VERSION)"'
+$(BUILD)/rebuild/loader/bpf/object.o: loader/bpf/object.c VERSION | $(BUILD)/next/csum_guard.skel.h \
+		$(BUILD)/csum_guard.skel.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(COMPILE)
+
+-include $(BUILD)/rebuild/loader/bpf/object.d
+
+$(BUILD)/tests/csum-guard-rebuild: $(filter-out $(BUILD)/loader/bpf/object.o,$(LOADER_OBJS)) \
+		$(BUILD)/rebuild/loader/bpf/object.o $(SC_OBJS) $(LIB_OBJS) | $(BUILD)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LOADER_LIBS) -o $@
 

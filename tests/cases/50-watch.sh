@@ -35,7 +35,7 @@ case_watch() {
 	local t="watch [$BACKEND]" p=cw$(($$ % 100000)) ns=$CG_PFX-w ns2=$CG_PFX-w2
 	local lim=$([ -n "${CG_GUEST:-}" ] && echo 90 || echo 10)
 	local out=$TMPD/watch.out u upid u2 upid2 wpid dev rc t0 ms times="" bad="" i
-	local ino2 ino3 ok=1 p0 pins0 r0
+	local ino2 ino3 ok=1 p0 pins0 r0 inos left
 
 	p0=$(prog_count)
 	pins0=$(pin_list)
@@ -156,6 +156,7 @@ case_watch() {
 	for dev in ${p}a0:$ns ${p}r0:$ns ${p}a1:$ns ${p}b0:$u ${p}b1:$u; do
 		"$CG" detach ${dev%%:*} --netns ${dev#*:} --quiet
 	done
+	inos="$(stat -L -c %i /run/netns/$ns) $(stat -L -c %i $u) $ino2 $ino3"
 	kill $upid
 	wait $upid 2>/dev/null
 	ip netns del $ns
@@ -166,6 +167,19 @@ case_watch() {
 			[ "$(watch_refs)" = "$r0" ] && break
 		sleep 0.2
 	done
+	# what the guards in the namespaces that died left (c0, d0: never
+	# detached), the watcher took (the module's references: other runs
+	# on this host hold none, the pins and programs of other runs may come
+	# and go)
+	left=
+	for i in $inos; do
+		[ -e /sys/fs/bpf/csum_guard/$i ] && left="$left $(find /sys/fs/bpf/csum_guard/$i | tr '\n' ' ')"
+	done
+	if [ -z "$left" ] && [ "$(watch_refs)" = "$r0" ]; then
+		pass "$t: nothing left of its guards: the pins of the namespaces that died were pruned, module references back to $r0"
+	else
+		fail "$t: left after the case: pins:${left:- none}; module references $(watch_refs), were $r0"
+	fi
 }
 cg_case watch
 

@@ -6,10 +6,14 @@
  *
  *	cg-hooks DEV
  *	cg-hooks --netns-cookie
+ *	cg-hooks --hold DEV first|last OBJ
  *
  * Run it in DEV's network namespace. --netns-cookie prints the cookie of
  * the namespace it runs in (SO_NETNS_COOKIE): the key, with an ifindex, of
- * a device's counters in the host's dev_counters map. Prints, in the order they run, one
+ * a device's counters in the host's dev_counters map. --hold puts the first
+ * program of OBJ on DEV's tcx ingress, before or after every program there,
+ * prints "holding ID" and keeps its link until SIGTERM or SIGINT: another's
+ * tcx program, for what status says runs before the guard. Prints, in the order they run, one
  * line per program:
  *
  *	tcx_ingress ID TAG NAME
@@ -19,6 +23,7 @@
  * answer, 2 bad usage, 3 this kernel has no tcx (before 6.6).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,8 +32,12 @@
 #include <linux/types.h>
 
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "../../lib/compat.h"
+
+/* mprog attach flag: place the program after all others (kernel 6.6) */
+#define CG_BPF_F_AFTER		(1U << 4)
 
 static int show(int ifindex, enum bpf_attach_type type, const char *what)
 {
@@ -58,12 +67,69 @@ static int show(int ifindex, enum bpf_attach_type type, const char *what)
 	return 0;
 }
 
+/* OBJ's first program on DEV's tcx ingress, first or last, until a signal */
+static int hold(const char *dev, const char *where, const char *path)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, lo);
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	struct bpf_program *prog;
+	struct bpf_object *obj;
+	int ifindex, fd, sig;
+	sigset_t set;
+
+	if (!strcmp(where, "first"))
+		lo.flags = CG_BPF_F_BEFORE;
+	else if (!strcmp(where, "last"))
+		lo.flags = CG_BPF_F_AFTER;
+	else
+		return 2;
+	ifindex = if_nametoindex(dev);
+	if (!ifindex) {
+		fprintf(stderr, "cg-hooks: no device %s here: %s\n", dev, strerror(errno));
+		return 1;
+	}
+	obj = bpf_object__open_file(path, NULL);
+	prog = obj ? bpf_object__next_program(obj, NULL) : NULL;
+	if (!prog) {
+		fprintf(stderr, "cg-hooks: cannot open %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	bpf_program__set_expected_attach_type(prog, CG_BPF_TCX_INGRESS);
+	if (bpf_object__load(obj)) {
+		fprintf(stderr, "cg-hooks: cannot load %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	fd = bpf_link_create(bpf_program__fd(prog), ifindex, CG_BPF_TCX_INGRESS, &lo);
+	if (fd < 0) {
+		fprintf(stderr, "cg-hooks: cannot link %s on %s: %s\n", path, dev, strerror(errno));
+		return errno == EINVAL ? 3 : 1;
+	}
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len);
+	printf("holding %u\n", info.id);
+	fflush(stdout);
+	sigwait(&set, &sig);
+	close(fd);
+	bpf_object__close(obj);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int ifindex, err;
 
+	if (argc == 5 && !strcmp(argv[1], "--hold")) {
+		err = hold(argv[2], argv[3], argv[4]);
+		if (err == 2)
+			fprintf(stderr, "usage: cg-hooks --hold DEV first|last OBJ\n");
+		return err;
+	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: cg-hooks DEV | --netns-cookie\n");
+		fprintf(stderr, "usage: cg-hooks DEV | --netns-cookie | --hold DEV first|last OBJ\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "--netns-cookie")) {
