@@ -293,6 +293,6 @@ void cg_cli_main_help(FILE *f)
 			cg_syncookie_usage(f);
 		else
 			cg_cli_usage_cmd(&cg_cli, c, f, c == cg_cmds);
-	fputs("       csum-guard COMMAND --help    what COMMAND does and takes\n\n", f);
+	fputs("\nWhat a command does and takes: csum-guard COMMAND --help.\n", f);
 	fputs(cg_cli.common, f);
 }
