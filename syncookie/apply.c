@@ -361,6 +361,7 @@ static int sc_apply_child(struct sc_decl *d, unsigned int causes)
 	bool same = false, quiet = cg_quiet;
 	char where[PATH_MAX + 32];
 	__u64 sum0, repairs;
+	long long took;
 	int err;
 
 	err = sc_resolve(&a, &t, "attach to", SC_GONE_OK);
@@ -385,7 +386,9 @@ static int sc_apply_child(struct sc_decl *d, unsigned int causes)
 	a.same = &same;
 	if (causes)
 		cg_quiet = true;	/* one line of ours per repair instead */
+	took = sc_waited(d);
 	err = sc_attach(&a);
+	took = sc_waited(d) - took;
 	cg_quiet = quiet;
 	if (err)
 		return SC_APPLY_FAILED;
@@ -396,10 +399,11 @@ static int sc_apply_child(struct sc_decl *d, unsigned int causes)
 	if (causes && (h0 != SC_OK || !same || sum0 != sc_view_sum(&t))) {
 		sc_mark(&t, ++repairs);
 		cg_info("repaired the SYN responder of %s after %s: %s (repair %llu, %lld ms after "
-			"the change)", sc_decl_where(d, where, sizeof(where)), sc_cause_text(causes),
+			"the change, %lld of them attach's)", sc_decl_where(d, where, sizeof(where)),
+			sc_cause_text(causes),
 			h0 == SC_TABLES_GONE ? "its nft tables made again" :
 			h0 == SC_DEAD ? "attached again" : "its addresses and routes read again",
-			(unsigned long long)repairs, sc_waited(d));
+			(unsigned long long)repairs, sc_waited(d), took);
 		return SC_APPLY_REPAIRED;
 	}
 	sc_mark(&t, repairs);

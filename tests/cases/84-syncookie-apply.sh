@@ -125,7 +125,7 @@ sca_repairs_over() { [ "$(sca_json veth1 | jq -r .repairs)" -gt "$1" ]; }
 # ACK program cannot).
 case_syn_follow() {
 	local t="syn-follow" why= conf=$TMPD/sc-follow.conf log=$TMPD/sc-follow.log fpid r0 v0 s
-	local lim=$([ -n "${CG_GUEST:-}" ] && echo 5 || echo 1) c0 c1 r want lpid ms n t0 hand
+	local lim=$([ -n "${CG_GUEST:-}" ] && echo 5 || echo 1) c0 c1 r want lpid ms am n l
 	local lim2=$([ -n "${CG_GUEST:-}" ] && echo 30 || echo 10)
 
 	command -v nft >/dev/null || { skip "$t: no nft"; return; }
@@ -141,7 +141,13 @@ case_syn_follow() {
 	# line): within a second; status itself may take longer on a loaded host
 	watch_line "$log" "after an nftables change: its nft tables made again \(repair [0-9]+, [0-9]+ ms" $lim2 ||
 		why="$why; no repair line after nft flush ruleset"
-	ms=$(sed -n 's/.*after an nftables change: its nft tables made again (repair [0-9]*, \([0-9]*\) ms.*/\1/p' "$log" | tail -1)
+	l=$(grep 'after an nftables change: its nft tables made again' "$log" | tail -1)
+	ms=$(sed -n 's/.*(repair [0-9]*, \([0-9]*\) ms after the change.*/\1/p' <<<"$l")
+	am=$(sed -n 's/.* ms after the change, \([0-9]*\) of them attach.s).*/\1/p' <<<"$l")
+	# within a second; on a host so loaded that attach alone takes longer,
+	# the follower's own part (event to attach, and after) within 300 ms
+	[ "${ms:-99999}" -le $((lim * 1000)) ] || [ $((${ms:-99999} - ${am:-0})) -le 300 ] ||
+		why="$why; tables made again ${ms:-?} ms after the flush (attach ${am:-?} ms of them): over ${lim}s"
 	sca_tables_ok || why="$why; tables not back: $(sca_json veth1)"
 	sca_repairs_over "$r0" || why="$why; repair not counted: $(sca_json veth1)"
 	v0=$(synproxy_valid)
@@ -186,17 +192,10 @@ case_syn_follow() {
 	"$CG" status --prometheus 2>/dev/null |
 		grep -Eq "^csum_guard_syncookie_answering\{device=\"veth1\",netns=\"$SC_S\",.*tables=\"gone\".* $([ $want = true ] && echo 1 || echo 0)\$" ||
 		why="$why; prometheus answering after a flush: $("$CG" status --prometheus 2>/dev/null | grep '^csum_guard_syncookie_answering' | tail -1)"
-	# the same repair by hand, timed: the follower's bound on a host too
-	# loaded for a second (it can only add its own overhead to attach's)
-	t0=$(date +%s%N)
-	sc_on --ports $SC_PORT --set-sysctl || why="$why; attach by hand after the flush"
-	hand=$((($(date +%s%N) - t0) / 1000000))
-	[ "${ms:-99999}" -le $((lim * 1000)) ] || [ "${ms:-99999}" -le $((hand + 300)) ] ||
-		why="$why; tables made again ${ms:-?} ms after the flush: over ${lim}s and over attach by hand (${hand} ms) + 300 ms"
 	sc_off
 	sc_down
 	if [ -z "$why" ]; then
-		pass "$t: nft flush ruleset repaired ${ms} ms after it (attach by hand: ${hand} ms; a connection through SYNPROXY, repair logged and counted in status and Prometheus); an added address answered, a removed one not, each within ${lim}s; unfollowed flush: answering $want"
+		pass "$t: nft flush ruleset repaired ${ms} ms after it (${am} ms of them attach's; a connection through SYNPROXY, repair logged and counted in status and Prometheus); an added address answered, a removed one not, each within ${lim}s; unfollowed flush: answering $want"
 	else
 		fail "$t:${why#; }"
 		sed 's/^/# follower: /' "$log"
