@@ -179,6 +179,25 @@ case_syn_follow() {
 	c1=$(sc_counters)
 	set -- $c0 $c1
 	[ $(($4 - $1)) = 0 ] || why="$why; the removed address still answered: $r, program synack +$(($4 - $1))"
+	# the device gone and made again (a new ifindex): attached afresh
+	n=$(grep -c 'repaired the SYN' "$log")
+	ip -n "$SC_C" link del veth0
+	ip -n "$SC_C" link add veth0 type veth peer name veth1 netns "$SC_S" &&
+		ip -n "$SC_C" addr add 10.9.0.1/24 dev veth0 && ip -n "$SC_S" addr add 10.9.0.2/24 dev veth1 &&
+		ip -n "$SC_C" addr add fd09::1/64 dev veth0 nodad && ip -n "$SC_S" addr add fd09::2/64 dev veth1 nodad &&
+		ip -n "$SC_C" link set veth0 up && ip -n "$SC_S" link set veth1 up &&
+		ip netns exec "$SC_C" ethtool -K veth0 tx off >/dev/null 2>&1 ||
+		why="$why; cannot make the veth pair again"
+	SC_MAC=$(link_mac "$SC_S" veth1)
+	watch_line "$log" "after a device change: attached again" $lim2 ||
+		why="$why; the device made again was not attached: $(tail -1 "$log")"
+	watch_line "$log" "after a device change: attached again" 0 &&
+		[ "$(grep -c 'repaired the SYN' "$log")" -gt "$n" ] || why="$why; no repair for the device"
+	c0=$(sc_counters)
+	r=$(inject $SC_PORT good)
+	c1=$(sc_counters)
+	set -- $c0 $c1
+	[ $(($4 - $1)) = $SC_N ] || why="$why; the device made again: $r, program synack +$(($4 - $1))"
 	kill "$fpid" "$lpid"
 	wait "$fpid" "$lpid" 2>/dev/null
 	grep -q 'no longer following' "$log" || why="$why; the follower did not stop on SIGTERM"
@@ -195,7 +214,7 @@ case_syn_follow() {
 	sc_off
 	sc_down
 	if [ -z "$why" ]; then
-		pass "$t: nft flush ruleset repaired ${ms} ms after it (${am} ms of them attach's; a connection through SYNPROXY, repair logged and counted in status and Prometheus); an added address answered, a removed one not, each within ${lim}s; unfollowed flush: answering $want"
+		pass "$t: nft flush ruleset repaired ${ms} ms after it (${am} ms of them attach's; a connection through SYNPROXY, repair logged and counted in status and Prometheus); an added address answered, a removed one not, each within ${lim}s; the device made again attached afresh and answering; unfollowed flush: answering $want"
 	else
 		fail "$t:${why#; }"
 		sed 's/^/# follower: /' "$log"
