@@ -17,8 +17,9 @@
 # make all-arm64  the product and the tools for arm64 in build/arm64
 #                 (cross-built, on amd64)
 # make build-deps only what building (make, make dist) needs
-# make install    the loader, the object, the man page csum-guard(8) and
-#                 csum-guard-watch.service (the module installs through
+# make install    the loader, the object, the man page csum-guard(8),
+#                 csum-guard-watch.service and csum-guard-syncookie.service
+#                 (the module installs through
 #                 the csum-guard-dkms .deb of make dist)
 # make clean      everything built; the downloaded kernels and roots of
 #                 the guests (build/kernels, build/roots) stay: make
@@ -333,6 +334,8 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
 	sed 's|@SBINDIR@|$(PREFIX)/sbin|' packaging/csum-guard-watch.service \
 		> $(DESTDIR)$(PREFIX)/lib/systemd/system/csum-guard-watch.service
+	sed 's|@SBINDIR@|$(PREFIX)/sbin|' packaging/csum-guard-syncookie.service \
+		> $(DESTDIR)$(PREFIX)/lib/systemd/system/csum-guard-syncookie.service
 
 # What the guests' harness downloads and unpacks (tests/guest/): kept by
 # clean, which removes everything else under $(BUILD) and kbuild's

@@ -15,6 +15,7 @@
 
 bool cg_quiet;
 bool cg_json_errors;
+const char *cg_usage_where;
 
 /* "csum-guard: MESSAGE TAIL" on stderr; where stderr is the journal's
  * stream, "<PRIO>" before it, so that journalctl -p err finds failures */
@@ -74,6 +75,17 @@ int cg_usage_err(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (cg_usage_where) {
+		/* a line of a file: where it is says more than help would */
+		char line[sizeof(msg) + 260];
+
+		snprintf(line, sizeof(line), "%.255s: %s", cg_usage_where, msg);
+		if (cg_json_errors)
+			cg_json_error(line);
+		else
+			fprintf(stderr, "csum-guard: %s\n", cg_text_safe(line, safe, sizeof(safe)));
+		return CG_EXIT_USAGE;
+	}
 	if (cg_json_errors) {
 		/* cg_json_str() escapes what the user typed itself */
 		snprintf(safe, sizeof(safe), "%s (see csum-guard help)", msg);

@@ -19,6 +19,8 @@ int cg_usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Progress for humans, on stderr, unless --quiet. */
 void cg_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern bool cg_quiet;
+/* Set: usage errors are "csum-guard: WHERE: why" (a file's FILE:LINE) */
+extern const char *cg_usage_where;
 extern bool cg_json_errors;	/* --json anywhere on the line */
 
 /* The length of the well-formed UTF-8 sequence at s (RFC 3629: no overlong

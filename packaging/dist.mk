@@ -51,7 +51,8 @@ $(DEB): $(DKMS_TAR) $(wildcard packaging/dkms/*) $(DEB_COMMON)
 	$(Q)rm -rf $(DIST_STAGE)
 
 # csum-guard: the loader (stripped, as Debian ships binaries), the object for
-# --object, the man page, the watch unit and the libvirt hook example
+# --object, the man page, the watch and syncookie units and the libvirt hook
+# example
 # (packaging/loader/). One recipe for every architecture: the loader of
 # architecture A is $(BUILD)/csum-guard (the build machine's) or
 # $(BUILD)/A/csum-guard (cross-built), stripped by A's strip.
@@ -60,8 +61,8 @@ strip_of = $(if $(filter $(DEB_ARCH),$(1)),strip,$(CROSS_$(1))strip)
 .SECONDEXPANSION:
 $(LOADER_DEB) $(CROSS_DEBS): $(DIST)/csum-guard_$(VERSION)_%.deb: $$(call loader_of,$$*) \
 		$(BUILD)/csum_guard.bpf.o doc/csum-guard.8 \
-		packaging/csum-guard-watch.service packaging/libvirt-qemu-hook \
-		$(wildcard packaging/loader/*) $(DEB_COMMON) | $(DIST)
+		packaging/csum-guard-watch.service packaging/csum-guard-syncookie.service \
+		packaging/libvirt-qemu-hook $(wildcard packaging/loader/*) $(DEB_COMMON) | $(DIST)
 	$(call msg,DEB,$@)
 	$(Q)rm -rf $(DIST_STAGE) && mkdir -p $(DIST_STAGE)/usr/sbin \
 		$(DIST_STAGE)/usr/share/man/man8 $(DIST_STAGE)/lib/systemd/system
@@ -72,6 +73,8 @@ $(LOADER_DEB) $(CROSS_DEBS): $(DIST)/csum-guard_$(VERSION)_%.deb: $$(call loader
 		> $(DIST_STAGE)/usr/share/man/man8/csum-guard.8.gz
 	$(Q)sed 's|@SBINDIR@|/usr/sbin|' packaging/csum-guard-watch.service \
 		> $(DIST_STAGE)/lib/systemd/system/csum-guard-watch.service
+	$(Q)sed 's|@SBINDIR@|/usr/sbin|' packaging/csum-guard-syncookie.service \
+		> $(DIST_STAGE)/lib/systemd/system/csum-guard-syncookie.service
 	$(Q)install -D -m 0755 packaging/libvirt-qemu-hook \
 		$(DIST_STAGE)/usr/share/doc/csum-guard/examples/libvirt-qemu-hook
 	$(Q)ARCH=$* $(MKDEB) $(DIST_STAGE) packaging/loader $@

@@ -561,6 +561,7 @@ int sc_attach(const struct sc_args *a)
 	enum sc_health health;
 	struct sc_meta m;
 	char list[256], opts[96];
+	bool remade = false;
 	int err;
 
 	if (cg_cli_need_root("attach"))
@@ -613,6 +614,7 @@ int sc_attach(const struct sc_args *a)
 				return 1;
 			if (m.flags & SC_META_HANDOFF)
 				cg_info("made the nft tables of %s again", t.dev);
+			remade = true;
 		} else if (m.flags & SC_META_TABLES) {
 			/* the sources and ports again, in place */
 			err = sc_nft_apply(&t, a, m.mode, false, m.flags & SC_META_TABLES, list,
@@ -628,6 +630,8 @@ int sc_attach(const struct sc_args *a)
 		if (!sc_map_get(&t, SC_PIN_PORTS, &cur, 0) && !memcmp(&cur, &a->ports, sizeof(cur))) {
 			cg_info("already answering SYNs on %s (%s)%s%s", t.dev, sc_mode_name(m.mode),
 				m.mode == SC_NFT ? "" : "; ", sc_attach_opts(&t, &m, opts, sizeof(opts)));
+			if (a->same)
+				*a->same = !remade;
 			return 0;
 		}
 		/* other ports: in place, counters kept */

@@ -9,6 +9,7 @@
  *	csum-guard syncookie detach DEV [--netns NS]
  *	csum-guard syncookie status [DEV] [--netns NS] [--json]
  *	csum-guard syncookie probe [--json]
+ *	csum-guard syncookie apply [--config FILE] [--follow]
  *
  * Modes: xdp (native), xdp-generic, tc (tcx link on 6.6+, clsact filter
  * otherwise) run syncookie.bpf.c; nft is the fallback for kernels
@@ -160,19 +161,36 @@ static int sc_args_set(int val, const char *arg, void *ctx)
 	case 'q':
 		cg_quiet = true;
 		break;
+	case 'c':
+		if (!*arg)
+			return cg_usage_err("--config needs a file");
+		a->config = arg;
+		break;
+	case 'F':
+		a->follow = true;
+		break;
 	}
+	return 0;
+}
+
+/* What attach needs beyond its options, on the command line and in apply's file */
+static int sc_attach_check(const struct sc_args *a)
+{
+	if (!a->nports)
+		return cg_usage_err("syncookie attach needs --ports");
+	if (a->no_handoff && a->mode == SC_NFT)
+		return cg_usage_err("--no-handoff goes with the bpf modes: nft mode is SYNPROXY itself");
 	return 0;
 }
 
 static int sc_run_attach(void *args, int argc, char **argv)
 {
-	struct sc_args *a = args;
+	return sc_attach_check(args) ?: sc_attach(args);
+}
 
-	if (!a->nports)
-		return cg_usage_err("syncookie attach needs --ports");
-	if (a->no_handoff && a->mode == SC_NFT)
-		return cg_usage_err("--no-handoff goes with the bpf modes: nft mode is SYNPROXY itself");
-	return sc_attach(a);
+static int sc_run_apply(void *args, int argc, char **argv)
+{
+	return sc_apply(args);
 }
 
 static int sc_run_detach(void *args, int argc, char **argv)
@@ -210,6 +228,10 @@ static const struct cg_opt sc_opts[] = {
 	{ "all", 'A', NULL, "every responder of the namespace (with --netns) or of the host" },
 	{ "json", 'j', NULL, "one JSON document on stdout" },
 	{ "quiet", 'q', NULL, "say nothing but errors" },
+	{ "config", 'c', "FILE", "the declared responders, one a line as attach's operands "
+	  "and options (default " SC_CONFIG ")" },
+	{ "follow", 'F', NULL, "stay, and attach again whatever an nftables reload, an "
+	  "address, route or device change undoes" },
 	{ NULL, 0, NULL, NULL },
 };
 
@@ -237,6 +259,15 @@ static const struct cg_cmd sc_cmds[] = {
 	{ "probe", SC_USAGE("[--json]"),
 	  "Say which modes this kernel offers, and which attach would choose.\n",
 	  "jq", sc_run_probe },
+	{ "apply", SC_USAGE("[--config FILE] [--follow]"),
+	  "Make the responders declared in FILE (default " SC_CONFIG "),\n"
+	  "one a line written as attach's operands and options, '#' comments: attach\n"
+	  "each, and detach those an earlier apply made that the file no longer lists.\n"
+	  "Responders attached by hand stay unless declared. A bad line is refused as\n"
+	  "FILE:LINE and nothing is applied. With --follow it stays, and attaches again\n"
+	  "within a second whatever a ruleset flush, an address, route or device\n"
+	  "change undoes, counting the repairs (status --json, --prometheus).\n",
+	  "cFq", sc_run_apply },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 
@@ -247,6 +278,29 @@ static const struct cg_cli sc_cli = {
 	.common = "Every command also takes --help, --version, --quiet and --wait SECONDS\n"
 		  "anywhere on its line (csum-guard --help).\n",
 };
+
+/*
+ * One line of apply's file, split into argv[1..argc) (argv[0]: where it
+ * is, for messages): as attach's command line, through the same table.
+ * 0, or 2 with one line "FILE:LINE: why" said.
+ */
+int sc_parse_line(int argc, char **argv, struct sc_args *a)
+{
+	const struct cg_cmd *c = cg_cli_find(&sc_cli, "attach");
+	int ret;
+
+	memset(a, 0, sizeof(*a));
+	a->cmd = c->name;
+	cg_usage_where = argv[0];
+	/* optind 0: getopt starts over for each line */
+	ret = cg_cli_parse(&sc_cli, c, argc, argv, 0, sc_args_set, a);
+	if (!ret)
+		ret = cg_cli_device(argc, argv, "a line", true, true, &a->dev);
+	if (!ret)
+		ret = sc_attach_check(a);
+	cg_usage_where = NULL;
+	return ret;
+}
 
 void cg_syncookie_usage(FILE *f)
 {
@@ -297,7 +351,7 @@ int cg_syncookie(int argc, char **argv)
 	int ret;
 
 	if (argc < 3)
-		return cg_usage_err("syncookie needs a command (attach, detach, status or probe)");
+		return cg_usage_err("syncookie needs a command (attach, detach, status, probe or apply)");
 	c = cg_cli_find(&sc_cli, argv[2]);
 	if (!c)
 		return cg_usage_err("unknown syncookie command '%s'", argv[2]);
@@ -306,8 +360,9 @@ int cg_syncookie(int argc, char **argv)
 	if (ret)
 		return ret;
 	snprintf(what, sizeof(what), "syncookie %s", a.cmd);
-	ret = cg_cli_device(argc, argv, what, strcmp(a.cmd, "probe"),
-			    strcmp(a.cmd, "probe") && strcmp(a.cmd, "status") && !a.all, &a.dev);
+	ret = cg_cli_device(argc, argv, what, strcmp(a.cmd, "probe") && strcmp(a.cmd, "apply"),
+			    strcmp(a.cmd, "probe") && strcmp(a.cmd, "status") && strcmp(a.cmd, "apply") &&
+			    !a.all, &a.dev);
 	if (ret)
 		return ret;
 	return c->run(&a, argc, argv);

@@ -100,6 +100,9 @@ struct sc_args {
 	bool no_handoff;	/* attach --no-handoff */
 	bool json;
 	bool all;		/* detach --all */
+	const char *config;	/* apply --config */
+	bool follow;		/* apply --follow */
+	bool *same;		/* attach sets it when it changed nothing */
 };
 
 struct sc_target {
@@ -179,6 +182,20 @@ int sc_load(struct sc_obj *o, bool xdp, bool tcx, bool ack, const struct sc_targ
 int sc_attach(const struct sc_args *a);
 int sc_detach(const struct sc_args *a);
 int sc_detach_all(const struct sc_args *a);
+/* main.c: one line of apply's file, as attach's command line (argv[0]: FILE:LINE) */
+int sc_parse_line(int argc, char **argv, struct sc_args *a);
+
+/* apply.c: the declared responders (SC_CONFIG) */
+#define SC_CONFIG	"/etc/csum-guard/syncookie.conf"
+/* pinned beside the meta of a responder apply made (SC_PIN_APPLY) */
+#define SC_APPLIED	(1U << 0)
+struct sc_applied {
+	__u64 repairs;		/* what apply --follow attached again */
+	__u32 flags;
+	__u32 pad;
+};
+int sc_apply(const struct sc_args *a);
+
 /* status.c: they only read */
 int sc_status(const struct sc_args *a);
 int sc_probe(const struct sc_args *a);

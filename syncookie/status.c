@@ -99,7 +99,7 @@ static void sc_status_opts(const struct sc_target *t, const struct sc_meta *m,
  * csum-guard status --prometheus: the metric the walk over every
  * responder writes now (each metric's samples must be one group)
  */
-static enum { SC_PROM_OFF, SC_PROM_ANSWERING, SC_PROM_PACKETS } sc_prom;
+static enum { SC_PROM_OFF, SC_PROM_ANSWERING, SC_PROM_PACKETS, SC_PROM_REPAIRS } sc_prom;
 /* cg_syncookie_census(): sc_print counts instead of printing */
 static struct cg_sc_census *sc_census;
 
@@ -114,7 +114,7 @@ static void sc_prom_labels(const struct sc_target *t, const char *netns)
 /* tables and cookies as status --json says them (NULL: "") */
 static void sc_prom_row(const struct sc_target *t, const char *netns, const struct sc_meta *m,
 			const struct sc_counts *c, const char *tables, const char *cookies,
-			bool answering, bool old)
+			bool answering, bool old, __u64 repairs)
 {
 	static const char *const kinds[SC_CNT_MAX] = {
 		[SC_CNT_SYNACK] = "synack", [SC_CNT_PASSED] = "passed",
@@ -123,6 +123,12 @@ static void sc_prom_row(const struct sc_target *t, const char *netns, const stru
 	};
 	unsigned int k;
 
+	if (sc_prom == SC_PROM_REPAIRS) {
+		fputs("csum_guard_syncookie_repairs_total", stdout);
+		sc_prom_labels(t, netns);
+		printf("} %llu\n", (unsigned long long)repairs);
+		return;
+	}
 	if (sc_prom == SC_PROM_ANSWERING) {
 		fputs("csum_guard_syncookie_answering", stdout);
 		sc_prom_labels(t, netns);
@@ -153,6 +159,8 @@ struct sc_view {
 	char opts[160];			/* its options, in words; "" none */
 	enum sc_health h;
 	bool live, old;			/* answering; an older csum-guard's */
+	bool answers;			/* live, and its connections can complete */
+	struct sc_applied applied;	/* apply's mark and repairs, zero: none */
 	const char *tables, *cookies;
 	int sys;			/* the sysctl its mode needs, as set */
 };
@@ -242,6 +250,10 @@ static void sc_print_json(const struct sc_view *v, bool *first_row)
 	cg_json_kv_str(&first, "netns", netns);
 	cg_json_kv_u64(&first, "ifindex", t->ifindex);
 	cg_json_kv_bool(&first, "attached", live || old);
+	/* false where its tables are gone and its cookies' ACKs need them */
+	cg_json_kv_bool(&first, "answering", v->answers);
+	cg_json_kv_bool(&first, "declared", v->applied.flags & SC_APPLIED);
+	cg_json_kv_u64(&first, "repairs", v->applied.repairs);
 	/* an older csum-guard's responder: what it counts is its own */
 	cg_json_kv_bool(&first, "outdated", old);
 	cg_json_kv_str(&first, "mode", live || old ? sc_mode_name(m.mode) : NULL);
@@ -299,8 +311,16 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 		   v.m.flags & SC_META_NO_HANDOFF ? "off" : "none";
 	/* whose cookies: raw ones for SYNPROXY, or the listener's */
 	v.cookies = !v.live || v.m.mode == SC_NFT ? NULL : sc_raw(&v.m) ? "raw" : "listener";
+	/*
+	 * Tables gone: nft mode answers nothing, and raw cookies' ACKs reach
+	 * nobody who can check them unless syncookie_ack takes them (6.9+):
+	 * SYN-ACKs go out for connections that cannot complete (6.0-6.8).
+	 */
+	v.answers = v.live && !(v.h == SC_TABLES_GONE &&
+				(v.m.mode == SC_NFT || (sc_raw(&v.m) && !(v.m.flags & SC_META_ACK))));
+	sc_map_get(t, SC_PIN_APPLY, &v.applied, 0);
 	if (sc_census) {
-		sc_census->answering += v.live && !(v.m.mode == SC_NFT && v.h == SC_TABLES_GONE);
+		sc_census->answering += v.answers;
 		sc_census->tables_gone += v.live && v.h == SC_TABLES_GONE;
 		sc_census->outdated += v.old;
 		return v.live || v.old;
@@ -310,8 +330,8 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 		if (v.live && sc_prom == SC_PROM_PACKETS)
 			sc_counters(t, &v.m, &v.c);
 		if (v.live || v.old)
-			sc_prom_row(t, v.netns, &v.m, &v.c, v.tables, v.cookies,
-				    !(v.m.mode == SC_NFT && v.h == SC_TABLES_GONE), v.old);
+			sc_prom_row(t, v.netns, &v.m, &v.c, v.tables, v.cookies, v.answers || v.old,
+				    v.old, v.applied.repairs);
 		return v.live || v.old;
 	}
 	if (v.live) {
@@ -418,20 +438,24 @@ int cg_syncookie_prometheus(void)
 {
 	static const char *const help[] = {
 		[SC_PROM_ANSWERING] = "# HELP csum_guard_syncookie_answering 1 for each device whose SYN "
-			"responder answers SYNs (0: nft mode with its tables flushed); its mode, nft tables "
+			"responder answers SYNs (0: its nft tables flushed where its connections need them: "
+			"nft mode, raw cookies without the ACK program); its mode, nft tables "
 			"(ok, gone, none, off), cookies (raw, listener) and whether an older csum-guard "
 			"attached it.\n# TYPE csum_guard_syncookie_answering gauge\n",
 		[SC_PROM_PACKETS] = "# HELP csum_guard_syncookie_packets_total What each SYN responder "
 			"counted: synack, passed, malformed, foreign (SYNs to its ports), ack, ack_refused "
 			"(its ACK program's); nft mode: synack only.\n"
 			"# TYPE csum_guard_syncookie_packets_total counter\n",
+		[SC_PROM_REPAIRS] = "# HELP csum_guard_syncookie_repairs_total What `syncookie apply "
+			"--follow` put back of each declared SYN responder (tables, hooks, addresses).\n"
+			"# TYPE csum_guard_syncookie_repairs_total counter\n",
 	};
 	bool first = true;
 	struct sc_walk w = { .first = &first };
 	struct cg_ack ack = {};
 	int err = 0;
 
-	for (sc_prom = SC_PROM_ANSWERING; !err && sc_prom <= SC_PROM_PACKETS; sc_prom++) {
+	for (sc_prom = SC_PROM_ANSWERING; !err && sc_prom <= SC_PROM_REPAIRS; sc_prom++) {
 		fputs(help[sc_prom], stdout);
 		sc_print_ns(NULL, false, &first);
 		err = cg_state_each_netns(SC_PIN_ROOT, sc_print_other, &w, &ack);

@@ -113,6 +113,7 @@ struct sc_ports {
 #define SC_PIN_ROUTES		"routes"
 #define SC_PIN_ALLOW		"allow"
 #define SC_PIN_META		"meta"
+#define SC_PIN_APPLY		"apply"		/* struct sc_applied: apply made it */
 
 /* nft mode (no helper): the kernel's SYNPROXY in a table of our own per device */
 #define SC_NFT_TABLE_FMT	"csum_guard_syncookie_%d"

@@ -275,6 +275,10 @@ case_make_install() {
 	grep -qx 'ExecStart=/usr/local/sbin/csum-guard watch' \
 		"$d/usr/local/lib/systemd/system/csum-guard-watch.service" 2>/dev/null ||
 		why="$why; no unit in lib/systemd/system running /usr/local/sbin/csum-guard watch"
+	grep -qx 'ExecStart=/usr/local/sbin/csum-guard syncookie apply --follow' \
+		"$d/usr/local/lib/systemd/system/csum-guard-syncookie.service" 2>/dev/null &&
+	grep -q '^After=.*nftables.service' "$d/usr/local/lib/systemd/system/csum-guard-syncookie.service" ||
+		why="$why; no unit running /usr/local/sbin/csum-guard syncookie apply --follow after nftables.service"
 	if [ ! -s "$man" ]; then
 		why="$why; no man page at share/man/man8/csum-guard.8"
 	else
@@ -291,7 +295,7 @@ case_make_install() {
 	fi
 	rm -rf "$d"
 	if [ -z "$why" ]; then
-		pass "$t: loader, object, csum-guard(8) and csum-guard-watch.service installed; the man page names every command and option"
+		pass "$t: loader, object, csum-guard(8), csum-guard-watch.service and csum-guard-syncookie.service installed; the man page names every command and option"
 	else
 		fail "$t: ${why#; }"
 	fi
@@ -349,6 +353,13 @@ case_portable() {
 		why="$why; the unit is not enabled: $(ls -l "$wants" 2>&1)"
 	grep -qx 'ExecStart=/usr/sbin/csum-guard watch' "$r/lib/systemd/system/csum-guard-watch.service" ||
 		why="$why; the unit does not run /usr/sbin/csum-guard watch"
+	# the declared responders' unit: enabled too (postinst starts nothing of it)
+	[ "$(readlink "${wants%/*}/csum-guard-syncookie.service")" = \
+	  /lib/systemd/system/csum-guard-syncookie.service ] ||
+		why="$why; csum-guard-syncookie.service is not enabled"
+	grep -qx 'ExecStart=/usr/sbin/csum-guard syncookie apply --follow' \
+		"$r/lib/systemd/system/csum-guard-syncookie.service" ||
+		why="$why; the syncookie unit does not run /usr/sbin/csum-guard syncookie apply --follow"
 	glibc=$(chroot "$r" /usr/bin/ldd --version 2>/dev/null | head -1)
 	[ -e "$r/usr/lib/x86_64-linux-gnu/libbpf.so.1" ] && why="$why; the root has libbpf.so.1"
 	chroot "$r" csum-guard version >"$TMPD/port.out" 2>&1 &&
@@ -401,7 +412,7 @@ case_portable() {
 	umount "$r" || why="$why; the root stays mounted"
 	ip netns del "$ns" 2>/dev/null
 	if [ -z "$why" ]; then
-		pass "$t: ${deb##*/} in a Debian 11 root ($glibc, no libbpf.so.1): dpkg -i enabled csum-guard-watch.service; version, probe, attach, a bad frame dropped and counted; dpkg -i of the next release moved the guard to its program, counters kept; dpkg --purge detached the guard and a SYN responder (sysctl put back) and left no file"
+		pass "$t: ${deb##*/} in a Debian 11 root ($glibc, no libbpf.so.1): dpkg -i enabled csum-guard-watch.service and csum-guard-syncookie.service; version, probe, attach, a bad frame dropped and counted; dpkg -i of the next release moved the guard to its program, counters kept; dpkg --purge detached the guard and a SYN responder (sysctl put back) and left no file"
 	else
 		fail "$t: ${why#; }"
 	fi

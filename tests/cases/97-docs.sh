@@ -334,7 +334,8 @@ case_docs_synopsis() {
 		return
 	fi
 	for c in attach detach upgrade status probe watch events check completion \
-		 "syncookie attach" "syncookie detach" "syncookie status" "syncookie probe"; do
+		 "syncookie attach" "syncookie detach" "syncookie status" "syncookie probe" \
+		 "syncookie apply"; do
 		# shellcheck disable=SC2086
 		"$CG" $c --help >"$d/one" 2>&1 || why="$why $c:exit"
 		head -1 "$d/one" | grep -q "^Usage: csum-guard $c\b" || why="$why $c:usage($(head -1 "$d/one"))"
