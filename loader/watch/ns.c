@@ -351,13 +351,50 @@ void cg_wdev_del(struct cg_wns *ns, struct cg_wdev *d)
 }
 
 /* IFLA_LINKINFO / IFLA_INFO_KIND: one of the kinds guests' frames enter
- * the host through (lib/link.h) */
-static bool cg_is_guest_facing(const struct nlattr *linkinfo)
+ * the host through (lib/link.h); a veth or netkit device only when its
+ * peer is in another namespace (IFLA_LINK_NETNSID), and not with
+ * --no-containers */
+static const struct cg_kind *cg_is_guest_facing(const struct cg_watch *w,
+						const struct nlattr *const *tb)
 {
-	const struct nlattr *tb[IFLA_INFO_MAX + 1];
+	const struct nlattr *info[IFLA_INFO_MAX + 1];
+	const struct cg_kind *k;
+	int nsid = -1;
 
-	cg_nl_parse_nested(linkinfo, tb, IFLA_INFO_MAX);
-	return cg_kind_find(cg_nla_str(tb[IFLA_INFO_KIND]));
+	if (!tb[IFLA_LINKINFO])
+		return NULL;
+	cg_nl_parse_nested(tb[IFLA_LINKINFO], info, IFLA_INFO_MAX);
+	if (tb[IFLA_LINK_NETNSID] && cg_nla_len(tb[IFLA_LINK_NETNSID]) >= (int)sizeof(__s32))
+		nsid = *(const __s32 *)cg_nla_data(tb[IFLA_LINK_NETNSID]);
+	k = cg_kind_facing(cg_nla_str(info[IFLA_INFO_KIND]), nsid);
+	return k && k->pair && w->no_containers ? NULL : k;
+}
+
+/*
+ * A pair device moved out of ns (RTM_DELLINK with IFLA_NEW_NETNSID): its
+ * peer, left here, now joins two namespaces, and the kernel says nothing
+ * of the peer. Ask for it (IFLA_LINK): the answer comes through
+ * cg_wread() as any RTM_NEWLINK does; a failed ask dumps every link.
+ */
+static void cg_wpeer_moved(struct cg_wns *ns, const struct nlattr *const *tb)
+{
+	const struct nlattr *info[IFLA_INFO_MAX + 1];
+	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
+	const struct cg_kind *k;
+	struct cg_nl_msg m;
+
+	if (!tb[IFLA_NEW_NETNSID] || !tb[IFLA_LINK] || !tb[IFLA_LINKINFO] || ns->sock < 0)
+		return;
+	cg_nl_parse_nested(tb[IFLA_LINKINFO], info, IFLA_INFO_MAX);
+	k = cg_kind_find(cg_nla_str(info[IFLA_INFO_KIND]));
+	if (!k || !k->pair)
+		return;
+	ifi.ifi_index = cg_nla_uint(tb[IFLA_LINK]);
+	if (ifi.ifi_index <= 0)
+		return;
+	cg_nl_msg_init(&m, RTM_GETLINK, 0, &ifi, sizeof(ifi));
+	if (send(ns->sock, &m.nh, m.nh.nlmsg_len, 0) < 0)
+		ns->dump = true;
 }
 
 static void cg_wlink(struct cg_watch *w, struct cg_wns *ns, const struct nlmsghdr *h)
@@ -372,11 +409,13 @@ static void cg_wlink(struct cg_watch *w, struct cg_wns *ns, const struct nlmsghd
 		return;
 	cg_nl_parse(h, sizeof(*ifi), tb, IFLA_MAX);
 	name = cg_nla_str(tb[IFLA_IFNAME]);
-	facing = tb[IFLA_LINKINFO] && cg_is_guest_facing(tb[IFLA_LINKINFO]);
+	facing = cg_is_guest_facing(w, tb);
 	d = cg_wdev_find(ns, ifi->ifi_index);
 	if (h->nlmsg_type == RTM_DELLINK) {
 		if (d)
 			cg_wdev_del(ns, d);
+		if (!w->no_containers)
+			cg_wpeer_moved(ns, tb);
 		return;
 	}
 	if (!name || strlen(name) >= IF_NAMESIZE)
