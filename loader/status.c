@@ -159,7 +159,7 @@ struct cg_status_ns {
 	/* nsid -> inode of the namespaces the pairs' peers are in */
 	struct cg_nsid_ino { int nsid; __u64 ino; } *map;
 	int nmap;
-	bool mapped;
+	bool mapped, map_all;
 };
 
 /*
@@ -193,14 +193,15 @@ static void cg_status_map_one(const struct cg_netns_ref *ref, void *arg)
 }
 
 /* The inode of the namespace of nsid nsid, seen from sn's; 0: unknown.
- * From status's own namespace, any namespace a scan finds; from another,
+ * From the namespace status was asked about (its own without --netns),
+ * any namespace a scan finds; from the others of a host-wide listing,
  * status's own only (the host end of a container's link is there): a scan
  * from every namespace would cost the square of their number. */
 static __u64 cg_status_peer_ino(struct cg_status_ns *sn, int nsid)
 {
 	int i;
 
-	if (sn->netns) {
+	if (!sn->map_all) {
 		if (cg_home_fd >= 0 && cg_nsid_of(cg_home_fd) == nsid)
 			return cg_home_ino;
 		return 0;
@@ -322,9 +323,9 @@ static int cg_status_row(enum cg_choice c, const struct cg_target *t, int err, v
  * a VM not started yet, the fallback tunnels, gre0, tunl0, ..., a module
  * puts in every namespace).
  */
-static int cg_status_here(struct cg_rows *rs, const char *netns, __u64 ino)
+static int cg_status_here(struct cg_rows *rs, const char *netns, __u64 ino, bool map_all)
 {
-	struct cg_status_ns sn = { .rs = rs, .netns = netns, .ino = ino };
+	struct cg_status_ns sn = { .rs = rs, .netns = netns, .ino = ino, .map_all = map_all };
 	struct cg_report_row *r;
 	struct cg_ns_dev *d;
 	int i, n, err;
@@ -368,7 +369,7 @@ out:
 /* cg_state_each_netns(): each other namespace, as its label */
 static int cg_status_ns(const char *label, __u64 ino, void *rs)
 {
-	return cg_status_here(rs, label, ino);
+	return cg_status_here(rs, label, ino, false);
 }
 
 int cg_cmd_status(const struct cg_query *a)
@@ -418,7 +419,7 @@ int cg_cmd_status(const struct cg_query *a)
 		r->backend = cg_choice_name(c);
 		cg_ahead_of(t.ifindex, r->backend, &r->st, &r->ahead);
 	} else {
-		err = cg_status_here(&rs, a->netns, t.netns_ino);
+		err = cg_status_here(&rs, a->netns, t.netns_ino, true);
 		if (!err && !a->netns)
 			err = cg_state_each_netns(NULL, cg_status_ns, &rs, &ack);
 		if (err) {

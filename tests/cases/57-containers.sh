@@ -1,0 +1,208 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# 57-containers.sh - a container's sender, over a veth, guarded by watch.
+#
+# The reproduction topology, and a "container": netns $CT joined to $VM by
+# a veth pair made in $VM and its end moved into $CT, as Docker does. Inside
+# $CT, with CAP_NET_RAW in that namespace only, an AF_PACKET socket with
+# PACKET_VNET_HDR sends CHECKSUM_PARTIAL frames with csum_start inside the
+# IP header. The veth keeps ip_summed across the pair; $VM forwards them out
+# of veth0, where the completion site of the path writes the sum.
+#
+#   netns $CT                 netns $VM                          netns $FAR
+#   cg-inject --packet        CGc0 10.2.0.1/24  fd02::1/64
+#   --dev CGe0 ---> CGe0 ==== CGc0 ---> forward ---> veth0 ===== veth1 ---> cg-sniff
+#   10.2.0.2, fd02::2                                 (MTU 576: frag;
+#                                                      tx csum off: tx, tx6)
+#
+# Nothing guards CGc0 by hand: watch, given only a glob for this run's
+# names (other suites' devices are not ours to touch), finds the pair as
+# a container's link once its end has moved, and guards both ends.
+
+CT=$CG_PFX-ct
+CT_IP=10.2.0.2
+CT_IP6=fd02::2
+
+# ct_up PFX: the container's namespace and its veth, its end moved in
+ct_up() {
+	local p=$1
+	ip netns add "$CT" && ip -n "$CT" link set lo up &&
+	ip -n "$VM" link add ${p}c0 type veth peer name ${p}e0 &&
+	ip -n "$VM" addr add 10.2.0.1/24 dev ${p}c0 &&
+	ip -n "$VM" addr add fd02::1/64 dev ${p}c0 nodad &&
+	ip -n "$VM" link set ${p}c0 up &&
+	ip -n "$VM" link set ${p}e0 netns "$CT"
+}
+
+# ct_link PFX: the container's end up, addressed
+ct_link() {
+	local p=$1
+	ip -n "$CT" addr add $CT_IP/24 dev ${p}e0 &&
+	ip -n "$CT" addr add $CT_IP6/64 dev ${p}e0 nodad &&
+	ip -n "$CT" link set ${p}e0 up
+}
+
+# ct_send OUT PFX [cg-inject args]: capture on veth1 while the container
+# sends from its end of the pair; $inject_rc the sender's status
+ct_send() {
+	local out=$1 p=$2 ready=$TMPD/ready.ct pid mac
+	shift 2
+	mac=$(link_mac "$VM" ${p}c0)
+	rm -f "$ready"
+	ip netns exec "$FAR" "$SNIFF" --dev veth1 --dst "$SNIFF_DST" --timeout $SNIFF_IDLE \
+		--max-time $((SNIFF_IDLE * 20)) --ready-file "$ready" >"$out" 2>&1 &
+	pid=$!
+	wait_ready "$ready"
+	ip netns exec "$CT" "$INJECT" --packet --dev ${p}e0 --dmac "$mac" "$@" 2>"$out.inject"
+	inject_rc=$?
+	wait $pid
+}
+
+# "dropped dropped_unreadable attached kind" of DEV in NS
+ct_counters() {
+	"$CG" status "$2" --netns "$1" --json |
+		jq -r '"\(.dropped) \(.dropped_unreadable) \(.attached) \(.kind)"'
+}
+
+# The paths: frag (IPv4 fragmentation on forward), tx and tx6 (the transmit
+# path of veth0 without TX checksum offload).
+case_containers() {
+	local path=$1
+	local t="containers/$path [$BACKEND]" p=k$(($$ % 100000)) n=3
+	local lim=$([ -n "${CG_GUEST:-}" ] && echo 90 || echo 15)
+	local out=$TMPD/ct-$path.watch wpid args bad bad2= good src got base ff0 ff1 bad_
+	local SNIFF_DST=$FAR_IP ip=$CT_IP cnt t0 ms ino
+
+	case $path in
+	frag) args="--mtu 576" ;;
+	tx) args="--mtu 1500 --tx-csum-off" ;;
+	tx6) args="--mtu 1500 --tx-csum-off --ipv6" ;;
+	esac
+	if [ $path = tx6 ]; then
+		# 22: the source address; 38: the destination's
+		bad="--ipv6 --src $CT_IP6 --dst $FAR_IP6 --csum-start 22 --csum-offset 6"
+		bad2="--ipv6 --src $CT_IP6 --dst $FAR_IP6 --csum-start 38 --csum-offset 6"
+		good="--ipv6 --src $CT_IP6 --dst $FAR_IP6"
+		SNIFF_DST=$FAR_IP6 ip=$CT_IP6
+	else
+		bad="--src $CT_IP --dst $FAR_IP --csum-start 20 --csum-offset 6"
+		good="--src $CT_IP --dst $FAR_IP"
+	fi
+	if ! topo_up $args; then
+		command -v ethtool >/dev/null || { skip "$t: ethtool missing"; return; }
+		fail "$t: cannot build the topology"
+		topo_down
+		return
+	fi
+	if ! ct_up $p || ! ct_link $p; then
+		fail "$t: cannot make the container's namespace and veth"
+		ip netns del "$CT" 2>/dev/null
+		topo_down
+		return
+	fi
+	ino=$(stat -L -c %i "/run/netns/$CT")
+
+	# status, before any guard: the host end is a container's link, named
+	# by kind and by the container's namespace, and listed unguarded
+	set -- $("$CG" status --netns "$VM" --json |
+		jq -r ".[] | select(.device == \"${p}c0\") | \"\(.guarded) \(.kind) \(.peer_netns_ino)\"")
+	if [ "$1 $2 $3" = "false veth $ino" ]; then
+		pass "$t status: ${p}c0 listed unguarded, kind veth, peer in netns $ino (the container's)"
+	else
+		fail "$t status: ${p}c0 reads '$*', want 'false veth $ino'"
+	fi
+
+	# no guard: what does this kernel do with the container's bad frame?
+	ff0=$(frag_fails)
+	ct_send "$TMPD/ct-bad-off" $p $bad --count $n --payload 1000
+	ff1=$(frag_fails)
+	got=$(sniff_datagrams "$TMPD/ct-bad-off")
+	src=$(sniff_sources "$TMPD/ct-bad-off")
+	if [ "$inject_rc" != 0 ]; then
+		fail "$t bad/off: the packet socket refused the frame (rc $inject_rc): $(tail -1 "$TMPD/ct-bad-off.inject")"
+		base=unknown
+	elif [ "${got:-0}" -gt 0 ] && [ "$src" != "$ip" ]; then
+		pass "$t bad/off: the container's frame left veth0 with its source corrupted to $src"
+		base=corrupted
+	elif [ "${got:-0}" = 0 ] && [ $path = frag ] && [ "$ff1" -gt "$ff0" ]; then
+		pass "$t bad/off: kernel already fixed on this path (dropped it, IpFragFails +$((ff1 - ff0)))"
+		base=dropped-by-kernel
+	else
+		fail "$t bad/off: expected corruption or a kernel drop, got ${got:-0} datagrams from ${src:--}"
+		base=unknown
+	fi
+
+	# watch, for this run's names only, started with the pair already
+	# there: both ends are guarded, a pair inside one namespace is not
+	ip -n "$VM" link add ${p}s0 type veth peer name ${p}s1
+	ip -n "$VM" link set ${p}s0 up
+	ip -n "$VM" link set ${p}s1 up
+	: >"$out"
+	"$CG" watch --backend "$BACKEND" --match "$p*" --no-completion >"$out" 2>"$out.err" &
+	wpid=$!
+	bad_=
+	watch_line "$out" "^guarded ${p}c0 netns $VM " $lim || bad_="$bad_ ${p}c0(host end)"
+	watch_line "$out" "^guarded ${p}e0 netns $CT " $lim || bad_="$bad_ ${p}e0(container end)"
+	watch_line "$out" '^ready: ' $lim || bad_="$bad_ not-ready"
+	grep -q " ${p}s[01] " "$out" && bad_="$bad_ same-namespace-pair(logged)"
+	[ "$(watch_status ${p}s0 "$VM" attached)" = false ] || bad_="$bad_ ${p}s0(guarded)"
+	if [ -z "$bad_" ]; then
+		pass "$t watch: both ends of the container's veth guarded, a veth within one namespace left alone"
+	else
+		fail "$t watch:$bad_; log: $(tr '\n' '|' <"$out")"
+	fi
+
+	# the attack under watch: nothing arrives, the host end counts it
+	ct_send "$TMPD/ct-bad-on" $p $bad --count $n --payload 1000
+	[ -n "$bad2" ] && ct_send "$TMPD/ct-bad2-on" $p $bad2 --count $n --payload 1000
+	got=$(sniff_datagrams "$TMPD/ct-bad-on")
+	cnt=$(ct_counters "$VM" ${p}c0)
+	local want=$n
+	[ -n "$bad2" ] && want=$((2 * n))
+	if [ "$inject_rc" = 0 ] && [ "${got:-0}" = 0 ] && [ "$cnt" = "$want 0 true veth" ]; then
+		pass "$t bad/on: nothing arrived (without the guard: $base), ${p}c0 dropped $want${bad2:+ (csum_start 22 and 38)}"
+	else
+		fail "$t bad/on: arrived=${got:-0} counters/attached/kind '$cnt' rc $inject_rc (want 0 arrived, '$want 0 true veth')"
+	fi
+	ct_send "$TMPD/ct-good-on" $p $good --count $n --payload 1000
+	got=$(sniff_datagrams "$TMPD/ct-good-on")
+	src=$(sniff_sources "$TMPD/ct-good-on")
+	cnt=$(ct_counters "$VM" ${p}c0)
+	if [ "$got" = $n ] && [ "$src" = "$ip" ] && ! grep -q 'csum_ok=0' "$TMPD/ct-good-on" &&
+	   [ "$cnt" = "$want 0 true veth" ]; then
+		pass "$t good/on: $n intact from $src, counters unchanged"
+	else
+		fail "$t good/on: arrived=$got from $src counters '$cnt' (want $n intact from $ip)"
+	fi
+
+	# a container that comes later, made as Docker makes it: the pair in
+	# the host's namespace, then one end moved; the kernel tells nothing of
+	# the end left behind, which must be guarded all the same, before the
+	# container's end is even up
+	ip -n "$VM" link add ${p}c1 type veth peer name ${p}e1
+	ip -n "$VM" link set ${p}c1 up
+	t0=$(date +%s%N)
+	ip -n "$VM" link set ${p}e1 netns "$CT"
+	if watch_line "$out" "^guarded ${p}c1 netns $VM " $lim; then
+		ms=$((($(date +%s%N) - t0) / 1000000))
+		set -- $(ct_counters "$VM" ${p}c1)
+		if [ "$3 $4" = "true veth" ]; then
+			pass "$t later: a container's veth made after watch started, its end moved away, guarded in ${ms} ms"
+		else
+			fail "$t later: watch said guarded, status says '$*'"
+		fi
+	else
+		fail "$t later: ${p}c1 not guarded after its peer moved away; log: $(tr '\n' '|' <"$out")"
+	fi
+
+	kill -TERM $wpid 2>/dev/null
+	wait $wpid 2>/dev/null
+	"$CG" detach ${p}c0 --netns "$VM" --quiet
+	"$CG" detach ${p}c1 --netns "$VM" --quiet
+	"$CG" detach ${p}e0 --netns "$CT" --quiet
+	"$CG" detach ${p}e1 --netns "$CT" --quiet
+	ip netns del "$CT" 2>/dev/null
+	topo_down
+}
+cg_case containers frag
+cg_case containers tx
+cg_case containers tx6
