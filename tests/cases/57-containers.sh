@@ -206,3 +206,131 @@ case_containers() {
 cg_case containers frag
 cg_case containers tx
 cg_case containers tx6
+
+# The same from a real container: Debian's podman runs a root this suite
+# makes (the static cg-inject, nothing else) in $CT, the namespace of the
+# veth above (--network ns:), with Docker's default capabilities, CAP_NET_RAW
+# among them. watch guards the pair; the container's bad frames stop there.
+# Podman's own network (a bridge and NAT rules in the host's namespace) is
+# not used: the suite leaves the host's firewall as it found it.
+CT_CAPS=CHOWN,DAC_OVERRIDE,FSETID,FOWNER,MKNOD,NET_RAW,SETGID,SETUID,SETFCAP,SETPCAP,NET_BIND_SERVICE,SYS_CHROOT,KILL,AUDIT_WRITE
+
+# ct_podman OUT ARGS...: podman runs the root's cg-inject in $CT with ARGS;
+# its output in OUT, its status returned
+ct_podman() {
+	local out=$1
+	shift
+	timeout 120 podman --runtime "$CT_RUNTIME" run --rm --network "ns:/run/netns/$CT" \
+		--ulimit nofile=1024:1024 --ulimit nproc=1024:1024 \
+		--cap-drop all --cap-add "$CT_CAPS" --rootfs "$CT_ROOT" /cg-inject "$@" >"$out" 2>&1
+}
+
+# ct_podman_send OUT PFX [cg-inject args]: ct_send, the sender in podman
+ct_podman_send() {
+	local out=$1 p=$2 ready=$TMPD/ready.ct pid mac
+	shift 2
+	mac=$(link_mac "$VM" ${p}c0)
+	rm -f "$ready"
+	ip netns exec "$FAR" "$SNIFF" --dev veth1 --dst "$SNIFF_DST" --timeout 5000 \
+		--max-time 100000 --ready-file "$ready" >"$out" 2>&1 &
+	pid=$!
+	wait_ready "$ready"
+	ct_podman "$out.inject" --packet --dev ${p}e0 --dmac "$mac" "$@"
+	inject_rc=$?
+	wait $pid
+}
+
+case_containers_podman() {
+	local t="containers/podman [$BACKEND]" p=m$(($$ % 100000)) n=3 rt why= got src cnt
+	local lim=$([ -n "${CG_GUEST:-}" ] && echo 90 || echo 15) out=$TMPD/ctp.watch wpid
+	local bad="--src $CT_IP --dst $FAR_IP --csum-start 20 --csum-offset 6 --count $n --payload 1000"
+	local good="--src $CT_IP --dst $FAR_IP --count $n --payload 1000"
+	local CT_ROOT=$TMPD/ctroot CT_RUNTIME base
+
+	command -v podman >/dev/null || { skip "$t: podman is not installed (make deps installs it)"; return; }
+	[ -x "$BLD/tests/static/cg-inject" ] ||
+		{ skip "$t: no static cg-inject for the container's root (make tools)"; return; }
+	command -v ethtool >/dev/null || { skip "$t: ethtool missing"; return; }
+	mkdir -p "$CT_ROOT"/{dev,proc,sys,etc,tmp} && cp "$BLD/tests/static/cg-inject" "$CT_ROOT/" ||
+		{ fail "$t: cannot make the container's root"; return; }
+	if ! topo_up --mtu 1500 --tx-csum-off || ! ct_up $p || ! ct_link $p; then
+		fail "$t: cannot build the topology"
+		ip netns del "$CT" 2>/dev/null
+		topo_down
+		return
+	fi
+	# the runtime: crun, podman's first choice, refuses a host whose
+	# cgroups are mixed v1 and v2 (this machine's); runc takes it
+	for rt in crun runc; do
+		command -v $rt >/dev/null || { why="$why; $rt: not installed"; continue; }
+		CT_RUNTIME=$rt
+		if ct_podman "$TMPD/ctp.try" --help; then
+			break
+		fi
+		why="$why; $rt: $(grep -m1 -i error "$TMPD/ctp.try" || tail -1 "$TMPD/ctp.try")"
+		CT_RUNTIME=
+	done
+	if [ -z "$CT_RUNTIME" ]; then
+		skip "$t: podman cannot run a container here${why}"
+		ip netns del "$CT" 2>/dev/null
+		topo_down
+		return
+	fi
+	[ -n "$why" ] && note "$t: podman runs with $CT_RUNTIME$why"
+
+	# no guard: the container's own packet socket, as the kernel treats it
+	ct_podman_send "$TMPD/ctp-bad-off" $p $bad
+	got=$(sniff_datagrams "$TMPD/ctp-bad-off")
+	src=$(sniff_sources "$TMPD/ctp-bad-off")
+	if [ "$inject_rc" != 0 ]; then
+		fail "$t bad/off: the container could not send: $(tail -1 "$TMPD/ctp-bad-off.inject")"
+		base=unknown
+	elif [ "${got:-0}" -gt 0 ] && [ "$src" != "$CT_IP" ]; then
+		pass "$t bad/off: a podman container ($CT_RUNTIME, Docker's default capabilities) sent frames that left veth0 with the source corrupted to $src"
+		base=corrupted
+	else
+		fail "$t bad/off: expected corruption on the transmit path, got ${got:-0} datagrams from ${src:--}"
+		base=unknown
+	fi
+	# the capability is what it takes: without CAP_NET_RAW no packet socket
+	if CT_CAPS=${CT_CAPS/NET_RAW,/} ct_podman "$TMPD/ctp-noraw" --packet --dev ${p}e0 \
+		--dmac 02:00:00:00:00:01 --csum-start 20 --csum-offset 6; then
+		fail "$t no-raw: without CAP_NET_RAW the container still sent"
+	elif grep -q 'packet socket.*Operation not permitted' "$TMPD/ctp-noraw"; then
+		pass "$t no-raw: without CAP_NET_RAW the container cannot open the packet socket"
+	else
+		fail "$t no-raw: the container failed otherwise: $(tail -1 "$TMPD/ctp-noraw")"
+	fi
+
+	: >"$out"
+	"$CG" watch --backend "$BACKEND" --match "$p*" --no-completion >"$out" 2>"$out.err" &
+	wpid=$!
+	if ! watch_line "$out" "^guarded ${p}c0 netns $VM " $lim; then
+		fail "$t watch: the container's veth was not guarded; log: $(tr '\n' '|' <"$out")"
+	else
+		ct_podman_send "$TMPD/ctp-bad-on" $p $bad
+		got=$(sniff_datagrams "$TMPD/ctp-bad-on")
+		cnt=$(ct_counters "$VM" ${p}c0)
+		if [ "$inject_rc" = 0 ] && [ "${got:-0}" = 0 ] && [ "$cnt" = "$n 0 true veth" ]; then
+			pass "$t bad/on: under watch nothing arrived (without it: $base), the host end dropped $n"
+		else
+			fail "$t bad/on: arrived=${got:-0} counters/attached/kind '$cnt' rc $inject_rc: $(tail -1 "$TMPD/ctp-bad-on.inject")"
+		fi
+		ct_podman_send "$TMPD/ctp-good-on" $p $good
+		got=$(sniff_datagrams "$TMPD/ctp-good-on")
+		src=$(sniff_sources "$TMPD/ctp-good-on")
+		if [ "$inject_rc" = 0 ] && [ "$got" = $n ] && [ "$src" = "$CT_IP" ] &&
+		   ! grep -q 'csum_ok=0' "$TMPD/ctp-good-on"; then
+			pass "$t good/on: $n good frames from the container arrived intact"
+		else
+			fail "$t good/on: arrived=$got from $src rc $inject_rc (want $n intact from $CT_IP)"
+		fi
+	fi
+	kill -TERM $wpid 2>/dev/null
+	wait $wpid 2>/dev/null
+	"$CG" detach ${p}c0 --netns "$VM" --quiet
+	"$CG" detach ${p}e0 --netns "$CT" --quiet
+	ip netns del "$CT" 2>/dev/null
+	topo_down
+}
+cg_case containers_podman
