@@ -370,31 +370,57 @@ static const struct cg_kind *cg_is_guest_facing(const struct cg_watch *w,
 	return k && k->pair && w->no_containers ? NULL : k;
 }
 
-/*
- * A pair device moved out of ns (RTM_DELLINK with IFLA_NEW_NETNSID): its
- * peer, left here, now joins two namespaces, and the kernel says nothing
- * of the peer. Ask for it (IFLA_LINK): the answer comes through
- * cg_wread() as any RTM_NEWLINK does; a failed ask dumps every link.
- */
-static void cg_wpeer_moved(struct cg_wns *ns, const struct nlattr *const *tb)
+/* The sequence number of our own questions about one device */
+#define CG_WASK_SEQ	0x63677761
+
+/* Ask for device ifindex of ns: the answer comes through cg_wread() as
+ * any RTM_NEWLINK does; a failed ask dumps every link. */
+static void cg_wask(struct cg_wns *ns, int ifindex)
 {
-	const struct nlattr *info[IFLA_INFO_MAX + 1];
-	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
-	const struct cg_kind *k;
+	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex };
 	struct cg_nl_msg m;
 
-	if (!tb[IFLA_NEW_NETNSID] || !tb[IFLA_LINK] || !tb[IFLA_LINKINFO] || ns->sock < 0)
-		return;
-	cg_nl_parse_nested(tb[IFLA_LINKINFO], info, IFLA_INFO_MAX);
-	k = cg_kind_find(cg_nla_str(info[IFLA_INFO_KIND]));
-	if (!k || !k->pair)
-		return;
-	ifi.ifi_index = cg_nla_uint(tb[IFLA_LINK]);
-	if (ifi.ifi_index <= 0)
+	if (ifindex <= 0 || ns->sock < 0)
 		return;
 	cg_nl_msg_init(&m, RTM_GETLINK, 0, &ifi, sizeof(ifi));
+	m.nh.nlmsg_seq = CG_WASK_SEQ;
 	if (send(ns->sock, &m.nh, m.nh.nlmsg_len, 0) < 0)
 		ns->dump = true;
+}
+
+static bool cg_wis_pair(const struct nlattr *const *tb)
+{
+	const struct nlattr *info[IFLA_INFO_MAX + 1];
+	const struct cg_kind *k;
+
+	if (!tb[IFLA_LINKINFO])
+		return false;
+	cg_nl_parse_nested(tb[IFLA_LINKINFO], info, IFLA_INFO_MAX);
+	k = cg_kind_find(cg_nla_str(info[IFLA_INFO_KIND]));
+	return k && k->pair;
+}
+
+/*
+ * What the kernel says of a pair too early, or not at all:
+ * - one end moved out of ns (RTM_DELLINK with IFLA_NEW_NETNSID): its peer,
+ *   left here, now joins two namespaces, and nothing is said of the peer;
+ * - a pair made with its peer in another namespace (`ip link add ... peer
+ *   netns X`): the peer's RTM_NEWLINK comes before the two are joined, with
+ *   no peer (IFLA_LINK 0), and nothing more while it stays as it is.
+ * Ask for the device then; an answer to such a question is not asked again.
+ */
+static void cg_wpair_event(struct cg_wns *ns, const struct nlmsghdr *h,
+			   const struct nlattr *const *tb)
+{
+	const struct ifinfomsg *ifi = NLMSG_DATA(h);
+	int link = tb[IFLA_LINK] ? (int)cg_nla_uint(tb[IFLA_LINK]) : 0;
+
+	if (h->nlmsg_seq == CG_WASK_SEQ || !cg_wis_pair(tb))
+		return;
+	if (h->nlmsg_type == RTM_DELLINK && tb[IFLA_NEW_NETNSID])
+		cg_wask(ns, link);
+	else if (h->nlmsg_type == RTM_NEWLINK && link <= 0 && !tb[IFLA_LINK_NETNSID])
+		cg_wask(ns, ifi->ifi_index);
 }
 
 static void cg_wlink(struct cg_watch *w, struct cg_wns *ns, const struct nlmsghdr *h)
@@ -415,11 +441,13 @@ static void cg_wlink(struct cg_watch *w, struct cg_wns *ns, const struct nlmsghd
 		if (d)
 			cg_wdev_del(ns, d);
 		if (!w->no_containers)
-			cg_wpeer_moved(ns, tb);
+			cg_wpair_event(ns, h, tb);
 		return;
 	}
 	if (!name || strlen(name) >= IF_NAMESIZE)
 		return;
+	if (!facing && !w->no_containers)
+		cg_wpair_event(ns, h, tb);
 	match = facing && cg_wmatch(w, name);
 	if (!d) {
 		if (!match)

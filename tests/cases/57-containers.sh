@@ -70,7 +70,7 @@ case_containers() {
 	local t="containers/$path [$BACKEND]" p=k$(($$ % 100000)) n=3
 	local lim=$([ -n "${CG_GUEST:-}" ] && echo 90 || echo 15)
 	local out=$TMPD/ct-$path.watch wpid args bad bad2= good src got base ff0 ff1 bad_
-	local SNIFF_DST=$FAR_IP ip=$CT_IP cnt t0 ms ino
+	local SNIFF_DST=$FAR_IP ip=$CT_IP cnt t0 ms ino d
 
 	case $path in
 	frag) args="--mtu 576" ;;
@@ -194,12 +194,22 @@ case_containers() {
 		fail "$t later: ${p}c1 not guarded after its peer moved away; log: $(tr '\n' '|' <"$out")"
 	fi
 
+	# and made as a CNI plugin makes it, the peer born in the other
+	# namespace: the kernel reports that end before the two are joined
+	ip -n "$VM" link add ${p}c2 type veth peer name ${p}e2 netns "$CT"
+	bad_=
+	watch_line "$out" "^guarded ${p}c2 netns $VM " $lim || bad_="$bad_ ${p}c2"
+	watch_line "$out" "^guarded ${p}e2 netns $CT " $lim || bad_="$bad_ ${p}e2"
+	if [ -z "$bad_" ]; then
+		pass "$t peer-netns: a pair made with its peer in the container's namespace: both ends guarded"
+	else
+		fail "$t peer-netns: not guarded:$bad_; log: $(tr '\n' '|' <"$out")"
+	fi
+
 	kill -TERM $wpid 2>/dev/null
 	wait $wpid 2>/dev/null
-	"$CG" detach ${p}c0 --netns "$VM" --quiet
-	"$CG" detach ${p}c1 --netns "$VM" --quiet
-	"$CG" detach ${p}e0 --netns "$CT" --quiet
-	"$CG" detach ${p}e1 --netns "$CT" --quiet
+	for d in c0 c1 c2; do "$CG" detach ${p}$d --netns "$VM" --quiet; done
+	for d in e0 e1 e2; do "$CG" detach ${p}$d --netns "$CT" --quiet; done
 	ip netns del "$CT" 2>/dev/null
 	topo_down
 }
