@@ -42,14 +42,17 @@ ct_link() {
 }
 
 # ct_send OUT PFX [cg-inject args]: capture on veth1 while the container
-# sends from its end of the pair; $inject_rc the sender's status
+# sends from its end of the pair; $inject_rc the sender's status. The
+# capture waits 2 s at least for the first frame: on a loaded machine the
+# sender (ip netns exec, then cg-inject) can take longer than SNIFF_IDLE
+# to start.
 ct_send() {
-	local out=$1 p=$2 ready=$TMPD/ready.ct pid mac
+	local out=$1 p=$2 ready=$TMPD/ready.ct pid mac idle=$((SNIFF_IDLE < 2000 ? 2000 : SNIFF_IDLE))
 	shift 2
 	mac=$(link_mac "$VM" ${p}c0)
 	rm -f "$ready"
-	ip netns exec "$FAR" "$SNIFF" --dev veth1 --dst "$SNIFF_DST" --timeout $SNIFF_IDLE \
-		--max-time $((SNIFF_IDLE * 20)) --ready-file "$ready" >"$out" 2>&1 &
+	ip netns exec "$FAR" "$SNIFF" --dev veth1 --dst "$SNIFF_DST" --timeout $idle \
+		--max-time $((idle * 20)) --ready-file "$ready" >"$out" 2>&1 &
 	pid=$!
 	wait_ready "$ready"
 	ip netns exec "$CT" "$INJECT" --packet --dev ${p}e0 --dmac "$mac" "$@" 2>"$out.inject"
