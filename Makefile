@@ -84,6 +84,7 @@ BENCH_UTIL := bench/util.c lib/netns.c lib/log.c lib/journal.c lib/json.c
 # Debian packages each target needs on a fresh Debian 12 machine.
 BUILD_DEPS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
 TEST_DEPS := iproute2 kmod jq ethtool dkms util-linux nftables iptables curl strace debootstrap lintian \
+	podman runc \
 	qemu-user
 
 ifeq ($(V),1)

@@ -55,7 +55,7 @@ int cg_attach(const struct cg_attach_req *r, struct cg_attach_result *res, struc
 	enum cg_choice want = r->backend, c;
 	struct cg_target t;
 	char why[256], kind[CG_KIND_LEN];
-	int err;
+	int err, nsid;
 
 	memset(res, 0, sizeof(*res));
 	if (o.object)
@@ -67,10 +67,10 @@ int cg_attach(const struct cg_attach_req *r, struct cg_attach_result *res, struc
 		return err;
 	res->ifindex = t.ifindex;
 	/* A macvtap's guest frames leave through it: guard where they go */
-	err = cg_link_kind(t.ifindex, kind, sizeof(kind));
+	err = cg_link_kind(t.ifindex, kind, sizeof(kind), &nsid);
 	if (err)
 		return cg_ack_err(ack, err, "cannot read its device kind: %s", strerror(-err));
-	res->kind = cg_kind_find(kind);
+	res->kind = cg_kind_facing(kind, nsid);
 	if (res->kind && res->kind->egress)
 		o.egress = true;
 

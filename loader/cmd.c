@@ -37,6 +37,8 @@ static const struct cg_opt cg_opts[] = {
 	{ "match", 'M', "GLOB[,GLOB...]", "guard only devices whose names match one "
 	  "(again: more globs)" },
 	{ "no-completion", 'C', NULL, "leave the module's completion guard as it is" },
+	{ "no-containers", 'N', NULL, "leave veth and netkit devices alone, containers' "
+	  "links included" },
 	{ "quiet", 'q', NULL, "say nothing but errors" },
 	{ NULL, 0, NULL, NULL },
 };
@@ -231,12 +233,14 @@ static const struct cg_cmd cg_cmds[] = {
 	  "(warnings allowed), 1 something failed. It changes nothing.\n",
 	  "jq", cg_run_doctor },
 	{ "watch", CG_USAGE("[--match GLOB[,GLOB...]]... [--backend auto|bpf|kmod] [--log-drops]\n"
-			    "[--no-completion]"),
+			    "[--no-completion] [--no-containers]"),
 	  "Guard every guest-facing device of every network namespace, those that\n"
 	  "appear later included, until stopped (SIGTERM); the guards stay when it\n"
 	  "stops. It switches the module's completion guard on where the module runs\n"
-	  "(not with --no-completion), and with --log-drops writes the drop events.\n",
-	  "MblCq", cg_run_watch },
+	  "(not with --no-completion), and with --log-drops writes the drop events.\n"
+	  "A container's link (a veth or netkit device whose peer is in another\n"
+	  "namespace) is guest-facing too, unless --no-containers.\n",
+	  "MblCNq", cg_run_watch },
 	{ "events", CG_USAGE("[--json]"),
 	  "Write a line (--json: an object) for each drop of a guard attached with\n"
 	  "--log-drops, and each completion the completion guard refuses, named by\n"

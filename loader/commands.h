@@ -28,7 +28,7 @@ struct cg_args {
 	int nmatch;
 	enum cg_choice backend;	/* --backend */
 	enum cg_attach_mode mode;	/* attach --mode */
-	bool log_drops, egress, all, json, prometheus, no_completion;
+	bool log_drops, egress, all, json, prometheus, no_completion, no_containers;
 	char **operands;
 	int noperands;
 };

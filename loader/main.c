@@ -102,6 +102,9 @@ static int cg_args_set(int val, const char *arg, void *ctx)
 	case 'C':
 		a->no_completion = true;
 		break;
+	case 'N':
+		a->no_containers = true;
+		break;
 	}
 	return 0;
 }

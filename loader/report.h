@@ -17,6 +17,9 @@ struct cg_report_row {
 	int ifindex;
 	const char *backend;	/* "bpf", "kmod", NULL when unguarded */
 	const char *kind;	/* a guest-facing kind (lib/link.h), or NULL */
+	bool peer;		/* a pair (veth, netkit) whose peer is elsewhere: */
+	int peer_nsid;		/* its namespace's nsid, seen from the row's */
+	__u64 peer_ino;		/* and inode, 0: not named */
 	struct cg_status st;
 	struct cg_ahead ahead;	/* what runs before the guard */
 };

@@ -3,6 +3,7 @@
  * status.c - csum-guard status and probe, which only read.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <net/if.h>
 #include <stdio.h>
@@ -48,7 +49,12 @@ static void cg_print_status(const struct cg_query *a, const struct cg_report_row
 	if (!a->json) {
 		printf("%s%s%s: ", cg_text_safe(r->dev, dev, sizeof(dev)), netns ? " netns " : "",
 		       netns ? cg_text_safe(netns, ns, sizeof(ns)) : "");
-		if (!st->attached)
+		if (!st->attached && r->peer && r->peer_ino)
+			printf("not guarded (%s, peer in netns %llu)\n", r->kind,
+			       (unsigned long long)r->peer_ino);
+		else if (!st->attached && r->peer)
+			printf("not guarded (%s, peer in netns nsid %d)\n", r->kind, r->peer_nsid);
+		else if (!st->attached)
 			printf("not guarded%s%s%s\n", r->kind ? " (" : "", r->kind ?: "",
 			       r->kind ? ")" : "");
 		else
@@ -68,6 +74,15 @@ static void cg_print_status(const struct cg_query *a, const struct cg_report_row
 	cg_json_kv_u64(&first, "netns_ino", r->netns_ino);
 	cg_json_kv_u64(&first, "ifindex", r->ifindex);
 	cg_json_kv_str(&first, "kind", r->kind);
+	/* a container's link: where its peer, the container's end, lives */
+	if (r->peer)
+		cg_json_kv_u64(&first, "peer_netnsid", r->peer_nsid);
+	else
+		cg_json_kv_str(&first, "peer_netnsid", NULL);
+	if (r->peer_ino)
+		cg_json_kv_u64(&first, "peer_netns_ino", r->peer_ino);
+	else
+		cg_json_kv_str(&first, "peer_netns_ino", NULL);
 	cg_json_kv_str(&first, "backend", r->backend);
 	cg_json_kv_bool(&first, "guarded", st->attached);
 	cg_json_kv_bool(&first, "attached", st->attached);
@@ -126,6 +141,7 @@ struct cg_ns_dev {
 	int order;		/* in the dump */
 	char name[IF_NAMESIZE];
 	const struct cg_kind *kind;
+	int peer_nsid;
 	bool up, xdp, guarded;
 };
 
@@ -135,7 +151,77 @@ struct cg_status_ns {
 	int ndev, cap;
 	const char *netns;
 	__u64 ino;
+	/* nsid -> inode of the namespaces the pairs' peers are in */
+	struct cg_nsid_ino { int nsid; __u64 ino; } *map;
+	int nmap;
+	bool mapped, map_all;
 };
+
+/*
+ * Status's own namespace, where a container's link has its host end: each
+ * namespace status can find, as an nsid of this one (one question each,
+ * asked once, only if some device here has a peer elsewhere)
+ */
+static int cg_home_fd = -1;
+static __u64 cg_home_ino;
+
+static void cg_status_map_one(const struct cg_netns_ref *ref, void *arg)
+{
+	struct cg_status_ns *sn = arg;
+	struct cg_nsid_ino *m;
+	int fd, nsid, i;
+
+	for (i = 0; i < sn->nmap; i++)
+		if (sn->map[i].ino == ref->ino)
+			return;
+	fd = open(ref->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	nsid = cg_nsid_of(fd);
+	close(fd);
+	m = realloc(sn->map, (sn->nmap + 1) * sizeof(*m));
+	if (!m)
+		return;
+	sn->map = m;
+	sn->map[sn->nmap].nsid = nsid;
+	sn->map[sn->nmap++].ino = ref->ino;
+}
+
+/* The inode of the namespace of nsid nsid, seen from sn's; 0: unknown.
+ * From the namespace status was asked about (its own without --netns),
+ * any namespace a scan finds; from the others of a host-wide listing,
+ * status's own only (the host end of a container's link is there): a scan
+ * from every namespace would cost the square of their number. */
+static __u64 cg_status_peer_ino(struct cg_status_ns *sn, int nsid)
+{
+	int i;
+
+	if (!sn->map_all) {
+		if (cg_home_fd >= 0 && cg_nsid_of(cg_home_fd) == nsid)
+			return cg_home_ino;
+		return 0;
+	}
+	if (!sn->mapped) {
+		sn->mapped = true;
+		cg_netns_scan(cg_status_map_one, sn);
+	}
+	for (i = 0; i < sn->nmap; i++)
+		if (sn->map[i].nsid == nsid)
+			return sn->map[i].ino;
+	return 0;
+}
+
+/* r's kind and, for a pair, its peer's namespace */
+static void cg_status_kind(struct cg_status_ns *sn, struct cg_report_row *r,
+			   const struct cg_ns_dev *d)
+{
+	r->kind = d->kind ? d->kind->kind : NULL;
+	if (!d->kind || !d->kind->pair)
+		return;
+	r->peer = true;
+	r->peer_nsid = d->peer_nsid;
+	r->peer_ino = cg_status_peer_ino(sn, d->peer_nsid);
+}
 
 static int cg_status_link(const struct cg_link *l, void *arg)
 {
@@ -155,6 +241,7 @@ static int cg_status_link(const struct cg_link *l, void *arg)
 	d->order = sn->ndev++;
 	snprintf(d->name, sizeof(d->name), "%s", l->name);
 	d->kind = l->kind;
+	d->peer_nsid = l->peer_nsid;
 	d->up = l->up;
 	d->xdp = l->xdp;
 	return 0;
@@ -214,7 +301,7 @@ static int cg_status_row(enum cg_choice c, const struct cg_target *t, int err, v
 	d = cg_ns_dev_find(sn, t->ifindex);
 	if (d) {
 		d->guarded = true;
-		r->kind = d->kind ? d->kind->kind : NULL;
+		cg_status_kind(sn, r, d);
 	}
 	r->netns = t->netns;
 	r->netns_ino = t->netns_ino;
@@ -231,9 +318,9 @@ static int cg_status_row(enum cg_choice c, const struct cg_target *t, int err, v
  * a VM not started yet, the fallback tunnels, gre0, tunl0, ..., a module
  * puts in every namespace).
  */
-static int cg_status_here(struct cg_rows *rs, const char *netns, __u64 ino)
+static int cg_status_here(struct cg_rows *rs, const char *netns, __u64 ino, bool map_all)
 {
-	struct cg_status_ns sn = { .rs = rs, .netns = netns, .ino = ino };
+	struct cg_status_ns sn = { .rs = rs, .netns = netns, .ino = ino, .map_all = map_all };
 	struct cg_report_row *r;
 	struct cg_ns_dev *d;
 	int i, n, err;
@@ -266,9 +353,10 @@ static int cg_status_here(struct cg_rows *rs, const char *netns, __u64 ino)
 		r->netns = netns;
 		r->netns_ino = ino;
 		r->ifindex = d->ifindex;
-		r->kind = d->kind->kind;
+		cg_status_kind(&sn, r, d);
 	}
 out:
+	free(sn.map);
 	free(sn.dev);
 	return err;
 }
@@ -276,7 +364,7 @@ out:
 /* cg_state_each_netns(): each other namespace, as its label */
 static int cg_status_ns(const char *label, __u64 ino, void *rs)
 {
-	return cg_status_here(rs, label, ino);
+	return cg_status_here(rs, label, ino, false);
 }
 
 int cg_status_rows(const char *dev, const char *netns, struct cg_rows *rs, struct cg_ack *ack)
@@ -285,8 +373,12 @@ int cg_status_rows(const char *dev, const char *netns, struct cg_rows *rs, struc
 	struct cg_target t;
 	enum cg_choice c;
 	char kind[CG_KIND_LEN];
-	int err;
+	int err, nsid;
 
+	if (cg_home_fd < 0) {
+		cg_home_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+		cg_netns_ino(&cg_home_ino);
+	}
 	/*
 	 * Without the host lock: status only reads, and checks what it reads
 	 * against the kernel (a guard half-made or half-removed by a command
@@ -300,8 +392,14 @@ int cg_status_rows(const char *dev, const char *netns, struct cg_rows *rs, struc
 		if (!r)
 			return cg_ack_err(ack, -ENOMEM, "out of memory");
 		c = cg_guarded_by(&t, &r->st);
-		if (!cg_link_kind(t.ifindex, kind, sizeof(kind)) && cg_kind_find(kind))
-			r->kind = cg_kind_find(kind)->kind;
+		if (!cg_link_kind(t.ifindex, kind, sizeof(kind), &nsid) &&
+		    cg_kind_facing(kind, nsid)) {
+			r->kind = cg_kind_facing(kind, nsid)->kind;
+			r->peer = cg_kind_facing(kind, nsid)->pair;
+			r->peer_nsid = nsid;
+			if (r->peer)
+				cg_nsid_ino(nsid, &r->peer_ino);
+		}
 		snprintf(r->dev, sizeof(r->dev), "%s", dev);
 		r->netns = netns;
 		r->netns_ino = t.netns_ino;
@@ -310,7 +408,7 @@ int cg_status_rows(const char *dev, const char *netns, struct cg_rows *rs, struc
 		cg_ahead_of(t.ifindex, r->backend, &r->st, &r->ahead);
 		return 0;
 	}
-	err = cg_status_here(rs, netns, t.netns_ino);
+	err = cg_status_here(rs, netns, t.netns_ino, true);
 	if (!err && !netns)
 		err = cg_state_each_netns(NULL, cg_status_ns, rs, ack);
 	return err;

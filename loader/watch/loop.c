@@ -55,6 +55,7 @@ static int cg_wparse(const struct cg_args *a, struct cg_watch *w)
 	w->backend = a->backend;
 	w->log_drops = a->log_drops;
 	w->no_completion = a->no_completion;
+	w->no_containers = a->no_containers;
 	return 0;
 }
 
@@ -110,7 +111,9 @@ static int cg_wstart(struct cg_watch *w, struct cg_events **drops)
 		cg_err("cannot watch: cannot read drop events: %s", strerror(errno));
 		return 1;
 	}
-	printf("watching guest-facing devices (%s)", cg_kind_list());
+	printf("watching guest-facing devices (%s%s)", cg_kind_list(),
+	       w->no_containers ? "; not veth, netkit: --no-containers" :
+	       "; veth, netkit: where the peer is in another namespace");
 	for (i = 0; i < w->nmatch; i++)
 		printf("%s%s", i ? "," : " matching ", w->match[i]);
 	printf(" (backend %s%s)\n", cg_choice_name(w->backend) ?: "auto",

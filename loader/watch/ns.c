@@ -351,13 +351,76 @@ void cg_wdev_del(struct cg_wns *ns, struct cg_wdev *d)
 }
 
 /* IFLA_LINKINFO / IFLA_INFO_KIND: one of the kinds guests' frames enter
- * the host through (lib/link.h) */
-static bool cg_is_guest_facing(const struct nlattr *linkinfo)
+ * the host through (lib/link.h); a veth or netkit device only when its
+ * peer is in another namespace (IFLA_LINK_NETNSID), and not with
+ * --no-containers */
+static const struct cg_kind *cg_is_guest_facing(const struct cg_watch *w,
+						const struct nlattr *const *tb)
 {
-	const struct nlattr *tb[IFLA_INFO_MAX + 1];
+	const struct nlattr *info[IFLA_INFO_MAX + 1];
+	const struct cg_kind *k;
+	int nsid = -1;
 
-	cg_nl_parse_nested(linkinfo, tb, IFLA_INFO_MAX);
-	return cg_kind_find(cg_nla_str(tb[IFLA_INFO_KIND]));
+	if (!tb[IFLA_LINKINFO])
+		return NULL;
+	cg_nl_parse_nested(tb[IFLA_LINKINFO], info, IFLA_INFO_MAX);
+	if (tb[IFLA_LINK_NETNSID] && cg_nla_len(tb[IFLA_LINK_NETNSID]) >= (int)sizeof(__s32))
+		nsid = *(const __s32 *)cg_nla_data(tb[IFLA_LINK_NETNSID]);
+	k = cg_kind_facing(cg_nla_str(info[IFLA_INFO_KIND]), nsid);
+	return k && k->pair && w->no_containers ? NULL : k;
+}
+
+/* The sequence number of our own questions about one device */
+#define CG_WASK_SEQ	0x63677761
+
+/* Ask for device ifindex of ns: the answer comes through cg_wread() as
+ * any RTM_NEWLINK does; a failed ask dumps every link. */
+static void cg_wask(struct cg_wns *ns, int ifindex)
+{
+	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex };
+	struct cg_nl_msg m;
+
+	if (ifindex <= 0 || ns->sock < 0)
+		return;
+	cg_nl_msg_init(&m, RTM_GETLINK, 0, &ifi, sizeof(ifi));
+	m.nh.nlmsg_seq = CG_WASK_SEQ;
+	if (send(ns->sock, &m.nh, m.nh.nlmsg_len, 0) < 0)
+		ns->dump = true;
+}
+
+static bool cg_wis_pair(const struct nlattr *const *tb)
+{
+	const struct nlattr *info[IFLA_INFO_MAX + 1];
+	const struct cg_kind *k;
+
+	if (!tb[IFLA_LINKINFO])
+		return false;
+	cg_nl_parse_nested(tb[IFLA_LINKINFO], info, IFLA_INFO_MAX);
+	k = cg_kind_find(cg_nla_str(info[IFLA_INFO_KIND]));
+	return k && k->pair;
+}
+
+/*
+ * What the kernel says of a pair too early, or not at all:
+ * - one end moved out of ns (RTM_DELLINK with IFLA_NEW_NETNSID): its peer,
+ *   left here, now joins two namespaces, and nothing is said of the peer;
+ * - a pair made with its peer in another namespace (`ip link add ... peer
+ *   netns X`): the peer's RTM_NEWLINK comes before the two are joined, with
+ *   no peer (IFLA_LINK 0), and nothing more while it stays as it is.
+ * Ask for the device then; an answer to such a question is not asked again.
+ */
+static void cg_wpair_event(struct cg_wns *ns, const struct nlmsghdr *h,
+			   const struct nlattr *const *tb)
+{
+	const struct ifinfomsg *ifi = NLMSG_DATA(h);
+	int link = tb[IFLA_LINK] ? (int)cg_nla_uint(tb[IFLA_LINK]) : 0;
+
+	if (h->nlmsg_seq == CG_WASK_SEQ || !cg_wis_pair(tb))
+		return;
+	if (h->nlmsg_type == RTM_DELLINK && tb[IFLA_NEW_NETNSID])
+		cg_wask(ns, link);
+	else if (h->nlmsg_type == RTM_NEWLINK && link <= 0 && !tb[IFLA_LINK_NETNSID])
+		cg_wask(ns, ifi->ifi_index);
 }
 
 static void cg_wlink(struct cg_watch *w, struct cg_wns *ns, const struct nlmsghdr *h)
@@ -372,15 +435,19 @@ static void cg_wlink(struct cg_watch *w, struct cg_wns *ns, const struct nlmsghd
 		return;
 	cg_nl_parse(h, sizeof(*ifi), tb, IFLA_MAX);
 	name = cg_nla_str(tb[IFLA_IFNAME]);
-	facing = tb[IFLA_LINKINFO] && cg_is_guest_facing(tb[IFLA_LINKINFO]);
+	facing = cg_is_guest_facing(w, tb);
 	d = cg_wdev_find(ns, ifi->ifi_index);
 	if (h->nlmsg_type == RTM_DELLINK) {
 		if (d)
 			cg_wdev_del(ns, d);
+		if (!w->no_containers)
+			cg_wpair_event(ns, h, tb);
 		return;
 	}
 	if (!name || strlen(name) >= IF_NAMESIZE)
 		return;
+	if (!facing && !w->no_containers)
+		cg_wpair_event(ns, h, tb);
 	match = facing && cg_wmatch(w, name);
 	if (!d) {
 		if (!match)

@@ -51,6 +51,7 @@ struct cg_watch {
 	enum cg_choice backend;
 	bool log_drops;
 	bool no_completion;	/* --no-completion */
+	bool no_containers;	/* --no-containers: no veth, no netkit */
 	__u64 own_ino;
 	int sfd, ifd, wd;
 	int cfd;		/* the proc connector: each exec, -1: none */

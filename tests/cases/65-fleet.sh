@@ -91,7 +91,7 @@ case_fleet() {
 	mode=$(jq -r --argjson i "$ino1" '.[] | select(.netns_ino == $i) | .mode' <<<"$json")
 	# (text escapes a backslash as \\, as it writes other odd bytes as \xHH)
 	# the code that guards it, as JSON says: program and loader (bpf), module (kmod)
-	code=$(jq -r '.[0] | (if .program_tag then "; program \(.program_tag)" else "" end) +
+	code=$(jq -r 'map(select(.attached))[0] | (if .program_tag then "; program \(.program_tag)" else "" end) +
 		(if .loader_version then ", attached by csum-guard \(.loader_version)" else "" end) +
 		(if .module_version then "; module \(.module_version)" else "" end)' <<<"$json")
 	case $BACKEND in

@@ -140,7 +140,9 @@ running_log_drops() {
 fault_converged() {
 	local want=$1 mode=$2 egress=${3:-false} json n d0 d1
 
-	json=$(fcg status --netns "$VM" --json)
+	# veth0, the topology's link to $FAR, faces a container (its peer is in
+	# another namespace): status lists it, unguarded; the guards are tap0's
+	json=$(fcg status --netns "$VM" --json | jq -c 'map(select(.device != "veth0"))')
 	n=${json//[^\{]/}
 	[ "${#n} $(jget "$json" device) $(jget "$json" backend) $(jget "$json" log_drops) $(jget "$json" egress)" = \
 	  "1 tap0 $BACKEND $want $egress" ] ||

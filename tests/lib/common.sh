@@ -130,7 +130,8 @@ kernel_table() {
 }
 
 # The layers against the topologies, from this run's results: for each
-# topology (the tap itself by its transmit-path row, then 12-topology.sh's)
+# topology (the tap itself by its transmit-path row, then 12-topology.sh's,
+# then 57-containers.sh's tx row and podman's)
 # and each layer, the kernels whose case proved the bad frames stopped
 # there, those where it failed, and why a layer is not one (n/a) or could
 # not be tried (not run). The README's table is this table of a run.
@@ -148,12 +149,15 @@ topology_table() {
 		gsub(/[][]/, "", tag)
 		line = $0
 		v = $1
-		if (match(line, /(repro|topo)\/[a-z0-9]+ \[(bpf|kmod)\]/)) {
+		if (match(line, /(repro|topo|containers)\/[a-z0-9]+ \[(bpf|kmod)\]/)) {
 			split(substr(line, RSTART, RLENGTH), w, /[\/ \[\]]+/)
 			src = w[1]; topo = w[2]; be = w[3]
 			rest = substr(line, RSTART + RLENGTH)
 			if (src == "repro" && topo != "tx") next
 			if (src == "repro") topo = "tap"
+			# 57-containers.sh: its tx path, and the podman container
+			if (src == "containers" && topo != "tx" && topo != "podman") next
+			if (src == "containers" && topo == "tx") topo = "container"
 			if (rest ~ /^ bad\/on:/)
 				add(topo SUBSEP be, v, tag)
 			else if (rest ~ /^ completion: no device guarded/ || rest ~ /^ completion: arrived=/)
