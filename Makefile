@@ -78,6 +78,18 @@ TOOLS := $(BUILD)/tests/cg-inject $(BUILD)/tests/cg-sniff $(BUILD)/tests/cg-nfq 
 	$(BUILD)/tests/cg-kdump $(BUILD)/tests/cg-sdrecv $(BUILD)/tests/csum-guard-next \
 	$(BUILD)/tests/csum-guard-rebuild \
 	$(BUILD)/tests/cg-udprecv $(BUILD)/tests/csum-guard-prev $(STATIC_TOOLS)
+# The fuzz targets of tests/fuzz/ (libFuzzer, AddressSanitizer, UBSan):
+# built with the tools where clang has its fuzzer runtime (tests/cases/
+# 05-fuzz.sh runs them over their corpora and says SKIP where it has not);
+# make fuzz runs each for FUZZ_SECONDS.
+FUZZ_TARGETS := nl verdict escape tcpopt
+FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
+FUZZ_CC = $(CLANG) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -g -O1
+FUZZ_SECONDS ?= 300
+ifneq ($(filter tools fuzz,$(MAKECMDGOALS)),)
+FUZZ_OK := $(shell printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n' | \
+	$(FUZZ_CC) -x c - -o /dev/null 2>/dev/null && echo yes)
+endif
 # What the benchmark tools and cg-stream share: netns, numbers, sockets.
 BENCH_UTIL := bench/util.c lib/netns.c lib/log.c lib/journal.c lib/json.c
 
@@ -95,12 +107,12 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all clean distclean test test-matrix test-mutants demo dist install deps build-deps tools
+.PHONY: all clean distclean test test-matrix test-mutants demo dist install deps build-deps tools fuzz
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/csum_guard.bpf.o $(BUILD)/syncookie.bpf.o $(BUILD)/csum-guard
 
-tools: $(TOOLS)
+tools: $(TOOLS) $(if $(FUZZ_OK),$(FUZZ_BINS))
 
 $(BUILD) $(BUILD)/tests $(BUILD)/tests/static $(BUILD)/next $(DIST):
 	$(Q)mkdir -p $@
@@ -184,6 +196,41 @@ $(BUILD)/tests/cg-kdump: tests/tools/cg-kdump.c lib/nl.c lib/nl.h include/csum_g
 $(BUILD)/tests/cg-stream: tests/tools/cg-stream.c $(BENCH_UTIL) bench/util.h | $(BUILD)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $< $(BENCH_UTIL) $(LIBS)
+
+$(BUILD)/fuzz:
+	$(Q)mkdir -p $@
+
+$(BUILD)/fuzz/fuzz_nl: tests/fuzz/fuzz_nl.c lib/nl.c lib/nl.h | $(BUILD)/fuzz
+	$(call msg,FUZZ,$@)
+	$(Q)$(FUZZ_CC) $(WARN) -Ilib -o $@ $< lib/nl.c
+$(BUILD)/fuzz/fuzz_verdict: tests/fuzz/fuzz_verdict.c include/csum_guard.h | $(BUILD)/fuzz
+	$(call msg,FUZZ,$@)
+	$(Q)$(FUZZ_CC) $(WARN) -Iinclude -o $@ $<
+$(BUILD)/fuzz/fuzz_escape: tests/fuzz/fuzz_escape.c lib/json.c lib/json.h lib/log.c lib/log.h \
+		| $(BUILD)/fuzz
+	$(call msg,FUZZ,$@)
+	$(Q)$(FUZZ_CC) $(WARN) -Ilib -o $@ $< lib/json.c lib/log.c $(LIBS)
+$(BUILD)/fuzz/fuzz_tcpopt: tests/fuzz/fuzz_tcpopt.c syncookie/sc_syn.bpf.h syncookie/syncookie_abi.h \
+		| $(BUILD)/fuzz
+	$(call msg,FUZZ,$@)
+	$(Q)$(FUZZ_CC) $(WARN) -Isyncookie -o $@ $<
+
+# Each target for FUZZ_SECONDS from its corpus in the tree; what it adds
+# goes to $(BUILD)/fuzz/corpus-NAME, a crash to $(BUILD)/fuzz/NAME-crash-*
+# (and make fails). The last lines of each run: its figures.
+fuzz:
+	$(Q)[ "$(FUZZ_OK)" = yes ] || { echo "make fuzz: $(CLANG) cannot link -fsanitize=fuzzer (no libFuzzer runtime)" >&2; exit 1; }
+	$(Q)$(MAKE) --no-print-directory $(FUZZ_BINS) FUZZ_OK=yes
+	$(Q)for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(BUILD)/fuzz/corpus-$$t; \
+		echo "fuzz_$$t: $(FUZZ_SECONDS) s"; \
+		$(BUILD)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+			-artifact_prefix=$(BUILD)/fuzz/$$t- $(BUILD)/fuzz/corpus-$$t \
+			tests/fuzz/corpus/$$t >$(BUILD)/fuzz/$$t.log 2>&1 || \
+			{ tail -40 $(BUILD)/fuzz/$$t.log; exit 1; }; \
+		grep -E '^#[0-9]+.*(pulse|DONE)|^Done|stat::number_of_executed_units|stat::peak_rss_mb' \
+			$(BUILD)/fuzz/$$t.log | tail -4; \
+	done
 
 # The unit tests run the decision, the backend choice and the digest, no
 # kernel needed.

@@ -106,12 +106,22 @@ int cg_complete_set(bool on)
 			goto out;
 		ret = register_ftrace_function(&cg_complete_ops);
 		if (ret) {
+			if (ret == -EBUSY)
+				pr_warn("completion guard not on: another ftrace user with IPMODIFY (a live patch?) holds skb_checksum_help()\n");
 			ftrace_set_filter_ip(&cg_complete_ops, ip, 1, 0);
 			goto out;
 		}
 	} else {
 		/* waits for handlers in flight */
-		unregister_ftrace_function(&cg_complete_ops);
+		ret = unregister_ftrace_function(&cg_complete_ops);
+		if (ret) {
+			/*
+			 * Still registered, maybe: an empty filter would have
+			 * it trace every function. It stays as it is, on.
+			 */
+			pr_warn("completion guard stays on: unregister_ftrace_function: %d\n", ret);
+			goto out;
+		}
 		ftrace_set_filter_ip(&cg_complete_ops, ip, 1, 0);
 	}
 	cg_complete_on = on;
@@ -129,9 +139,19 @@ void cg_complete_info(struct cg_complete_info *info)
 	cg_counters_sum(&cg_complete_cnt, info->cnt);
 }
 
+/*
+ * On unload. Switching off removes skb_checksum_help() from the filter,
+ * its last entry: ftrace then puts the shared empty hash in the filter's
+ * place and frees the filter's own (ftrace_free_filter() would do no more,
+ * and 5.10 does not export it to modules). Should the ops stay
+ * registered, the module must not go, its handler would run from freed
+ * text: that cannot be refused here, so it is said as loudly as the
+ * kernel allows.
+ */
 void cg_complete_uninit(void)
 {
-	cg_complete_set(false);
+	if (cg_complete_set(false))
+		WARN_ONCE(1, "csum_guard: the completion guard's ftrace ops is still registered\n");
 }
 
 #else /* !CG_HAVE_COMPLETION */

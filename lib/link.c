@@ -195,10 +195,11 @@ static int cg_link_each_cb(const struct nlmsghdr *h, void *arg)
 	const struct nlattr *tb[IFLA_MAX + 1], *info[IFLA_INFO_MAX + 1], *xdp[IFLA_XDP_MAX + 1];
 	const struct ifinfomsg *ifi = NLMSG_DATA(h);
 	struct cg_link_walk *w = arg;
-	struct cg_link l = { .ifindex = ifi->ifi_index, .peer_nsid = -1 };
+	struct cg_link l = { .peer_nsid = -1 };
 
 	if (h->nlmsg_type != RTM_NEWLINK || h->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
 		return 0;
+	l.ifindex = ifi->ifi_index;
 	cg_nl_parse(h, sizeof(*ifi), tb, IFLA_MAX);
 	l.name = cg_nla_str(tb[IFLA_IFNAME]);
 	if (!l.name)

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "nl.h"
@@ -59,46 +60,86 @@ void cg_nl_nest_end(struct cg_nl_msg *m, struct nlattr *nest)
 		nest->nla_len = (char *)&m->nh + m->nh.nlmsg_len - (char *)nest;
 }
 
+ssize_t cg_nl_recv(int fd, void *buf, size_t len, int flags)
+{
+	struct sockaddr_nl from;
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr msg = { .msg_name = &from, .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	for (;;) {
+		memset(&from, 0, sizeof(from));
+		msg.msg_namelen = sizeof(from);
+		n = recvmsg(fd, &msg, flags);
+		if (n < 0)
+			return -errno;
+		/* the kernel's messages, unicast or multicast, come from port 0 */
+		if (msg.msg_namelen >= sizeof(from) && from.nl_family == AF_NETLINK &&
+		    from.nl_pid == 0)
+			return n;
+	}
+}
+
+bool cg_nl_answer(struct cg_nl_ans *a, const void *buf, ssize_t n, cg_nl_cb cb, void *arg)
+{
+	const struct nlmsghdr *nh;
+
+	for (nh = buf; NLMSG_OK(nh, n); nh = NLMSG_NEXT(nh, n)) {
+		if (nh->nlmsg_seq != a->seq)
+			continue;
+		if (nh->nlmsg_type == NLMSG_ERROR) {
+			const struct nlmsgerr *e = cg_nl_data(nh, sizeof(*e));
+
+			if (!e)
+				a->ret = -EPROTO;
+			else if (e->error)
+				a->ret = e->error;
+			return true;
+		}
+		/* the dumped list changed between the rounds of the dump */
+		if (nh->nlmsg_flags & NLM_F_DUMP_INTR)
+			a->intr = true;
+		if (nh->nlmsg_type == NLMSG_DONE) {
+			if (!a->ret && a->intr)
+				a->ret = -EAGAIN;
+			return true;
+		}
+		/* NLMSG_NOOP, NLMSG_OVERRUN: no data for cb */
+		if (nh->nlmsg_type < NLMSG_MIN_TYPE)
+			continue;
+		if (cb && !a->ret)
+			a->ret = cb(nh, arg);
+	}
+	return false;
+}
+
 int cg_nl_talk(int fd, struct cg_nl_msg *m, cg_nl_cb cb, void *arg)
 {
 	static __u32 seq;
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	char buf[16384] __attribute__((aligned(NLMSG_ALIGNTO)));
-	const struct nlmsghdr *nh;
-	bool intr = false;
-	int ret = 0;
+	struct cg_nl_ans a = {};
 	ssize_t n;
 
-	m->nh.nlmsg_seq = ++seq;
+	m->nh.nlmsg_seq = a.seq = ++seq;
 	if (sendto(fd, &m->nh, m->nh.nlmsg_len, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		return -errno;
 	for (;;) {
-		n = recv(fd, buf, sizeof(buf), 0);
-		if (n < 0 && errno == EINTR)
+		n = cg_nl_recv(fd, buf, sizeof(buf), 0);
+		if (n == -EINTR)
 			continue;
 		if (n < 0)
-			return -errno;
+			return n;
 		if (n == 0)
 			return -EPROTO;
-		for (nh = (const void *)buf; NLMSG_OK(nh, n); nh = NLMSG_NEXT(nh, n)) {
-			if (nh->nlmsg_seq != m->nh.nlmsg_seq)
-				continue;
-			if (nh->nlmsg_type == NLMSG_ERROR) {
-				const struct nlmsgerr *e = NLMSG_DATA(nh);
-
-				if (nh->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
-					return -EPROTO;
-				return e->error ? e->error : ret;
-			}
-			/* the dumped list changed between the rounds of the dump */
-			if (nh->nlmsg_flags & NLM_F_DUMP_INTR)
-				intr = true;
-			if (nh->nlmsg_type == NLMSG_DONE)
-				return ret ?: intr ? -EAGAIN : 0;
-			if (cb && !ret)
-				ret = cb(nh, arg);
-		}
+		if (cg_nl_answer(&a, buf, n, cb, arg))
+			return a.ret;
 	}
+}
+
+const void *cg_nl_data(const struct nlmsghdr *nh, size_t hdrlen)
+{
+	return nh->nlmsg_len >= NLMSG_LENGTH(hdrlen) ? NLMSG_DATA(nh) : NULL;
 }
 
 static void cg_nl_parse_attrs(const struct nlattr *a, long len, const struct nlattr **tb, int max)

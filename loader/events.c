@@ -325,8 +325,8 @@ static void cg_ev_read_group(struct cg_events *ev)
 	ssize_t len;
 
 	for (;;) {
-		len = recv(ev->gfd, buf, sizeof(buf), MSG_DONTWAIT);
-		if (len < 0 && errno == ENOBUFS)
+		len = cg_nl_recv(ev->gfd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (len == -ENOBUFS)
 			continue;	/* the socket overran: those events are lost */
 		if (len <= 0)
 			return;

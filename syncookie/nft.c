@@ -300,16 +300,30 @@ static int sc_nft_xt_synproxy6(const char *table, const char *chain,
 		goto out;
 	}
 	/* the rule's ack: NLMSG_ERROR with 0, or the kernel's refusal */
-	while ((n = recv(fd, reply, sizeof(reply), 0)) > 0) {
+	for (;;) {
+		struct sockaddr_nl from = {};
+		socklen_t fl = sizeof(from);
 		struct nlmsghdr *nh;
 
-		for (nh = (struct nlmsghdr *)reply; NLMSG_OK(nh, (size_t)n); nh = NLMSG_NEXT(nh, n))
-			if (nh->nlmsg_type == NLMSG_ERROR) {
-				/* the rule's ack, or a refusal of any part of the batch */
-				err = ((struct nlmsgerr *)NLMSG_DATA(nh))->error;
-				if (err || nh->nlmsg_seq == seq + 1)
-					goto out;
+		n = recvfrom(fd, reply, sizeof(reply), 0, (struct sockaddr *)&from, &fl);
+		if (n <= 0)
+			break;
+		/* only the kernel answers: another sender's datagram is dropped */
+		if (fl < sizeof(from) || from.nl_pid)
+			continue;
+		/* n stays signed: NLMSG_NEXT can take it below zero */
+		for (nh = (struct nlmsghdr *)reply; NLMSG_OK(nh, n); nh = NLMSG_NEXT(nh, n)) {
+			/* the rule's ack, or a refusal of any part of the batch */
+			if (nh->nlmsg_type != NLMSG_ERROR || nh->nlmsg_seq - seq > 2)
+				continue;
+			if (nh->nlmsg_len < NLMSG_LENGTH(sizeof(struct nlmsgerr))) {
+				err = -EPROTO;
+				goto out;
 			}
+			err = ((struct nlmsgerr *)NLMSG_DATA(nh))->error;
+			if (err || nh->nlmsg_seq == seq + 1)
+				goto out;
+		}
 	}
 	err = n < 0 ? -errno : -EIO;
 out:

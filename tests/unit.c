@@ -10,6 +10,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <linux/genetlink.h>
 
 #include "csum_guard.h"
 #include "csum_guard_abi.h"
@@ -571,6 +574,109 @@ static void test_lib_nl(void)
 			      m.nh.nlmsg_len == NLMSG_LENGTH(0));
 }
 
+/* What one GETFAMILY answer said: its sequence number and the family id */
+struct nl_family {
+	__u32 seq;
+	__u16 id;
+};
+
+static int nl_family_cb(const struct nlmsghdr *nh, void *arg)
+{
+	const struct nlattr *tb[CTRL_ATTR_MAX + 1];
+	struct nl_family *f = arg;
+
+	f->seq = nh->nlmsg_seq;
+	cg_nl_parse(nh, GENL_HDRLEN, tb, CTRL_ATTR_MAX);
+	f->id = cg_nla_uint(tb[CTRL_ATTR_FAMILY_ID]);
+	return 0;
+}
+
+static int nl_getfamily(int fd, struct nl_family *f)
+{
+	struct genlmsghdr g = { .cmd = CTRL_CMD_GETFAMILY, .version = 1 };
+	struct cg_nl_msg m;
+
+	cg_nl_msg_init(&m, GENL_ID_CTRL, 0, &g, sizeof(g));
+	cg_nl_put(&m, CTRL_ATTR_FAMILY_NAME, "nlctrl", sizeof("nlctrl"));
+	return cg_nl_talk(fd, &m, nl_family_cb, f);
+}
+
+/*
+ * lib/nl: an answer forged by another socket (a process of a namespace the
+ * loader entered can send unicast netlink to its port) is not taken for the
+ * kernel's, even with the right sequence number: the forged GETFAMILY
+ * answer names family 0x4242, the kernel's names nlctrl's own id.
+ */
+static void test_lib_nl_sender(void)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct genlmsghdr g;
+		struct nlattr a;
+		__u16 id, pad;
+		struct nlmsghdr eh;
+		struct nlmsgerr e;
+	} forged = {};
+	struct sockaddr_nl to = { .nl_family = AF_NETLINK }, me;
+	socklen_t ml = sizeof(me);
+	struct nl_family f = {}, g = {};
+	char rest[64];
+	int a, b, err;
+
+	a = cg_nl_socket(NETLINK_GENERIC, 0, 2);
+	b = cg_nl_socket(NETLINK_GENERIC, 0, 2);
+	if (a < 0 || b < 0 || getsockname(a, (struct sockaddr *)&me, &ml)) {
+		report("lib-nl-forged-reply", 1, "no generic netlink socket");
+		goto out;
+	}
+	err = nl_getfamily(a, &f);
+	EXPECT("lib-nl-getfamily", err == 0 && f.id == GENL_ID_CTRL);
+	/* the next request's sequence number, and our port */
+	forged.nh.nlmsg_len = offsetof(typeof(forged), eh);
+	forged.nh.nlmsg_type = GENL_ID_CTRL;
+	forged.nh.nlmsg_seq = f.seq + 1;
+	forged.nh.nlmsg_pid = me.nl_pid;
+	forged.g.cmd = CTRL_CMD_NEWFAMILY;
+	forged.a.nla_type = CTRL_ATTR_FAMILY_ID;
+	forged.a.nla_len = NLA_HDRLEN + sizeof(forged.id);
+	forged.id = 0x4242;
+	forged.eh.nlmsg_len = sizeof(forged.eh) + sizeof(forged.e);
+	forged.eh.nlmsg_type = NLMSG_ERROR;
+	forged.eh.nlmsg_seq = f.seq + 1;
+	forged.eh.nlmsg_pid = me.nl_pid;
+	to.nl_pid = me.nl_pid;
+	if (sendto(b, &forged, sizeof(forged), 0, (struct sockaddr *)&to, sizeof(to)) !=
+	    (ssize_t)sizeof(forged)) {
+		report("lib-nl-forged-reply", 1, "the forged answer could not be sent (not root?)");
+		goto out;
+	}
+	err = nl_getfamily(a, &g);
+	EXPECT("lib-nl-forged-reply", err == 0 && g.seq == f.seq + 1 && g.id == GENL_ID_CTRL);
+	/* nothing of either answer is left for the next request to take */
+	EXPECT("lib-nl-forged-drained", recv(a, rest, sizeof(rest), MSG_DONTWAIT) < 0);
+out:
+	if (a >= 0)
+		close(a);
+	if (b >= 0)
+		close(b);
+}
+
+/* lib/nl: a message shorter than its fixed header has neither it nor
+ * attributes */
+static void test_lib_nl_short(void)
+{
+	struct {
+		struct nlmsghdr nh;
+		char data[16];
+	} m = { .nh = { .nlmsg_len = NLMSG_LENGTH(2) } };
+	const struct nlattr *tb[4] = { (void *)1, (void *)1, (void *)1, (void *)1 };
+
+	EXPECT("lib-nl-data-short", cg_nl_data(&m.nh, GENL_HDRLEN) == NULL &&
+				    cg_nl_data(&m.nh, 2) == NLMSG_DATA(&m.nh));
+	cg_nl_parse(&m.nh, GENL_HDRLEN, tb, 3);
+	EXPECT("lib-nl-parse-short", !tb[0] && !tb[1] && !tb[2] && !tb[3]);
+}
+
 /* lib/state and lib/cli: paths, and what a device name may be */
 static void test_lib_state_cli(void)
 {
@@ -640,6 +746,8 @@ int main(void)
 	test_sha256();
 	test_select();
 	test_lib_nl();
+	test_lib_nl_sender();
+	test_lib_nl_short();
 	test_lib_state_cli();
 	test_lib_ack();
 	test_lib_text();

@@ -232,7 +232,7 @@ void ck_nfq_drain(struct ck_topo *t, ck_nfq_fn fn, void *arg)
 	const struct nlmsghdr *nh;
 	ssize_t n;
 
-	while ((n = recv(t->nfq, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+	while ((n = cg_nl_recv(t->nfq, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
 		for (nh = (const void *)buf; NLMSG_OK(nh, n); nh = NLMSG_NEXT(nh, n)) {
 			if (nh->nlmsg_type != (NFNL_SUBSYS_QUEUE << 8 | NFQNL_MSG_PACKET))
 				continue;

@@ -312,11 +312,11 @@ bool cg_wproc_read(struct cg_watch *w)
 	ssize_t n;
 
 	for (;;) {
-		n = recv(w->cfd, buf, sizeof(buf), MSG_DONTWAIT);
+		n = cg_nl_recv(w->cfd, buf, sizeof(buf), MSG_DONTWAIT);
 		if (n < 0) {
-			if (errno == EINTR)
+			if (n == -EINTR)
 				continue;
-			if (errno == ENOBUFS) {
+			if (n == -ENOBUFS) {
 				lost = true;
 				continue;
 			}
@@ -481,43 +481,39 @@ static void cg_wlink(struct cg_watch *w, struct cg_wns *ns, const struct nlmsghd
 void cg_wread(struct cg_watch *w, struct cg_wns *ns)
 {
 	static char buf[65536] __attribute__((aligned(NLMSG_ALIGNTO)));
-	struct sockaddr_nl from;
-	socklen_t fl;
 	struct nlmsghdr *h;
 	ssize_t n;
 
 	for (;;) {
-		fl = sizeof(from);
-		n = recvfrom(ns->sock, buf, sizeof(buf), MSG_DONTWAIT,
-			     (struct sockaddr *)&from, &fl);
+		/* only the kernel speaks here */
+		n = cg_nl_recv(ns->sock, buf, sizeof(buf), MSG_DONTWAIT);
 		if (n < 0) {
-			if (errno == EINTR)
+			if (n == -EINTR)
 				continue;
-			if (errno == ENOBUFS) {
+			if (n == -ENOBUFS) {
 				/* events were lost: a new dump catches up */
 				ns->dump = true;
 				continue;
 			}
-			if (errno != EAGAIN) {
+			if (n != -EAGAIN) {
 				char safe[4 * CG_LABEL_MAX];
 
 				printf("cannot read link events of netns %s: %s\n",
-				       cg_text_safe(ns->label, safe, sizeof(safe)), strerror(errno));
+				       cg_text_safe(ns->label, safe, sizeof(safe)), strerror(-n));
 				close(ns->sock);
 				ns->sock = -1;
 				ns->listed = true;	/* nothing more comes from it */
 			}
 			return;
 		}
-		if (from.nl_pid)	/* only the kernel speaks here */
-			continue;
 		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
 			if (h->nlmsg_type == RTM_NEWLINK || h->nlmsg_type == RTM_DELLINK)
 				cg_wlink(w, ns, h);
 			else if (h->nlmsg_type == NLMSG_DONE)
 				ns->listed = true;
 			else if (h->nlmsg_type == NLMSG_ERROR &&
-				 ((struct nlmsgerr *)NLMSG_DATA(h))->error)
+				 (!cg_nl_data(h, sizeof(struct nlmsgerr)) ||
+				  ((struct nlmsgerr *)NLMSG_DATA(h))->error))
 				ns->dump = true;	/* the dump did not start: again later */
 		}
 	}

@@ -277,6 +277,55 @@ case_completion_reload() {
 }
 cg_case completion_reload
 
+# Another ftrace user with IPMODIFY on skb_checksum_help() (a live patch
+# of it would be one; here tests/tools/cg-hold, which tests/guests.sh
+# builds for each guest kernel) keeps the completion guard off: `completion
+# on` fails and says why, the module says it in the kernel log, and once the
+# other user is gone the guard goes on and off, leaving nothing traced.
+case_completion_held() {
+	local t="completion/held [$BACKEND]" ko why= ef=/sys/kernel/tracing/enabled_functions
+
+	[ "$BACKEND" = kmod ] || return 0
+	for ko in "$BLD"/hold/*/cg_hold.ko ""; do
+		[ -n "$ko" ] && [ "$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)" = "$(uname -r)" ] &&
+			break
+	done
+	if [ -z "$ko" ]; then
+		skip "$t: no cg_hold.ko built for $(uname -r) (tests/guests.sh builds it)"
+		return
+	fi
+	"$CG" completion off --quiet 2>/dev/null
+	if ! insmod "$ko" 2>"$TMPD/hold.err"; then
+		fail "$t: insmod cg_hold: $(cat "$TMPD/hold.err")"
+		return
+	fi
+	dmesg -c >/dev/null
+	if "$CG" completion on 2>"$TMPD/comp.err"; then
+		why="$why completion on succeeded while cg_hold holds skb_checksum_help;"
+		"$CG" completion off --quiet
+	else
+		grep -q 'already redirected by another ftrace user' "$TMPD/comp.err" ||
+			why="$why the loader said: $(cat "$TMPD/comp.err");"
+		dmesg | grep -q 'another ftrace user with IPMODIFY (a live patch?) holds skb_checksum_help' ||
+			why="$why the kernel log does not say why: $(dmesg | grep -m1 csum_guard);"
+		[ "$("$CG" completion --json | jq -r .on)" = false ] ||
+			why="$why completion reads on after the refusal;"
+	fi
+	rmmod cg_hold || why="$why rmmod cg_hold failed;"
+	if ! "$CG" completion on --quiet 2>"$TMPD/comp.err"; then
+		why="$why on after cg_hold left: $(cat "$TMPD/comp.err");"
+	fi
+	"$CG" completion off --quiet
+	grep -q skb_checksum_help "$ef" 2>/dev/null &&
+		why="$why skb_checksum_help still traced: $(grep skb_checksum_help "$ef");"
+	if [ -z "$why" ]; then
+		pass "$t: refused while another IPMODIFY user held skb_checksum_help, said so to the user and in the kernel log; on and off once it left, nothing traced"
+	else
+		fail "$t:$why"
+	fi
+}
+cg_case completion_held
+
 # A device guarded by one backend is not guarded by the other as well.
 case_one_backend() {
 	local t="one-backend-per-device [$BACKEND]" other
