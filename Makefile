@@ -207,9 +207,9 @@ $(BUILD)/fuzz/fuzz_verdict: tests/fuzz/fuzz_verdict.c include/csum_guard.h | $(B
 	$(call msg,FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(WARN) -Iinclude -o $@ $<
 $(BUILD)/fuzz/fuzz_escape: tests/fuzz/fuzz_escape.c lib/json.c lib/json.h lib/log.c lib/log.h \
-		| $(BUILD)/fuzz
+		lib/journal.c | $(BUILD)/fuzz
 	$(call msg,FUZZ,$@)
-	$(Q)$(FUZZ_CC) $(WARN) -Ilib -o $@ $< lib/json.c lib/log.c $(LIBS)
+	$(Q)$(FUZZ_CC) $(WARN) -Ilib -o $@ $< lib/json.c lib/log.c lib/journal.c $(LIBS)
 $(BUILD)/fuzz/fuzz_tcpopt: tests/fuzz/fuzz_tcpopt.c syncookie/sc_syn.bpf.h syncookie/syncookie_abi.h \
 		| $(BUILD)/fuzz
 	$(call msg,FUZZ,$@)
