@@ -257,7 +257,7 @@ case_syn_malformed() {
 		{ fail "$t: set-up"; return; }
 	sc_on --ports $SC_PORT --set-sysctl || { fail "$t: attach"; sc_down; return; }
 	rm -f "$TMPD/sc.ready"
-	"$STREAM" --netns "$SC_S" --listen :: --ready-file "$TMPD/sc.ready" --timeout 120 >/dev/null 2>&1 &
+	"$STREAM" --netns "$SC_S" --listen :: --ready-file "$TMPD/sc.ready" --timeout 600 >/dev/null 2>&1 &
 	l=$!
 	wait_ready "$TMPD/sc.ready"
 	for a in 10.9.0.2 fd09::2; do

@@ -48,10 +48,46 @@ cp "$TOP/dkms.conf" "$TOP/VERSION" "$SRC/" && cp -r "$TOP/include" "$SRC/" &&
 	cp "$TOP"/kmod/*.[ch] "$TOP/kmod/Kbuild" "$TOP/kmod/Makefile" "$SRC/kmod/" &&
 	rm -f "$SRC"/kmod/*.mod.c || exit 1
 
+# Headers that want a newer gcc than this machine's (fetch.sh left their
+# compiler as it was: 7.x want gcc-16) are built in a root of the kernel's
+# release that has it (buildroot.sh), as a user's DKMS builds there: its
+# dkms and compiler, the DKMS trees and the kernel cache bound at their own
+# paths (kbuild writes its temporary files in the headers' directory), /proc mounted (7.x objtool reads its stack limit there).
+cc=$(sed -n 's/^CC = .*)\(gcc-[0-9]*\)$/\1/p' "$HEADERS/.kernelvariables" 2>/dev/null)
+suite=
+if [ "$CG_KARCH" = amd64 ] && [ -n "$cc" ] && ! command -v "$cc" >/dev/null; then
+	suite=$(awk -v n="$NAME" '$1 == n { print $2 }' "$CG_LIST")
+	suite=${suite%-security}
+	suite=${suite%-backports}
+	ROOT=
+	eval "$("$TOP/tests/guest/buildroot.sh" "$suite" "$cc")" && [ -n "$ROOT" ] ||
+		{ echo "cannot make a $suite root with $cc for $NAME" >&2; exit 1; }
+fi
+
+in_root() {
+	unshare --mount --propagation private bash -euo pipefail -c '
+		root=$1 b=$2 k=$3; shift 3
+		mount -t proc proc "$root/proc"
+		for d in "$b" "$k"; do
+			mkdir -p "$root$d"
+			mount --bind "$d" "$root$d"
+		done
+		exec chroot "$root" env LC_ALL=C.UTF-8 PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"
+	' _ "$ROOT" "$B" "$CG_KERNELS" "$@"
+}
+
 build() {
 	if [ "$CG_KARCH" = arm64 ]; then
 		"$TOP/tests/guest/run.sh" --kernel "$NAME" --timeout 1200 --share-rw "$B" -- \
 			bash "$TOP/tests/guest/dkms.sh" --in-guest "$KVER" "$HEADERS"
+	elif [ -n "$suite" ]; then
+		echo "building in the $suite root $ROOT with $cc"
+		in_root dkms --sourcetree "$B/src" --dkmstree "$B/tree" --installtree "$B/install" \
+			add -m csum-guard -v "$VER" &&
+		in_root dkms --sourcetree "$B/src" --dkmstree "$B/tree" --installtree "$B/install" \
+			build -m csum-guard -v "$VER" -k "$KVER" --kernelsourcedir "$HEADERS" &&
+		in_root dkms --sourcetree "$B/src" --dkmstree "$B/tree" --installtree "$B/install" \
+			install -m csum-guard -v "$VER" -k "$KVER" --kernelsourcedir "$HEADERS" --no-depmod
 	else
 		dk add -m csum-guard -v "$VER" &&
 		dk build -m csum-guard -v "$VER" -k "$KVER" --kernelsourcedir "$HEADERS" &&

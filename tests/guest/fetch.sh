@@ -99,14 +99,37 @@ deb_of()
 	return 1
 }
 
-# Download the packages of the kernel that are not in build/kernels/debs/ yet.
+# Debian's 7.x kernels are split: linux-image-KVER is an empty package that
+# depends on linux-binary-KVER (the image, /usr/lib/modules/KVER/vmlinuz),
+# linux-modules-KVER and linux-base-KVER (modules.builtin and friends), all
+# of the image's version.  Print those dependencies of the downloaded image
+# package as "pkg=version" (nothing for an image package that holds the
+# kernel itself).
+image_parts()
+{
+	local deb
+
+	deb=$(deb_of "${CG_KPKGS%% *}") || return 0
+	dpkg-deb -f "$deb" Depends | tr ',' '\n' |
+		sed -n "s/^ *\(linux-\(binary\|modules\|base\)-$CG_KVER\) *(= *\([^)]*\)).*/\1=\3/p"
+}
+
+# Download the packages of the kernel that are not in build/kernels/debs/ yet:
+# those of its kernels.list line, then the parts a split image depends on.
 # The private lists are refreshed when there are none or when a pinned
 # version cannot be found in them.
 download()
 {
+	download_pkgs $CG_KPKGS
+	# shellcheck disable=SC2046
+	download_pkgs $(image_parts)
+}
+
+download_pkgs()
+{
 	local pv i need=()
 
-	for pv in $CG_KPKGS; do
+	for pv; do
 		deb_of "$pv" > /dev/null || need+=("$pv")
 	done
 	[ ${#need[@]} -eq 0 ] && return 0
@@ -152,12 +175,22 @@ fix_headers()
 	[ -f "$hdr/scripts/Makefile.build" ] ||
 		cg_die "$hdr/scripts does not resolve: linux-kbuild package missing from kernels.list?"
 
+	# 7.x headers also name their own place absolutely (KBUILD_OUTPUT):
+	# the directory of this Makefile, wherever it was unpacked.
+	sed -i 's|^KBUILD_OUTPUT=/usr/src/linux-headers-[^/]*$|KBUILD_OUTPUT := $(realpath $(dir $(lastword $(MAKEFILE_LIST))))|' \
+		"$hdr/Makefile"
+	grep -q '^KBUILD_OUTPUT=/' "$hdr/Makefile" &&
+		cg_die "unexpected KBUILD_OUTPUT in $hdr/Makefile"
+
 	# The headers name the compiler the kernel was built with (gcc-10 for
-	# bullseye).  Without it, use this machine's gcc (modules load anyway:
-	# the vermagic holds no compiler version).
+	# bullseye).  Without it, use this machine's gcc if it is newer (modules
+	# load anyway: the vermagic holds no compiler version).  An older gcc
+	# rejects the flags of a newer one: such headers (7.x want gcc-16) stay
+	# as they are, and dkms.sh builds in a root of the kernel's release.
 	cc=$(sed -n 's/^CC = .*)\(gcc-[0-9]*\)$/\1/p' "$hdr/.kernelvariables")
-	if [ -n "$cc" ] && ! command -v "$cc" > /dev/null; then
-		have=gcc-$(gcc -dumpversion | cut -d. -f1)
+	have=gcc-$(gcc -dumpversion | cut -d. -f1)
+	if [ -n "$cc" ] && ! command -v "$cc" > /dev/null &&
+	   [ "${cc#gcc-}" -lt "${have#gcc-}" ]; then
 		cg_msg "$CG_KNAME: headers want $cc, using $have"
 		sed -i "s/^\(CC = .*)\)$cc\$/\1$have/" "$hdr/.kernelvariables"
 	fi
@@ -166,7 +199,9 @@ fix_headers()
 	# headers inside the unpacked root as well.
 	want=$(readlink "$root/lib/modules/$CG_KVER/source" || true)
 	ln -sfn "../../../usr/src/linux-headers-$CG_KVER" "$root/lib/modules/$CG_KVER/build"
-	[ -n "$want" ] && ln -sfn "../../..$want" "$root/lib/modules/$CG_KVER/source"
+	case $want in
+	/*) ln -sfn "../../..$want" "$root/lib/modules/$CG_KVER/source" ;;
+	esac
 	return 0
 }
 
@@ -247,15 +282,40 @@ extract_image()
 	fi
 }
 
+# Debian 7.x ships its module tree (and the image in it) under
+# /usr/lib/modules, and the headers' build/source links are relative to
+# that place.  Move the tree to lib/modules, where depmod -b, run.sh and
+# the older kernels have it, and make those links point to the same
+# targets from there.
+merged_usr()
+{
+	local root=$1 from=usr/lib/modules/$CG_KVER l t
+
+	[ -d "$root/$from" ] || return 0
+	[ -e "$root/lib/modules/$CG_KVER" ] && cg_die "both lib/modules and usr/lib/modules hold $CG_KVER"
+	mkdir -p "$root/lib/modules"
+	mv "$root/$from" "$root/lib/modules/"
+	rmdir -p --ignore-fail-on-non-empty "$root/usr/lib/modules"
+	for l in build source; do
+		t=$(readlink "$root/lib/modules/$CG_KVER/$l") || continue
+		case $t in
+		/*) ;;	# fix_headers makes absolute links relative
+		*) ln -sfn "../../../$(realpath -m --relative-to=/ "/$from/$t")" \
+			"$root/lib/modules/$CG_KVER/$l" ;;
+		esac
+	done
+}
+
 prepare()
 {
 	local root=$CG_KDIR/root.new pv
 
 	rm -rf "$root" "$CG_KDIR/ready"
 	mkdir -p "$root"
-	for pv in $CG_KPKGS; do
+	for pv in $CG_KPKGS $(image_parts); do
 		dpkg -x "$(deb_of "$pv")" "$root"
 	done
+	merged_usr "$root"
 	[ -d "$root/lib/modules/$CG_KVER" ] || cg_die "no lib/modules/$CG_KVER in the image"
 	fix_headers "$root"
 	# Uncompressed modules (6.12 ships .ko.xz): depmod over them, which
@@ -270,8 +330,8 @@ prepare()
 	rm -rf "$CG_KROOT"
 	mv "$root" "$CG_KROOT"
 	case $CG_KARCH in
-	amd64) extract_vmlinux "$CG_KROOT/boot/vmlinuz-$CG_KVER" "$CG_KDIR/vmlinux" ;;
-	arm64) extract_image "$CG_KROOT/boot/vmlinuz-$CG_KVER" "$CG_KDIR/Image" ;;
+	amd64) extract_vmlinux "$(cg_kernel_vmlinuz)" "$CG_KDIR/vmlinux" ;;
+	arm64) extract_image "$(cg_kernel_vmlinuz)" "$CG_KDIR/Image" ;;
 	esac
 	# run.sh rebuilds these from the new modules.
 	rm -rf "$CG_KDIR"/initrd-* "$CG_KDIR"/modules-*

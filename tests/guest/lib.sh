@@ -149,6 +149,18 @@ cg_kernel_image()
 	elif [ -f "$CG_KDIR/Image" ]; then
 		echo "$CG_KDIR/Image"
 	else
+		cg_kernel_vmlinuz
+	fi
+}
+
+# The kernel's compressed image in its unpacked packages: /boot/vmlinuz-KVER,
+# or, since Debian's 7.x (linux-binary-KVER), the vmlinuz of its module tree
+# (/usr/lib/modules/KVER, which fetch.sh moves to lib/modules/KVER).
+cg_kernel_vmlinuz()
+{
+	if [ -f "$CG_KROOT/lib/modules/$CG_KVER/vmlinuz" ]; then
+		echo "$CG_KROOT/lib/modules/$CG_KVER/vmlinuz"
+	else
 		echo "$CG_KROOT/boot/vmlinuz-$CG_KVER"
 	fi
 }
