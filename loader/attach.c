@@ -55,6 +55,7 @@ int cg_attach(const struct cg_attach_req *r, struct cg_attach_result *res, struc
 	enum cg_choice want = r->backend, c;
 	struct cg_target t;
 	char why[256], kind[CG_KIND_LEN];
+	bool kind_egress;
 	int err;
 
 	memset(res, 0, sizeof(*res));
@@ -71,10 +72,18 @@ int cg_attach(const struct cg_attach_req *r, struct cg_attach_result *res, struc
 	if (err)
 		return cg_ack_err(ack, err, "cannot read its device kind: %s", strerror(-err));
 	res->kind = cg_kind_find(kind);
-	if (res->kind && res->kind->egress)
+	kind_egress = res->kind && res->kind->egress && !o.egress;
+	if (kind_egress)
 		o.egress = true;
 
 	res->was_by = cg_guarded_by(&t, &res->was);
+	/* never narrow a guard: what it has stays unless asked off */
+	if (res->was_by != CG_CHOICE_NONE && res->was.attached) {
+		if (res->was.egress && !r->no_egress)
+			o.egress = true;
+		if (res->was.log_drops && !r->no_log_drops)
+			o.log_drops = true;
+	}
 	if (res->was_by != CG_CHOICE_NONE && want != CG_CHOICE_NONE && want != res->was_by)
 		return cg_ack_err(ack, -EBUSY, "already guarded by the %s backend; detach it first",
 				  cg_choice_name(res->was_by));
@@ -104,7 +113,7 @@ int cg_attach(const struct cg_attach_req *r, struct cg_attach_result *res, struc
 			err = cg_backends[res->by]->attach(&t, &o, ack);
 		}
 	}
-	if (err == -EOPNOTSUPP && o.egress && !r->opts.egress) {
+	if (err == -EOPNOTSUPP && kind_egress) {
 		snprintf(why, sizeof(why), "%s", cg_ack_why(ack, err));
 		if (ack)
 			ack->msg[0] = '\0';

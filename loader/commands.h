@@ -29,6 +29,7 @@ struct cg_args {
 	enum cg_choice backend;	/* --backend */
 	enum cg_attach_mode mode;	/* attach --mode */
 	bool log_drops, egress, all, json, prometheus, no_completion;
+	bool no_egress, no_log_drops;	/* attach: turn off what the guard has */
 	char **operands;
 	int noperands;
 };
@@ -44,7 +45,10 @@ struct cg_attach_req {
 	const char *dev;
 	const char *netns;	/* NULL: ours */
 	enum cg_choice backend;	/* NONE: the one guarding it, else the probe's pick */
+	/* opts adds to what a guard has: its egress and log-drops stay
+	 * unless these ask to turn them off (attach --no-egress ...) */
 	struct cg_attach_opts opts;
+	bool no_egress, no_log_drops;
 	const char *object_path;	/* attach --object, for messages */
 };
 

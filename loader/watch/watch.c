@@ -255,7 +255,8 @@ static bool cg_wguard(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d)
 		cg_wdev_del(ns, d);
 		return false;
 	}
-	if (b && (!want || !strcmp(want, b->name)) && st.log_drops == w->log_drops) {
+	/* a guard with more than we ask (--egress, --log-drops) is left as it is */
+	if (b && (!want || !strcmp(want, b->name)) && (st.log_drops || !w->log_drops)) {
 		printf("already guarded %s netns %s (%s, %s%s)\n", dev, nsl,
 		       b->name, st.mode, cg_opts_text(&st));
 		cg_wahead(&ahead, dev, nsl);

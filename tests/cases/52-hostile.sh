@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# 52-hostile.sh - a guard that stays as it was set up on a host that keeps
+# changing: nothing but the operator's explicit word narrows its options.
+#
+#   netns $CG_PFX-k: tap ${CG_PFX}k0 (up), guarded; cg-inject writes one
+#   bad frame into it and the guard's counter must count it
+
+# hk_kernel NS DEV: "EGRESS LOG_DROPS" of DEV's guard as the kernel runs it:
+# bpf from the hooks and the program's read-only data, kmod from the
+# module's own dump (the status of the kmod backend reads nothing else)
+hk_kernel() {
+	local h e=false l=
+
+	if [ "$BACKEND" = bpf ]; then
+		h=$(kernel_guard "$1" "$2")
+		grep -q '_egress ' <<<"$h" && e=true
+		l=$(awk '$1 ~ /_ingress$/ { print $4; exit }' <<<"$h")
+		echo "$e ${l:-none}"
+	else
+		"$CG" status "$2" --netns "$1" --json | jq -r '"\(.egress) \(.log_drops)"'
+	fi
+}
+
+# hk_drops NS DEV: one bad frame written into DEV; empty when the guard
+# counted it, else what went wrong
+hk_drops() {
+	local d0 d1
+
+	d0=$("$CG" status "$2" --netns "$1" --json | jq -r .dropped)
+	ip netns exec "$1" "$INJECT" --dev "$2" --csum-start 20 --csum-offset 6 --payload 64 ||
+		echo "inject failed"
+	d1=$("$CG" status "$2" --netns "$1" --json | jq -r .dropped)
+	[ "$d1" = $((d0 + 1)) ] || echo "dropped $d0 -> $d1"
+}
+
+# hk_watch_once NS DEV OUT ARGS...: a watcher of DEV alone, with ARGS, until
+# it has dealt with DEV (guarded or left it), then stopped
+hk_watch_once() {
+	local ns=$1 dev=$2 out=$3 wpid end=$((SECONDS + 15))
+
+	[ -n "${CG_GUEST:-}" ] && end=$((SECONDS + 90))
+
+	shift 3
+	"$CG" watch --backend "$BACKEND" --match "$dev" --no-completion "$@" >"$out" 2>&1 &
+	wpid=$!
+	until grep -qE "^(already guarded|guarded|cannot guard) $dev netns " "$out"; do
+		[ $SECONDS -lt $end ] && kill -0 $wpid 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -TERM $wpid 2>/dev/null
+	wait $wpid 2>/dev/null
+}
+
+# Never narrow an operator's choice: a guard given --egress and --log-drops
+# keeps both through a plain attach, the libvirt hook's attach and watch
+# runs of other options; only --no-egress and --no-log-drops take them off.
+case_hostile_keep() {
+	local t="hostile-keep [$BACKEND]" ns=$CG_PFX-k dev=${CG_PFX}k0 why= got eg
+	local hook=$TOP/packaging/libvirt-qemu-hook out=$TMPD/hk.watch
+
+	eg=$(egress_unavailable)
+	if [ -n "$eg" ]; then
+		skip "$t: this backend cannot guard egress here: $eg"
+		return
+	fi
+	[ -e /dev/net/tun ] || modprobe tun 2>/dev/null
+	ip netns del "$ns" 2>/dev/null
+	if ! { ip netns add "$ns" && ip -n "$ns" link set lo up &&
+	       ip -n "$ns" tuntap add dev "$dev" mode tap vnet_hdr && ip -n "$ns" link set "$dev" up; }; then
+		fail "$t: set-up"
+		ip netns del "$ns" 2>/dev/null
+		return
+	fi
+	hk() { "$CG" attach "$dev" --netns "$ns" --backend "$BACKEND" --quiet "$@"; }
+	# hk_want STEP "EGRESS LOG_DROPS": what the kernel runs, and it drops
+	hk_want() {
+		got=$(hk_kernel "$ns" "$dev")
+		[ "$got" = "$2" ] || why="$why; $1: egress/log_drops $got, want $2"
+		got=$(hk_drops "$ns" "$dev")
+		[ -z "$got" ] || why="$why; $1: $got"
+	}
+
+	hk --egress --log-drops || why="$why; attach --egress --log-drops failed"
+	hk_want "set-up" "true true"
+	hk || why="$why; plain attach failed"
+	hk_want "plain attach" "true true"
+
+	# the libvirt hook at "start begin", in the device's namespace (never
+	# a mount namespace of its own: the pins must outlive it)
+	printf "<domain>\n  <interface type='ethernet'>\n    <target dev='%s'/>\n  </interface>\n</domain>\n" "$dev" |
+		PATH=$BLD:$PATH nsenter --net="/run/netns/$ns" sh "$hook" guest1 start begin - >"$TMPD/hk.hook" 2>&1 ||
+		why="$why; hook failed: $(tr '\n' ' ' <"$TMPD/hk.hook")"
+	hk_want "libvirt hook" "true true"
+
+	# a watcher without --log-drops (a restart with other options)
+	hk_watch_once "$ns" "$dev" "$out"
+	grep -q "^already guarded $dev netns .*egress.*log-drops" "$out" ||
+		why="$why; watch said: $(grep " $dev " "$out" | tr '\n' ' ')"
+	hk_want "watch" "true true"
+
+	# the operator's explicit word
+	hk --no-egress || why="$why; attach --no-egress failed"
+	hk_want "--no-egress" "false true"
+	hk --no-log-drops || why="$why; attach --no-log-drops failed"
+	hk_want "--no-log-drops" "false false"
+
+	# watch --log-drops over a guard of --egress: adds the log, keeps egress
+	hk --egress || why="$why; attach --egress failed"
+	hk_watch_once "$ns" "$dev" "$out" --log-drops
+	grep -q "^guarded $dev netns " "$out" ||
+		why="$why; watch --log-drops said: $(grep " $dev " "$out" | tr '\n' ' ')"
+	hk_want "watch --log-drops" "true true"
+
+	# both ways at once is bad usage, and changes nothing
+	hk --egress --no-egress 2>"$TMPD/hk.err" && why="$why; --egress --no-egress accepted"
+	[ "$(wc -l <"$TMPD/hk.err")" = 1 ] || why="$why; --egress --no-egress said: $(cat "$TMPD/hk.err")"
+	hk --log-drops --no-log-drops 2>/dev/null && why="$why; --log-drops --no-log-drops accepted"
+	hk_want "bad usage" "true true"
+
+	"$CG" detach "$dev" --netns "$ns" --quiet
+	ip netns del "$ns"
+	if [ -z "$why" ]; then
+		pass "$t: --egress and --log-drops kept through a plain attach, the libvirt hook and watch with and without --log-drops (the kernel runs both, bad frames counted); --no-egress and --no-log-drops take each off"
+	else
+		fail "$t: ${why#; }"
+	fi
+}
+cg_case hostile_keep
