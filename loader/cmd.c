@@ -39,6 +39,8 @@ static const struct cg_opt cg_opts[] = {
 	{ "match", 'M', "GLOB[,GLOB...]", "guard only devices whose names match one "
 	  "(again: more globs)" },
 	{ "no-completion", 'C', NULL, "leave the module's completion guard as it is" },
+	{ "ready-on-failure", 'R', NULL, "say ready (READY=1) when every device there at "
+	  "the start is guarded or has failed, not only when each is guarded" },
 	{ "quiet", 'q', NULL, "say nothing but errors" },
 	{ NULL, 0, NULL, NULL },
 };
@@ -221,12 +223,14 @@ static const struct cg_cmd cg_cmds[] = {
 	  "why. It loads nothing that stays.\n",
 	  "jq", cg_run_probe },
 	{ "watch", CG_USAGE("[--match GLOB[,GLOB...]]... [--backend auto|bpf|kmod] [--log-drops]\n"
-			    "[--no-completion]"),
+			    "[--no-completion] [--ready-on-failure]"),
 	  "Guard every guest-facing device of every network namespace, those that\n"
 	  "appear later included, until stopped (SIGTERM); the guards stay when it\n"
 	  "stops. It switches the module's completion guard on where the module runs\n"
-	  "(not with --no-completion), and with --log-drops writes the drop events.\n",
-	  "MblCq", cg_run_watch },
+	  "(not with --no-completion), and with --log-drops writes the drop events.\n"
+	  "It says ready (READY=1) once every device there at its start is guarded;\n"
+	  "until then it names those it cannot guard and tries them again.\n",
+	  "MblCRq", cg_run_watch },
 	{ "events", CG_USAGE("[--json]"),
 	  "Write a line (--json: an object) for each drop of a guard attached with\n"
 	  "--log-drops, and each completion the completion guard refuses, named by\n"

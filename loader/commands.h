@@ -30,6 +30,7 @@ struct cg_args {
 	enum cg_attach_mode mode;	/* attach --mode */
 	bool log_drops, egress, all, json, prometheus, no_completion;
 	bool no_egress, no_log_drops;	/* attach: turn off what the guard has */
+	bool ready_on_failure;	/* watch */
 	char **operands;
 	int noperands;
 };

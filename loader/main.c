@@ -108,6 +108,9 @@ static int cg_args_set(int val, const char *arg, void *ctx)
 	case 'C':
 		a->no_completion = true;
 		break;
+	case 'R':
+		a->ready_on_failure = true;
+		break;
 	}
 	return 0;
 }

@@ -15,8 +15,9 @@
  * attach runs alone under the lock, in the device's namespace, and no
  * failure stops the watch. One line per action goes to stdout.
  * SIGINT/SIGTERM end the watch with 0 and leave every guard in place: the
- * guards outlive the watcher by design (loop.c: the command and its loop). Once every device there at the
- * start is guarded or has failed, it says ready, to systemd too (READY=1,
+ * guards outlive the watcher by design (loop.c: the command and its loop).
+ * Once every device there at the start is guarded (or, with
+ * --ready-on-failure, has failed), it says ready, to systemd too (READY=1,
  * lib/notify.h): the unit is Type=notify, ordered before the VM managers.
  *
  * Our socket keeps its namespace alive, so a namespace is dropped as soon as
@@ -283,7 +284,7 @@ static bool cg_wguard(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d)
 		cg_wpreload_drop(w);
 	printf("cannot guard %s netns %s: %s\n", dev, nsl, why);
 	d->state = CG_W_FAILED;
-	d->retry_at = cg_wnow_ms() + CG_RETRY_MS;
+	d->retry_at = cg_wnow_ms() + (w->ready ? CG_RETRY_MS : CG_RETRY_UNREADY_MS);
 	return true;
 }
 
@@ -364,10 +365,48 @@ void cg_wwork(struct cg_watch *w)
 }
 
 /*
+ * The failures that keep the watcher from being ready, named: one line to
+ * the log and the service manager's STATUS=, again only when their
+ * number changes.
+ */
+static void cg_wunready(struct cg_watch *w, int failed)
+{
+	char names[512], buf[4 * CG_LABEL_MAX], dev[4 * IF_NAMESIZE + 1];
+	size_t len = 0;
+	int i, j, shown = 0;
+
+	if (failed == w->unready)
+		return;
+	w->unready = failed;
+	names[0] = '\0';
+	for (i = 0; i < w->nns; i++)
+		for (j = 0; j < w->ns[i]->ndevs; j++) {
+			if (w->ns[i]->devs[j].state != CG_W_FAILED)
+				continue;
+			if (len < sizeof(names) - 1 && shown < 8) {
+				len += snprintf(names + len, sizeof(names) - len, "%s%s netns %s",
+						shown ? ", " : "",
+						cg_text_safe(w->ns[i]->devs[j].name, dev, sizeof(dev)),
+						cg_text_safe(w->ns[i]->label, buf, sizeof(buf)));
+				if (len >= sizeof(names))
+					len = sizeof(names) - 1;
+			}
+			shown++;
+		}
+	printf("not ready: %d device%s not guarded (%s%s); trying again every %d s "
+	       "(--ready-on-failure to be ready all the same)\n", failed, failed == 1 ? "" : "s",
+	       names, shown > 8 ? ", ..." : "", CG_RETRY_UNREADY_MS / 1000);
+	snprintf(buf, sizeof(buf), "STATUS=not ready: %d device%s not guarded (%s%s)",
+		 failed, failed == 1 ? "" : "s", names, shown > 8 ? ", ..." : "");
+	cg_notify(buf);
+}
+
+/*
  * Ready once every namespace's first link dump has ended and each device it
- * listed has been guarded or has failed (and said so): a unit of
- * Type=notify then counts as started, and the VM managers ordered after it
- * start no guest before that.
+ * listed has been guarded: a unit of Type=notify then counts as started,
+ * and the VM managers ordered after it start no guest before that. A
+ * device that failed keeps it from ready (fail closed: it is tried again,
+ * and named) unless --ready-on-failure lets a host prefer availability.
  */
 void cg_wready(struct cg_watch *w)
 {
@@ -391,10 +430,15 @@ void cg_wready(struct cg_watch *w)
 			}
 		}
 	}
+	if (failed && !w->ready_on_failure) {
+		cg_wunready(w, failed);
+		return;
+	}
 	w->ready = true;
 	printf("ready: %d guarded, %d failed, in %d network namespaces\n",
 	       guarded, failed, w->nns);
-	err = cg_notify("READY=1\nSTATUS=guarding every guest-facing device");
+	err = cg_notify(failed ? "READY=1\nSTATUS=ready, with devices left unguarded (--ready-on-failure)" :
+			"READY=1\nSTATUS=guarding every guest-facing device");
 	if (err < 0)
 		printf("cannot tell the service manager we are ready: %s\n", strerror(-err));
 }

@@ -126,3 +126,90 @@ case_hostile_keep() {
 	fi
 }
 cg_case hostile_keep
+
+# hu_watch OUT SOCK ARGS...: a watcher of ${CG_PFX}u0 alone, in a mount
+# namespace of its own whose bpffs is read-only (every bpf attach fails
+# there until it is made writable), its descriptor limit 1024 of 8192;
+# its pid in $hu_pid
+hu_watch() {
+	local out=$1 sock=$2
+
+	shift 2
+	NOTIFY_SOCKET=$sock prlimit --nofile=1024:8192 unshare -m --propagation private \
+		sh -c 'mount -t bpf -o ro bpf /sys/fs/bpf && exec "$@"' sh \
+		"$CG" watch --backend bpf --match "${CG_PFX}u0" --no-completion "$@" >"$out" 2>&1 &
+	hu_pid=$!
+}
+
+# Fail closed: a watcher says READY=1 only once every device there at its
+# start is guarded. A tap it cannot guard (bpffs read-only in its mount
+# namespace) keeps it from ready: it names the tap, tries again, and is
+# ready within seconds of the tap being guardable. --ready-on-failure is
+# ready all the same. Its descriptor limit is raised to the hard limit.
+case_hostile_unready() {
+	local t="hostile-unready [$BACKEND]" ns=$CG_PFX-u dev=${CG_PFX}u0 sock=$TMPD/hu.sock
+	local out=$TMPD/hu.watch why= lim=20 rpid
+
+	if [ "$BACKEND" != bpf ]; then
+		skip "$t: the failure is made by a read-only bpffs, which the module's guards do not use"
+		return
+	fi
+	[ -n "${CG_GUEST:-}" ] && lim=120
+	[ -e /dev/net/tun ] || modprobe tun 2>/dev/null
+	ip netns del "$ns" 2>/dev/null
+	if ! { ip netns add "$ns" && ip -n "$ns" tuntap add dev "$dev" mode tap vnet_hdr &&
+	       ip -n "$ns" link set "$dev" up; }; then
+		fail "$t: set-up"
+		ip netns del "$ns" 2>/dev/null
+		return
+	fi
+	rm -f "$sock"
+	"$SDRECV" "$sock" $lim >"$TMPD/hu.sd" 2>&1 &
+	rpid=$!
+	while [ ! -S "$sock" ] && kill -0 $rpid 2>/dev/null; do sleep 0.05; done
+	hu_watch "$out" "$sock"
+	# not ready while the tap cannot be guarded, and it says which
+	wait $rpid && why="$why; READY=1 with $dev unguarded: $(tr '\n' '|' <"$TMPD/hu.sd")"
+	grep -q "^cannot guard $dev netns $ns: " "$out" || why="$why; no 'cannot guard' line"
+	grep -q "^not ready: 1 device not guarded ($dev netns $ns); trying again" "$out" ||
+		why="$why; no 'not ready' line"
+	grep -q "STATUS=not ready: 1 device not guarded ($dev netns $ns)" "$TMPD/hu.sd" ||
+		why="$why; the service manager was not told why"
+	grep -q '^ready: ' "$out" && why="$why; said $(grep '^ready: ' "$out")"
+	grep -q "^cannot guard $dev netns $ns: " "$out" && [ "$(grep -c "^cannot guard $dev " "$out")" -ge 2 ] ||
+		why="$why; tried $(grep -c "^cannot guard $dev " "$out") times in ${lim}s"
+	# the limit: the hard one
+	grep -q '^Max open files *8192 *8192 ' "/proc/$hu_pid/limits" ||
+		why="$why; limits: $(grep 'open files' "/proc/$hu_pid/limits")"
+	# the tap becomes guardable: guarded, then ready, READY=1
+	rm -f "$sock"
+	"$SDRECV" "$sock" $lim >"$TMPD/hu.sd2" 2>&1 &
+	rpid=$!
+	while [ ! -S "$sock" ] && kill -0 $rpid 2>/dev/null; do sleep 0.05; done
+	nsenter -t "$hu_pid" -m mount -o remount,rw /sys/fs/bpf || why="$why; remount failed"
+	wait $rpid || why="$why; no READY=1 once $dev could be guarded: $(tr '\n' '|' <"$TMPD/hu.sd2")"
+	grep -q "^ready: 1 guarded, 0 failed" "$out" || why="$why; ready line: $(grep '^ready' "$out")"
+	[ "$(nsenter -t "$hu_pid" -m "$CG" status "$dev" --netns "$ns" --json | jq -r .attached)" = true ] ||
+		why="$why; $dev not guarded after ready"
+	nsenter -t "$hu_pid" -m "$CG" detach "$dev" --netns "$ns" --quiet
+	kill -TERM $hu_pid 2>/dev/null
+	wait $hu_pid
+
+	# --ready-on-failure: ready although the tap cannot be guarded
+	rm -f "$sock"
+	"$SDRECV" "$sock" $lim >"$TMPD/hu.sd3" 2>&1 &
+	rpid=$!
+	while [ ! -S "$sock" ] && kill -0 $rpid 2>/dev/null; do sleep 0.05; done
+	hu_watch "$out.2" "$sock" --ready-on-failure
+	wait $rpid || why="$why; --ready-on-failure: no READY=1: $(tr '\n' '|' <"$TMPD/hu.sd3")"
+	grep -q "^ready: 0 guarded, 1 failed" "$out.2" || why="$why; --ready-on-failure said: $(grep "ready" "$out.2")"
+	kill -TERM $hu_pid 2>/dev/null
+	wait $hu_pid
+	ip netns del "$ns"
+	if [ -z "$why" ]; then
+		pass "$t: no READY=1 while a tap there at start could not be guarded (named in the log and STATUS=, tried again); guarded and READY=1 once it could be; --ready-on-failure ready all the same; descriptor limit raised to the hard one"
+	else
+		fail "$t: ${why#; } (log: $(tr '\n' '|' <"$out"))"
+	fi
+}
+cg_case hostile_unready
