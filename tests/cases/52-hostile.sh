@@ -213,3 +213,76 @@ case_hostile_unready() {
 	fi
 }
 cg_case hostile_unready
+
+# hp_run SCRIPT ARG STATUS COMPLETION: the dkms package's maintainer
+# SCRIPT (postinst configure, prerm remove) as dpkg runs it, in a mount
+# namespace of its own where csum_guard 0.0.1 is loaded (a tmpfs over
+# /sys/module) and the tools it calls are stand-ins that record their
+# calls: csum-guard's status exits STATUS ("fail": 1 and nothing on stdout,
+# "idle": no guard, "kmod": a module guard) and completion status likewise
+# (COMPLETION "fail", "off", "on"). Prints the calls of rmmod, then what
+# the script said.
+hp_run() {
+	local d=$TMPD/hp s=$TMPD/hp/script
+
+	rm -rf "$d"
+	mkdir -p "$d/bin"
+	sed 's/@VERSION@/9.9.9/g' "$TOP/packaging/dkms/$1" >"$s"
+	cat >"$d/bin/csum-guard" <<-'EOS'
+		#!/bin/sh
+		case "$1 $2" in
+		"status --json")
+			case $HP_STATUS in
+			fail) echo "csum-guard: module csum_guard speaks ABI 9, this loader 1" >&2; exit 1 ;;
+			idle) echo '[]' ;;
+			kmod) echo '[{"device":"tap0","backend":"kmod","attached":true}]' ;;
+			esac ;;
+		"completion status")
+			case $HP_COMPLETION in
+			fail) exit 1 ;;
+			off) echo '{"on":false}' ;;
+			on) echo '{"on":true}' ;;
+			esac ;;
+		esac
+		EOS
+	printf '#!/bin/sh\necho "rmmod $*" >>"%s/calls"\n' "$d" >"$d/bin/rmmod"
+	# every kernel's build installed already; no systemd to restart a unit in
+	printf '#!/bin/sh\n[ "$1" = status ] && echo "csum-guard/9.9.9, x, x86_64: installed"\nexit 0\n' >"$d/bin/dkms"
+	printf '#!/bin/sh\nexit 1\n' >"$d/bin/deb-systemd-helper"
+	chmod +x "$d/bin/"*
+	: >"$d/calls"
+	HP_STATUS=$3 HP_COMPLETION=$4 PATH="$d/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
+		unshare -m --propagation private sh -c '
+		mount -t tmpfs tmpfs /sys/module && mkdir /sys/module/csum_guard &&
+		echo 0.0.1 >/sys/module/csum_guard/version && exec sh "$@"' sh "$s" "$2" >"$d/out" 2>&1
+	echo "rc=$? $(tr '\n' ' ' <"$d/calls")"
+	tr '\n' ' ' <"$d/out"
+}
+
+# Packages never unload a module that may guard: csum-guard-dkms's postinst
+# (an upgrade, the old module loaded) and prerm (a removal) run rmmod only
+# when csum-guard says the module guards nothing and its completion guard
+# is off; a status or completion status that fails is not "idle".
+case_hostile_package() {
+	local t="hostile-package" why= got s a st c want
+
+	command -v unshare >/dev/null || { skip "$t: no unshare"; return; }
+	for s in "postinst configure" "prerm remove"; do
+		a=${s#* }
+		s=${s% *}
+		for st in "fail off keep" "idle fail keep" "kmod off keep" "idle on keep" "idle off unload"; do
+			set -- $st
+			got=$(hp_run "$s" "$a" "$1" "$2")
+			want="rc=0 "
+			[ "$3" = unload ] && want="rc=0 rmmod csum_guard "
+			[ "$(head -1 <<<"$got")" = "$want" ] ||
+				why="$why; $s $a, status $1, completion $2: $(head -1 <<<"$got") ($(tail -1 <<<"$got"))"
+		done
+	done
+	if [ -z "$why" ]; then
+		pass "$t: the dkms package's postinst and prerm keep the module loaded when csum-guard's status or completion status fails or shows a guard, and unload it only when both say it guards nothing"
+	else
+		fail "$t: ${why#; }"
+	fi
+}
+cg_kernel_case hostile_package
