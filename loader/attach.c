@@ -66,6 +66,11 @@ int cg_attach(const struct cg_attach_req *r, struct cg_attach_result *res, struc
 		err = cg_target_resolve(&t, r->dev, r->netns, ack);
 	if (err)
 		return err;
+	/* entered by its path: is it the namespace meant, before anything? */
+	if (r->netns_ino && t.netns_ino != r->netns_ino)
+		return cg_ack_err(ack, -ESTALE, "netns %s is now another namespace (inode %llu, not %llu): nothing done",
+				  r->netns ?: "(ours)", (unsigned long long)t.netns_ino,
+				  (unsigned long long)r->netns_ino);
 	res->ifindex = t.ifindex;
 	/* A macvtap's guest frames leave through it: guard where they go */
 	err = cg_link_kind(t.ifindex, kind, sizeof(kind));

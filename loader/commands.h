@@ -50,6 +50,10 @@ struct cg_attach_req {
 	 * unless these ask to turn them off (attach --no-egress ...) */
 	struct cg_attach_opts opts;
 	bool no_egress, no_log_drops;
+	/* the namespace netns is meant to be (watch: the one it watches);
+	 * once entered it is checked, and -ESTALE if another took the path
+	 * (a process's PID reused, a name bound again); 0: any */
+	__u64 netns_ino;
 	const char *object_path;	/* attach --object, for messages */
 };
 

@@ -150,7 +150,8 @@ static void cg_wahead(const struct cg_ahead *a, const char *dev, const char *nsl
  * Attach to d in a child process, as `csum-guard attach` would: the host
  * lock is held and the namespace entered for the child's life only, and
  * what the attach leaves behind (libbpf's objects, a failure half-way) dies
- * with it. why gets the reason on failure, as the attach code worded it.
+ * with it. why gets the reason on failure, as the attach code worded it;
+ * -ESTALE when the namespace meant is no longer the one its path names.
  */
 static int cg_wspawn(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d,
 		     char *why, size_t n)
@@ -158,6 +159,7 @@ static int cg_wspawn(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d,
 	struct cg_attach_req r = {
 		.dev = d->name, .netns = ns->own ? NULL : ns->arg, .backend = w->backend,
 		.opts = { .log_drops = w->log_drops, .preloaded = w->preload },
+		.netns_ino = ns->ino,
 	};
 	struct cg_attach_result res;
 	struct cg_ack ack = {};
@@ -192,7 +194,7 @@ static int cg_wspawn(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d,
 			if (write(fds[1], m, strlen(m)) < 0)
 				_exit(2);
 		}
-		_exit(err ? 1 : 0);
+		_exit(err == -ESTALE ? 3 : err ? 1 : 0);
 	}
 	close(fds[1]);
 	for (;;) {
@@ -208,6 +210,9 @@ static int cg_wspawn(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d,
 		;
 	if (WIFEXITED(status) && !WEXITSTATUS(status))
 		return 0;
+	/* its path names another namespace now: the next scan finds its new one */
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
+		return -ESTALE;
 	if (!len) {
 		if (WIFEXITED(status))
 			snprintf(why, n, "attach exited with status %d", WEXITSTATUS(status));
@@ -248,6 +253,7 @@ static bool cg_wguard(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d)
 	struct cg_ahead ahead;
 	char why[1024], dev[4 * IF_NAMESIZE + 1], nsl[4 * sizeof(ns->label)];
 	bool gone, fresh;
+	int err;
 
 	cg_text_safe(d->name, dev, sizeof(dev));
 	cg_text_safe(ns->label, nsl, sizeof(nsl));
@@ -265,7 +271,8 @@ static bool cg_wguard(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d)
 		return true;
 	}
 	fresh = !b;
-	if (!cg_wspawn(w, ns, d, why, sizeof(why))) {
+	err = cg_wspawn(w, ns, d, why, sizeof(why));
+	if (!err) {
 		b = cg_wstatus(ns, d, &st, &gone, &ahead);
 		/* a fresh guard took the program loaded ahead: load another later */
 		if (fresh && b && st.prog_id == cg_bpf_preload_id(w->preload))
@@ -284,7 +291,8 @@ static bool cg_wguard(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d)
 		cg_wpreload_drop(w);
 	printf("cannot guard %s netns %s: %s\n", dev, nsl, why);
 	d->state = CG_W_FAILED;
-	d->retry_at = cg_wnow_ms() + (w->ready ? CG_RETRY_MS : CG_RETRY_UNREADY_MS);
+	d->retry_at = cg_wnow_ms() + (err == -ESTALE ? CG_SCAN_MS :
+				      w->ready ? CG_RETRY_MS : CG_RETRY_UNREADY_MS);
 	return true;
 }
 

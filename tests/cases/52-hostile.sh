@@ -286,3 +286,103 @@ case_hostile_package() {
 	fi
 }
 cg_kernel_case hostile_package
+
+# A host that loads only signed modules: the 6.1 guest (no bpf backend
+# there) booted with module.sig_enforce=1, its DKMS module not signed by a
+# key the kernel holds. probe says the module cannot load and why (not
+# modprobe -n's "loadable"), attach fails in one line saying it, watch
+# never says ready, and the kernel itself refuses the module
+# (tests/guest/sigforce.sh runs there).
+case_hostile_sigforce() {
+	local t="hostile-sigforce" k=deb6.1-vuln out=$TMPD/sigforce.out moddir why= l
+
+	if [ ! -s "$TMPD/moddir-$k" ]; then
+		skip "$t: no $k guest in this run (CG_GUESTS), so no DKMS module built for it"
+		return
+	fi
+	moddir=$(cat "$TMPD/moddir-$k")
+	"$TOP/tests/guest/run.sh" --kernel $k --timeout 900 --append module.sig_enforce=1 \
+		--modules-dir "$moddir" -- env CG_BUILD_DIR="$BLD" sh "$TOP/tests/guest/sigforce.sh" \
+		>"$out" 2>&1
+	l() { sed -n "s/^$1: //p" "$out" | head -1; }
+	[ "$(l sig_enforce)" = Y ] || why="$why; sig_enforce: $(l sig_enforce)"
+	[[ $(l modprobe) == rc=1\ *"could not insert 'csum_guard': "* ]] ||
+		why="$why; the kernel did not refuse the module: $(l modprobe)"
+	[ "$(l loaded)" = no ] || why="$why; module loaded"
+	[[ $(l probe) == *'"kmod_loadable":false'* ]] && [[ $(l probe) == *'only signed modules (module.sig_enforce=1)'* ]] ||
+		why="$why; probe: $(l probe)"
+	[[ $(l attach) =~ ^rc=1\ csum-guard:\ cannot\ attach\ to\ sg0:\ .*(only\ signed\ modules|Key\ was\ rejected|Required\ key) ]] ||
+		why="$why; attach: $(l attach)"
+	[[ $(l watch) == *"only signed modules"* ]] && [[ $(l watch) != *"|ready: "* ]] ||
+		why="$why; watch: $(l watch)"
+	if [ -z "$why" ]; then
+		pass "$t: module.sig_enforce=1 on $k: the kernel refuses the module ($(l modprobe | cut -c6-)); probe, attach and watch say it needs a signature the kernel trusts (signer: $(l signer)), watch never ready"
+	else
+		fail "$t: ${why#; } (guest: $(tail -3 "$out" | tr '\n' ' '))"
+	fi
+}
+cg_host_case --after-guests hostile_sigforce
+
+# Namespaces by handle: the path a watcher knows a namespace by comes to
+# name another one (the closest faithful stand-in for a PID reused: the
+# name X of namespace A is bound to namespace B, while a process keeps A
+# alive). A tap made in A right then must be guarded in A, and nothing of
+# B touched: B has a bridge of the tap's name, which no watcher guards.
+case_hostile_rebind() {
+	local t="hostile-rebind [$BACKEND]" x=$CG_PFX-x y=$CG_PFX-y dev=${CG_PFX}r0
+	local out=$TMPD/hr.watch why= spid wpid lim=15 end a b
+
+	[ -n "${CG_GUEST:-}" ] && lim=90
+	[ -e /dev/net/tun ] || modprobe tun 2>/dev/null
+	ip netns del "$x" 2>/dev/null
+	ip netns del "$y" 2>/dev/null
+	if ! { ip netns add "$x" && ip netns add "$y" && ip -n "$y" link add "$dev" type bridge; }; then
+		fail "$t: set-up (a bridge in a namespace)"
+		ip netns del "$x" 2>/dev/null
+		ip netns del "$y" 2>/dev/null
+		return
+	fi
+	nsenter --net="/run/netns/$x" sleep 600 &
+	spid=$!
+	a=$(stat -L -c %i "/run/netns/$x")
+	b=$(stat -L -c %i "/run/netns/$y")
+	until [ "$(stat -L -c %i /proc/$spid/ns/net 2>/dev/null)" = "$a" ]; do sleep 0.05; done
+	"$CG" watch --backend "$BACKEND" --match "$dev" --no-completion >"$out" 2>&1 &
+	wpid=$!
+	end=$((SECONDS + lim))
+	until grep -q '^ready: ' "$out"; do
+		[ $SECONDS -lt $end ] || { why="$why; never ready"; break; }
+		sleep 0.1
+	done
+	# past the first scans: the watcher knows A by its name
+	sleep 3
+	# X now names B (a mount over A's, which the watcher holds open); a
+	# tap appears in A at once
+	mount --bind "/run/netns/$y" "/run/netns/$x" &&
+		nsenter -t "$spid" -n ip tuntap add dev "$dev" mode tap vnet_hdr ||
+		why="$why; rebind or tap failed"
+	[ "$(stat -L -c %i "/run/netns/$x")" = "$b" ] || why="$why; $x not rebound"
+	end=$((SECONDS + lim))
+	until [ "$("$CG" status "$dev" --netns "/proc/$spid/ns/net" --json 2>/dev/null | jq -r .attached)" = true ]; do
+		[ $SECONDS -lt $end ] || { why="$why; the tap in A not guarded within ${lim}s"; break; }
+		sleep 0.2
+	done
+	sleep 1
+	[ "$("$CG" status "$dev" --netns "$y" --json 2>/dev/null | jq -r .attached)" = false ] ||
+		why="$why; B's bridge $dev was guarded"
+	kill -TERM $wpid 2>/dev/null
+	wait $wpid
+	"$CG" detach "$dev" --netns "/proc/$spid/ns/net" --quiet
+	"$CG" detach "$dev" --netns "$y" --quiet
+	kill $spid 2>/dev/null
+	wait $spid 2>/dev/null
+	umount "/run/netns/$x" 2>/dev/null
+	ip netns del "$x"
+	ip netns del "$y"
+	if [ -z "$why" ]; then
+		pass "$t: a name bound to another namespace under the watcher: the tap in the namespace it watched was guarded there, nothing in the other touched$(grep -q 'is now another namespace' "$out" && echo ' (one attach refused: the path named another namespace)')"
+	else
+		fail "$t: ${why#; } (log: $(grep -E "$dev|ready" "$out" | tr '\n' '|'))"
+	fi
+}
+cg_case hostile_rebind
