@@ -315,8 +315,11 @@ case_hostile_sigforce() {
 		why="$why; attach: $(l attach)"
 	[[ $(l watch) == *"only signed modules"* ]] && [[ $(l watch) != *"|ready: "* ]] ||
 		why="$why; watch: $(l watch)"
+	# where the load is really tried, the kernel's reason, as modprobe said it
+	[[ $(l completion) =~ ^rc=1\ .*cannot\ be\ loaded\ into\ kernel\ .*:\ could\ not\ insert\ \'csum_guard\':\ (Key\ was\ rejected\ by\ service|Required\ key\ not\ available) ]] ||
+		why="$why; completion on: $(l completion)"
 	if [ -z "$why" ]; then
-		pass "$t: module.sig_enforce=1 on $k: the kernel refuses the module ($(l modprobe | cut -c6-)); probe, attach and watch say it needs a signature the kernel trusts (signer: $(l signer)), watch never ready"
+		pass "$t: module.sig_enforce=1 on $k: the kernel refuses the module ($(l modprobe | cut -c6-)); probe, attach and watch say it needs a signature the kernel trusts (signer: $(l signer)), watch never ready; completion on, which loads it, says the kernel's reason"
 	else
 		fail "$t: ${why#; } (guest: $(tail -3 "$out" | tr '\n' ' '))"
 	fi

@@ -16,6 +16,10 @@ echo "attach: rc=$? $(tr '\n' ' ' </tmp/a.out)"
 timeout 20 "$CG" watch --backend kmod --no-completion --match sg0 >/tmp/w.out 2>&1
 echo "watch: rc=$? $(tr '\n' '|' </tmp/w.out)"
 echo "status: $("$CG" status sg0 --json 2>&1 | tr '\n' ' ')"
+# the completion guard loads the module without asking probe: the
+# kernel's own reason must come through
+"$CG" completion on >/tmp/c.out 2>&1
+echo "completion: rc=$? $(tr '\n' ' ' </tmp/c.out)"
 # the kernel's own answer, last: it must agree with the probe
 modprobe csum_guard >/tmp/m.out 2>&1
 echo "modprobe: rc=$? $(tr '\n' ' ' </tmp/m.out)"
