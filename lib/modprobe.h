@@ -3,8 +3,17 @@
 #define CG_MODPROBE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
-/* modprobe -q [-n] MODULE: 0, -ENOENT (failed), -ENOEXEC (no modprobe) */
-int cg_modprobe(const char *module, bool dry_run);
+/*
+ * modprobe [-q -n] MODULE: 0, -ENOENT (failed), -ENOEXEC (no modprobe).
+ * why (may be NULL): on failure, modprobe's own last line without its
+ * "modprobe: ERROR: " prefix, which carries the kernel's reason ("could
+ * not insert 'csum_guard': Key was rejected by service"); "" if none.
+ */
+int cg_modprobe(const char *module, bool dry_run, char *why, size_t n);
+
+/* modinfo -F FIELD MODULE's first line into out ("" if none): 0, or -errno */
+int cg_modinfo(const char *module, const char *field, char *out, size_t n);
 
 #endif /* CG_MODPROBE_H */

@@ -55,6 +55,7 @@ int cg_attach(const struct cg_attach_req *r, struct cg_attach_result *res, struc
 	enum cg_choice want = r->backend, c;
 	struct cg_target t;
 	char why[256], kind[CG_KIND_LEN];
+	bool kind_egress;
 	int err, nsid;
 
 	memset(res, 0, sizeof(*res));
@@ -65,16 +66,29 @@ int cg_attach(const struct cg_attach_req *r, struct cg_attach_result *res, struc
 		err = cg_target_resolve(&t, r->dev, r->netns, ack);
 	if (err)
 		return err;
+	/* entered by its path: is it the namespace meant, before anything? */
+	if (r->netns_ino && t.netns_ino != r->netns_ino)
+		return cg_ack_err(ack, -ESTALE, "netns %s is now another namespace (inode %llu, not %llu): nothing done",
+				  r->netns ?: "(ours)", (unsigned long long)t.netns_ino,
+				  (unsigned long long)r->netns_ino);
 	res->ifindex = t.ifindex;
 	/* A macvtap's guest frames leave through it: guard where they go */
 	err = cg_link_kind(t.ifindex, kind, sizeof(kind), &nsid);
 	if (err)
 		return cg_ack_err(ack, err, "cannot read its device kind: %s", strerror(-err));
 	res->kind = cg_kind_facing(kind, nsid);
-	if (res->kind && res->kind->egress)
+	kind_egress = res->kind && res->kind->egress && !o.egress;
+	if (kind_egress)
 		o.egress = true;
 
 	res->was_by = cg_guarded_by(&t, &res->was);
+	/* never narrow a guard: what it has stays unless asked off */
+	if (res->was_by != CG_CHOICE_NONE && res->was.attached) {
+		if (res->was.egress && !r->no_egress)
+			o.egress = true;
+		if (res->was.log_drops && !r->no_log_drops)
+			o.log_drops = true;
+	}
 	if (res->was_by != CG_CHOICE_NONE && want != CG_CHOICE_NONE && want != res->was_by)
 		return cg_ack_err(ack, -EBUSY, "already guarded by the %s backend; detach it first",
 				  cg_choice_name(res->was_by));
@@ -104,7 +118,7 @@ int cg_attach(const struct cg_attach_req *r, struct cg_attach_result *res, struc
 			err = cg_backends[res->by]->attach(&t, &o, ack);
 		}
 	}
-	if (err == -EOPNOTSUPP && o.egress && !r->opts.egress) {
+	if (err == -EOPNOTSUPP && kind_egress) {
 		snprintf(why, sizeof(why), "%s", cg_ack_why(ack, err));
 		if (ack)
 			ack->msg[0] = '\0';

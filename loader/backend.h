@@ -76,9 +76,9 @@ struct cg_probe {
 	/* kmod */
 	bool kmod_loaded;
 	bool kmod_loadable;
-	char kmod_err[128];	/* why the kmod backend cannot run, "" if it can */
-	char kmod_egress_err[160]; /* why it cannot guard egress, "" if it can */
-	char completion_err[192];	/* why the module's completion guard cannot
+	char kmod_err[256];	/* why the kmod backend cannot run, "" if it can */
+	char kmod_egress_err[256]; /* why it cannot guard egress, "" if it can */
+	char completion_err[256];	/* why the module's completion guard cannot
 					 * be had here, "" if it can */
 	bool completion_on;
 };

@@ -22,8 +22,10 @@ static const struct cg_opt cg_opts[] = {
 	{ "netns", 'n', "NS", "the device's network namespace: a name from `ip netns`, "
 	  "a path such as /proc/PID/ns/net, or an inode number" },
 	{ "egress", 'e', NULL, "guard what leaves DEV too, such as the host's own "
-	  "AF_PACKET frames (attach without it removes it)" },
+	  "AF_PACKET frames (a guard keeps it until --no-egress)" },
+	{ "no-egress", 'E', NULL, "stop guarding what leaves DEV" },
 	{ "log-drops", 'l', NULL, "report each drop as an event (csum-guard events)" },
+	{ "no-log-drops", 'L', NULL, "stop reporting each drop" },
 	{ "backend", 'b', "B", "auto (the probe's pick), bpf or kmod" },
 	{ "mode", 'm', "M", "how the bpf guard hooks in: tcx (6.6+) or clsact" },
 	{ "object", 'o', "PATH", "load this BPF object instead of the built-in one "
@@ -39,6 +41,8 @@ static const struct cg_opt cg_opts[] = {
 	{ "no-completion", 'C', NULL, "leave the module's completion guard as it is" },
 	{ "no-containers", 'N', NULL, "leave veth and netkit devices alone, containers' "
 	  "links included" },
+	{ "ready-on-failure", 'R', NULL, "say ready (READY=1) when every device there at "
+	  "the start is guarded or has failed, not only when each is guarded" },
 	{ "quiet", 'q', NULL, "say nothing but errors" },
 	{ NULL, 0, NULL, NULL },
 };
@@ -69,12 +73,17 @@ static int cg_run_attach(void *args, int argc, char **argv)
 	struct cg_attach_req r = {
 		.netns = a->netns, .backend = a->backend,
 		.opts = { .log_drops = a->log_drops, .egress = a->egress, .mode = a->mode },
+		.no_egress = a->no_egress, .no_log_drops = a->no_log_drops,
 		.object_path = a->object,
 	};
 	int ret = cg_args_device(a, true, true, &r.dev);
 
 	if (ret)
 		return ret;
+	if (a->egress && a->no_egress)
+		return cg_usage_err("--egress and --no-egress exclude each other");
+	if (a->log_drops && a->no_log_drops)
+		return cg_usage_err("--log-drops and --no-log-drops exclude each other");
 	if (a->mode && a->backend == CG_CHOICE_KMOD)
 		return cg_usage_err("--mode is for the bpf backend");
 	if (!!a->object != !!a->sha256)
@@ -192,17 +201,18 @@ static int cg_run_help(void *args, int argc, char **argv)
 #define CG_USAGE(...)	((const char *const[]){ __VA_ARGS__, NULL })
 
 static const struct cg_cmd cg_cmds[] = {
-	{ "attach", CG_USAGE("DEV [--netns NS] [--egress] [--log-drops] [--backend auto|bpf|kmod] "
-			     "[--mode tcx|clsact]\n[--object PATH --sha256 HEX]"),
+	{ "attach", CG_USAGE("DEV [--netns NS] [--egress|--no-egress] [--log-drops|--no-log-drops]\n"
+			     "[--backend auto|bpf|kmod] [--mode tcx|clsact] [--object PATH --sha256 HEX]"),
 	  "Guard DEV: drop what enters it (with --egress, also what leaves it) as a\n"
 	  "CHECKSUM_PARTIAL packet whose checksum would start inside its IP headers.\n"
-	  "Options converge: attach again with other options changes the guard to them\n"
-	  "(without --egress, egress is no longer guarded). --object loads the BPF\n"
+	  "Attach again adds what it asks to the guard and keeps what the guard has:\n"
+	  "--egress and --log-drops stay until --no-egress and --no-log-drops take\n"
+	  "them off (watch and the libvirt hook never do). --object loads the BPF\n"
 	  "object at PATH instead of the built-in one, only if its SHA-256 is HEX and\n"
 	  "its ABI is this loader's; a guarded device gets the new program in place,\n"
 	  "counters kept (roll forward or back by repinning). A device guarded by\n"
 	  "another csum-guard's program gets this one's the same way.\n",
-	  "nelbmosq", cg_run_attach },
+	  "neElLbmosq", cg_run_attach },
 	{ "detach", CG_USAGE("DEV [--netns NS]", "--all [--netns NS]"),
 	  "Remove the guard of DEV, or every guard of the namespace or of the host\n"
 	  "(--all). Detaching a device that is not guarded is done. A device that is\n"
@@ -233,14 +243,16 @@ static const struct cg_cmd cg_cmds[] = {
 	  "(warnings allowed), 1 something failed. It changes nothing.\n",
 	  "jq", cg_run_doctor },
 	{ "watch", CG_USAGE("[--match GLOB[,GLOB...]]... [--backend auto|bpf|kmod] [--log-drops]\n"
-			    "[--no-completion] [--no-containers]"),
+			    "[--no-completion] [--no-containers] [--ready-on-failure]"),
 	  "Guard every guest-facing device of every network namespace, those that\n"
 	  "appear later included, until stopped (SIGTERM); the guards stay when it\n"
 	  "stops. It switches the module's completion guard on where the module runs\n"
 	  "(not with --no-completion), and with --log-drops writes the drop events.\n"
 	  "A container's link (a veth or netkit device whose peer is in another\n"
-	  "namespace) is guest-facing too, unless --no-containers.\n",
-	  "MblCNq", cg_run_watch },
+	  "namespace) is guest-facing too, unless --no-containers.\n"
+	  "It says ready (READY=1) once every device there at its start is guarded;\n"
+	  "until then it names those it cannot guard and tries them again.\n",
+	  "MblCNRq", cg_run_watch },
 	{ "events", CG_USAGE("[--json]"),
 	  "Write a line (--json: an object) for each drop of a guard attached with\n"
 	  "--log-drops, and each completion the completion guard refuses, named by\n"

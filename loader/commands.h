@@ -29,6 +29,8 @@ struct cg_args {
 	enum cg_choice backend;	/* --backend */
 	enum cg_attach_mode mode;	/* attach --mode */
 	bool log_drops, egress, all, json, prometheus, no_completion, no_containers;
+	bool no_egress, no_log_drops;	/* attach: turn off what the guard has */
+	bool ready_on_failure;	/* watch */
 	char **operands;
 	int noperands;
 };
@@ -44,7 +46,14 @@ struct cg_attach_req {
 	const char *dev;
 	const char *netns;	/* NULL: ours */
 	enum cg_choice backend;	/* NONE: the one guarding it, else the probe's pick */
+	/* opts adds to what a guard has: its egress and log-drops stay
+	 * unless these ask to turn them off (attach --no-egress ...) */
 	struct cg_attach_opts opts;
+	bool no_egress, no_log_drops;
+	/* the namespace netns is meant to be (watch: the one it watches);
+	 * once entered it is checked, and -ESTALE if another took the path
+	 * (a process's PID reused, a name bound again); 0: any */
+	__u64 netns_ino;
 	const char *object_path;	/* attach --object, for messages */
 };
 

@@ -50,6 +50,12 @@ static int cg_args_set(int val, const char *arg, void *ctx)
 	case 'e':
 		a->egress = true;
 		break;
+	case 'E':
+		a->no_egress = true;
+		break;
+	case 'L':
+		a->no_log_drops = true;
+		break;
 	case 'b':
 		if (cg_parse_backend(arg, &a->backend))
 			return cg_usage_err("unknown backend '%s' (auto, bpf or kmod)", arg);
@@ -104,6 +110,9 @@ static int cg_args_set(int val, const char *arg, void *ctx)
 		break;
 	case 'N':
 		a->no_containers = true;
+		break;
+	case 'R':
+		a->ready_on_failure = true;
 		break;
 	}
 	return 0;

@@ -179,7 +179,7 @@ static int ck_tap_open(void)
 	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT) {
 		/* without udev nobody loaded tun; loading it makes the node */
-		cg_modprobe("tun", false);
+		cg_modprobe("tun", false, NULL, 0);
 		fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
 	}
 	if (fd < 0)

@@ -159,6 +159,97 @@ static bool cg_kmod_maybe_loaded(void)
 	return !access(CG_SYS_MODULE, F_OK) || access("/sys/module", F_OK);
 }
 
+/* The first line of file path into buf ("" if it cannot be read) */
+static void cg_read_line(const char *path, char *buf, size_t n)
+{
+	FILE *f = fopen(path, "re");
+
+	*buf = '\0';
+	if (f) {
+		if (!fgets(buf, n, f))
+			*buf = '\0';
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/*
+ * Does this kernel load only signed modules, and why: module.sig_enforce
+ * (CONFIG_MODULE_SIG_FORCE or the command line) or a lockdown of
+ * integrity or confidentiality (Secure Boot turns it on). NULL: it does not.
+ */
+static const char *cg_sig_enforced(char *buf, size_t n)
+{
+	char *sel;
+
+	cg_read_line("/sys/module/module/parameters/sig_enforce", buf, n);
+	if (!strcmp(buf, "Y"))
+		return "module.sig_enforce=1";
+	/* "none [integrity] confidentiality" */
+	cg_read_line("/sys/kernel/security/lockdown", buf, n);
+	sel = strchr(buf, '[');
+	if (sel && strncmp(sel, "[none]", 6)) {
+		sel[strcspn(sel, "]") + 1] = '\0';
+		memmove(buf, "lockdown ", 9);
+		memmove(buf + 9, sel, strlen(sel) + 1);
+		return buf;
+	}
+	return NULL;
+}
+
+/* Is there a key described "SIGNER: ..." in a keyring root can see? -1: cannot tell */
+static int cg_key_present(const char *signer)
+{
+	char line[512], *d;
+	size_t len = strlen(signer);
+	int found = 0;
+	FILE *f = fopen("/proc/keys", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, " asymmetric "))
+			continue;
+		d = strstr(line, " asymmetric ") + 12;
+		while (*d == ' ')
+			d++;
+		if (!strncmp(d, signer, len) && d[len] == ':') {
+			found = 1;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * Where the kernel loads only signed modules, modprobe -n says nothing of
+ * it: an unsigned module, or one signed by a key none of the kernel's
+ * keyrings holds (DKMS's own, not enrolled), is refused at load. Said in
+ * p->kmod_err, and the module not loadable.
+ */
+static void cg_kmod_probe_sig(struct cg_probe *p, const char *kver)
+{
+	char enf[96], signer[128];
+	const char *why = cg_sig_enforced(enf, sizeof(enf));
+
+	if (!why)
+		return;
+	if (cg_modinfo(CG_KMOD_NAME, "signer", signer, sizeof(signer)))
+		return;		/* no modinfo: the load will tell */
+	if (!*signer) {
+		snprintf(p->kmod_err, sizeof(p->kmod_err),
+			 "module %s is not signed, and kernel %.40s loads only signed modules (%s)",
+			 CG_KMOD_NAME, kver, why);
+	} else if (cg_key_present(signer) == 0) {
+		snprintf(p->kmod_err, sizeof(p->kmod_err),
+			 "module %s is signed by '%.48s', whose key kernel %.40s does not hold, and it loads only signed modules (%.40s)",
+			 CG_KMOD_NAME, signer, kver, why);
+	}
+	if (*p->kmod_err)
+		p->kmod_loadable = false;
+}
+
 static void cg_kmod_probe(struct cg_probe *p)
 {
 	struct utsname u;
@@ -182,10 +273,12 @@ static void cg_kmod_probe(struct cg_probe *p)
 				 CG_KMOD_NAME, strerror(-ret));
 		return;
 	}
-	ret = cg_modprobe(CG_KMOD_NAME, true);
+	ret = cg_modprobe(CG_KMOD_NAME, true, NULL, 0);
 	p->kmod_loadable = !ret;
-	if (!ret)
+	if (!ret) {
+		cg_kmod_probe_sig(p, kver);
 		return;
+	}
 	if (access("/proc/modules", F_OK))
 		snprintf(p->kmod_err, sizeof(p->kmod_err),
 			 "kernel %.40s has no loadable module support", kver);
@@ -314,14 +407,21 @@ static int cg_kmod_no_egress(const struct cg_genl *nl, struct cg_ack *ack)
 			  uname(&u) ? "?" : u.release);
 }
 
+/* What modprobe said when the module last failed to load: the kernel's reason */
+static char cg_kmod_load_err[192];
+
 /* The reasons of cg_genl_open() and of loading the module, in words. */
 static int cg_kmod_why(int err, const struct cg_genl *nl, struct cg_ack *ack)
 {
 	struct utsname u;
 
+	if (err == -ENOPKG && *cg_kmod_load_err && !strstr(cg_kmod_load_err, "not found"))
+		return cg_ack_err(ack, err, "module %s cannot be loaded into kernel %s: %s",
+				  CG_KMOD_NAME, uname(&u) ? "?" : u.release, cg_kmod_load_err);
 	if (err == -ENOPKG)
-		return cg_ack_err(ack, err, "module %s cannot be loaded (is csum-guard-dkms installed for kernel %s?)",
-				  CG_KMOD_NAME, uname(&u) ? "?" : u.release);
+		return cg_ack_err(ack, err, "module %s cannot be loaded (is csum-guard-dkms installed for kernel %s?)%s%s",
+				  CG_KMOD_NAME, uname(&u) ? "?" : u.release,
+				  *cg_kmod_load_err ? ": " : "", cg_kmod_load_err);
 	if (err == -EPROTO)
 		return cg_ack_err(ack, err, "module %s speaks ABI %u, this loader %u: reload it from the matching csum-guard package",
 				  CG_KMOD_NAME, nl->abi, CG_ABI_VERSION);
@@ -337,7 +437,8 @@ static int cg_genl_open_load(struct cg_genl *nl)
 	int ret = cg_genl_open(nl);
 
 	if (ret == -ENOENT)
-		ret = cg_modprobe(CG_KMOD_NAME, false) ? -ENOPKG : cg_genl_open(nl);
+		ret = cg_modprobe(CG_KMOD_NAME, false, cg_kmod_load_err, sizeof(cg_kmod_load_err)) ?
+		      -ENOPKG : cg_genl_open(nl);
 	return ret == -ENOENT ? -ENOPKG : ret;
 }
 

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/inotify.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -56,6 +57,7 @@ static int cg_wparse(const struct cg_args *a, struct cg_watch *w)
 	w->log_drops = a->log_drops;
 	w->no_completion = a->no_completion;
 	w->no_containers = a->no_containers;
+	w->ready_on_failure = a->ready_on_failure;
 	return 0;
 }
 
@@ -70,6 +72,26 @@ static bool cg_wcan_guard(const struct cg_watch *w)
 		return true;
 	cg_err("cannot watch: %s", why);
 	return false;
+}
+
+/*
+ * Descriptors up to the hard limit: each namespace watched holds some, and
+ * a host's namespaces (any user's `unshare -rn` among them) must not stop
+ * the attach of a new device for want of one. The unit sets LimitNOFILE
+ * as well; a limit that cannot be raised is said and lived with.
+ */
+static void cg_wnofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	if (rl.rlim_cur == rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		printf("cannot raise the descriptor limit to %llu: %s\n",
+		       (unsigned long long)rl.rlim_max, strerror(errno));
 }
 
 /* When the loop looks again: the full scan, the names, the quick period */
@@ -91,6 +113,7 @@ static int cg_wstart(struct cg_watch *w, struct cg_events **drops)
 	if (!cg_wcan_guard(w))
 		return 1;
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	cg_wnofile();
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);

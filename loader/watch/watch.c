@@ -15,8 +15,9 @@
  * attach runs alone under the lock, in the device's namespace, and no
  * failure stops the watch. One line per action goes to stdout.
  * SIGINT/SIGTERM end the watch with 0 and leave every guard in place: the
- * guards outlive the watcher by design (loop.c: the command and its loop). Once every device there at the
- * start is guarded or has failed, it says ready, to systemd too (READY=1,
+ * guards outlive the watcher by design (loop.c: the command and its loop).
+ * Once every device there at the start is guarded (or, with
+ * --ready-on-failure, has failed), it says ready, to systemd too (READY=1,
  * lib/notify.h): the unit is Type=notify, ordered before the VM managers.
  *
  * Our socket keeps its namespace alive, so a namespace is dropped as soon as
@@ -150,7 +151,8 @@ static void cg_wahead(const struct cg_ahead *a, const char *dev, const char *nsl
  * Attach to d in a child process, as `csum-guard attach` would: the host
  * lock is held and the namespace entered for the child's life only, and
  * what the attach leaves behind (libbpf's objects, a failure half-way) dies
- * with it. why gets the reason on failure, as the attach code worded it.
+ * with it. why gets the reason on failure, as the attach code worded it;
+ * -ESTALE when the namespace meant is no longer the one its path names.
  */
 static int cg_wspawn(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d,
 		     char *why, size_t n)
@@ -158,6 +160,7 @@ static int cg_wspawn(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d,
 	struct cg_attach_req r = {
 		.dev = d->name, .netns = ns->own ? NULL : ns->arg, .backend = w->backend,
 		.opts = { .log_drops = w->log_drops, .preloaded = w->preload },
+		.netns_ino = ns->ino,
 	};
 	struct cg_attach_result res;
 	struct cg_ack ack = {};
@@ -192,7 +195,7 @@ static int cg_wspawn(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d,
 			if (write(fds[1], m, strlen(m)) < 0)
 				_exit(2);
 		}
-		_exit(err ? 1 : 0);
+		_exit(err == -ESTALE ? 3 : err ? 1 : 0);
 	}
 	close(fds[1]);
 	for (;;) {
@@ -208,6 +211,9 @@ static int cg_wspawn(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d,
 		;
 	if (WIFEXITED(status) && !WEXITSTATUS(status))
 		return 0;
+	/* its path names another namespace now: the next scan finds its new one */
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
+		return -ESTALE;
 	if (!len) {
 		if (WIFEXITED(status))
 			snprintf(why, n, "attach exited with status %d", WEXITSTATUS(status));
@@ -248,6 +254,7 @@ static bool cg_wguard(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d)
 	struct cg_ahead ahead;
 	char why[1024], dev[4 * IF_NAMESIZE + 1], nsl[4 * sizeof(ns->label)];
 	bool gone, fresh;
+	int err;
 
 	cg_text_safe(d->name, dev, sizeof(dev));
 	cg_text_safe(ns->label, nsl, sizeof(nsl));
@@ -256,7 +263,8 @@ static bool cg_wguard(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d)
 		cg_wdev_del(ns, d);
 		return false;
 	}
-	if (b && (!want || !strcmp(want, b->name)) && st.log_drops == w->log_drops) {
+	/* a guard with more than we ask (--egress, --log-drops) is left as it is */
+	if (b && (!want || !strcmp(want, b->name)) && (st.log_drops || !w->log_drops)) {
 		cg_log(CG_PRIO_INFO, dev, nsl, "already guarded %s netns %s (%s, %s%s)", dev, nsl,
 		       b->name, st.mode, cg_opts_text(&st));
 		cg_wahead(&ahead, dev, nsl);
@@ -264,7 +272,8 @@ static bool cg_wguard(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d)
 		return true;
 	}
 	fresh = !b;
-	if (!cg_wspawn(w, ns, d, why, sizeof(why))) {
+	err = cg_wspawn(w, ns, d, why, sizeof(why));
+	if (!err) {
 		b = cg_wstatus(ns, d, &st, &gone, &ahead);
 		/* a fresh guard took the program loaded ahead: load another later */
 		if (fresh && b && st.prog_id == cg_bpf_preload_id(w->preload))
@@ -283,7 +292,8 @@ static bool cg_wguard(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d)
 		cg_wpreload_drop(w);
 	cg_log(CG_PRIO_ERR, dev, nsl, "cannot guard %s netns %s: %s", dev, nsl, why);
 	d->state = CG_W_FAILED;
-	d->retry_at = cg_wnow_ms() + CG_RETRY_MS;
+	d->retry_at = cg_wnow_ms() + (err == -ESTALE ? CG_SCAN_MS :
+				      w->ready ? CG_RETRY_MS : CG_RETRY_UNREADY_MS);
 	return true;
 }
 
@@ -364,10 +374,48 @@ void cg_wwork(struct cg_watch *w)
 }
 
 /*
+ * The failures that keep the watcher from being ready, named: one line to
+ * the log and the service manager's STATUS=, again only when their
+ * number changes.
+ */
+static void cg_wunready(struct cg_watch *w, int failed)
+{
+	char names[512], buf[4 * CG_LABEL_MAX], dev[4 * IF_NAMESIZE + 1];
+	size_t len = 0;
+	int i, j, shown = 0;
+
+	if (failed == w->unready)
+		return;
+	w->unready = failed;
+	names[0] = '\0';
+	for (i = 0; i < w->nns; i++)
+		for (j = 0; j < w->ns[i]->ndevs; j++) {
+			if (w->ns[i]->devs[j].state != CG_W_FAILED)
+				continue;
+			if (len < sizeof(names) - 1 && shown < 8) {
+				len += snprintf(names + len, sizeof(names) - len, "%s%s netns %s",
+						shown ? ", " : "",
+						cg_text_safe(w->ns[i]->devs[j].name, dev, sizeof(dev)),
+						cg_text_safe(w->ns[i]->label, buf, sizeof(buf)));
+				if (len >= sizeof(names))
+					len = sizeof(names) - 1;
+			}
+			shown++;
+		}
+	printf("not ready: %d device%s not guarded (%s%s); trying again every %d s "
+	       "(--ready-on-failure to be ready all the same)\n", failed, failed == 1 ? "" : "s",
+	       names, shown > 8 ? ", ..." : "", CG_RETRY_UNREADY_MS / 1000);
+	snprintf(buf, sizeof(buf), "STATUS=not ready: %d device%s not guarded (%s%s)",
+		 failed, failed == 1 ? "" : "s", names, shown > 8 ? ", ..." : "");
+	cg_notify(buf);
+}
+
+/*
  * Ready once every namespace's first link dump has ended and each device it
- * listed has been guarded or has failed (and said so): a unit of
- * Type=notify then counts as started, and the VM managers ordered after it
- * start no guest before that.
+ * listed has been guarded: a unit of Type=notify then counts as started,
+ * and the VM managers ordered after it start no guest before that. A
+ * device that failed keeps it from ready (fail closed: it is tried again,
+ * and named) unless --ready-on-failure lets a host prefer availability.
  */
 void cg_wready(struct cg_watch *w)
 {
@@ -391,10 +439,15 @@ void cg_wready(struct cg_watch *w)
 			}
 		}
 	}
+	if (failed && !w->ready_on_failure) {
+		cg_wunready(w, failed);
+		return;
+	}
 	w->ready = true;
 	printf("ready: %d guarded, %d failed, in %d network namespaces\n",
 	       guarded, failed, w->nns);
-	err = cg_notify("READY=1\nSTATUS=guarding every guest-facing device");
+	err = cg_notify(failed ? "READY=1\nSTATUS=ready, with devices left unguarded (--ready-on-failure)" :
+			"READY=1\nSTATUS=guarding every guest-facing device");
 	if (err < 0)
 		cg_log(CG_PRIO_ERR, NULL, NULL, "cannot tell the service manager we are ready: %s",
 		       strerror(-err));

@@ -20,6 +20,7 @@
 				 * without exec, events lost) */
 #define CG_QUICK_MS	100	/* an `ip netns add` file before its bind mount */
 #define CG_RETRY_MS	30000	/* a device that could not be guarded */
+#define CG_RETRY_UNREADY_MS 5000	/* the same, while not ready */
 #define CG_LABEL_MAX	(NAME_MAX + 32)
 #define CG_PRUNE_MS	200	/* first prune of a forgotten namespace's state */
 #define CG_PRUNE_TRIES	12	/* then again, at twice the wait each time */
@@ -52,6 +53,8 @@ struct cg_watch {
 	bool log_drops;
 	bool no_completion;	/* --no-completion */
 	bool no_containers;	/* --no-containers: no veth, no netkit */
+	bool ready_on_failure;	/* --ready-on-failure */
+	int unready;		/* the failures last said while not ready */
 	__u64 own_ino;
 	int sfd, ifd, wd;
 	int cfd;		/* the proc connector: each exec, -1: none */

@@ -166,20 +166,21 @@ case_egress() {
 		fail "$t/guarded $b: attach --egress over an ingress guard failed"
 	fi
 
-	# Back to ingress only: the egress hook goes, the counters stay.
-	if eg_guard; then
+	# Back to ingress only, asked explicitly: the egress hook goes, the
+	# counters stay (a plain attach keeps it: tests/cases/52-hostile.sh).
+	if eg_guard --no-egress; then
 		eg_sniff_start "$TMPD/eg-back"
 		eg_send $bad --count 2
 		eg_sniff_stop
 		out=$(eg_outcome "$TMPD/eg-back")
 		cnt=$(eg_counters)
 		if [ "$cnt" = "$((n + 3)) 1 true false" ] && [ "$out" = "$base" ] && [ "$eg_rc" = 0 ]; then
-			pass "$t/converge $b: attach without --egress removed the egress hook, kept the counters; arrived $out"
+			pass "$t/converge $b: attach --no-egress removed the egress hook, kept the counters; arrived $out"
 		else
 			fail "$t/converge $b: counters/attached/egress $cnt, arrived $out (baseline $base), send status $eg_rc"
 		fi
 	else
-		fail "$t/converge $b: attach without --egress failed"
+		fail "$t/converge $b: attach --no-egress failed"
 	fi
 
 	# PACKET_QDISC_BYPASS sends through dev_direct_xmit(): does it pass the
@@ -209,11 +210,11 @@ case_egress() {
 			eg_send $bad --count 2
 			set -- $(eg_counters)
 			local rc=$eg_rc
-			eg_guard --mode clsact
+			eg_guard --mode clsact --no-egress
 			if [ "$1 $3 $4 $rc" = "2 true true 4" ] &&
 			   [ "$(ip netns exec "$VM" tc filter show dev veth0 egress | grep -c 'handle 0xc5')" = 0 ] &&
 			   [ "$(eg_counters)" = "2 0 true false" ]; then
-				pass "$t/clsact $b: egress filter drops and counts; converging removes it"
+				pass "$t/clsact $b: egress filter drops and counts; --no-egress removes it"
 			else
 				fail "$t/clsact $b: dropped $1 attached $3 egress $4 send status $rc, then $(eg_counters)"
 			fi

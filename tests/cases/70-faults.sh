@@ -205,28 +205,32 @@ fault_kill() {
 # fault_seq KIND MODE: for every kill point of one operation, kill it
 # there, re-run, check convergence, undo, compare with the state before.
 #   fresh:  attach on an unguarded tap, then a normal attach
-#   update: attach --log-drops over a guard without, then a normal attach
-#           of the old options and one of the new (both must converge)
+#   update: attach --log-drops over a guard without, then an attach back
+#           to the old options (--no-log-drops) and one of the new (both must converge)
 #   detach: detach, then a normal detach
 # and the same with --egress: fresh-egress and detach-egress (a guard of
 # both hooks), update-egress (--log-drops over a guard of both hooks: a
 # swap on each), egress-on (--egress --log-drops over a guard of ingress:
-# a hook more and a swap), egress-off (the way back).
+# a hook more and a swap), egress-off (the way back, --no-egress --no-log-drops).
 # With $FAULT_BUDGET (s, guests) only the points at and after a change of
 # state, and only as many of them as fit. Sets fault_points, fault_tried,
 # fault_bad.
 fault_seq() {
 	local kind=$1 mode=$2 ref=$TMPD/fault.ref out=$TMPD/fault.out before after
 	local m=() args=(--netns "$VM" --backend "$BACKEND" --quiet) i why points t1 step
-	local json pre=() op=() oldl=false newl=false olde=false newe=false
+	local json pre=() op=() back=() oldl=false newl=false olde=false newe=false
 
 	[ "$BACKEND" = bpf ] && m=(--mode "$mode")
+	# back: the attach that returns to the old options (a guard keeps
+	# what it has unless asked off)
 	case $kind in
 	fresh-egress|detach-egress) op=(--egress) olde=true newe=true ;;
-	update) op=(--log-drops) newl=true ;;
-	update-egress) pre=(--egress) op=(--egress --log-drops) olde=true newe=true newl=true ;;
-	egress-on) op=(--egress --log-drops) newe=true newl=true ;;
-	egress-off) pre=(--egress --log-drops) op=() olde=true oldl=true ;;
+	update) op=(--log-drops) back=(--no-log-drops) newl=true ;;
+	update-egress) pre=(--egress) op=(--egress --log-drops) back=(--egress --no-log-drops)
+		olde=true newe=true newl=true ;;
+	egress-on) op=(--egress --log-drops) back=(--no-egress --no-log-drops) newe=true newl=true ;;
+	egress-off) pre=(--egress --log-drops) op=(--no-egress --no-log-drops) back=("${pre[@]}")
+		olde=true oldl=true ;;
 	esac
 	fault_points=0 fault_tried=0 fault_bad=0
 	fault_cold
@@ -280,7 +284,7 @@ fault_seq() {
 			# the counters survive whatever the killed run did
 			[ "$(jget "$(fcg status tap0 --netns "$VM" --json)" dropped)" = 1 ] ||
 				why="$why counters lost"
-			fcg attach tap0 "${args[@]}" "${m[@]}" "${pre[@]}" || why="$why old-options attach failed"
+			fcg attach tap0 "${args[@]}" "${m[@]}" "${back[@]}" || why="$why old-options attach failed"
 			why="$why $(fault_converged $oldl "$mode" $olde)"
 			fcg attach tap0 "${args[@]}" "${m[@]}" "${op[@]}" || why="$why re-attach failed"
 			why="$why $(fault_converged $newl "$mode" $newe)"

@@ -4,7 +4,7 @@
 # tests/guest/run.sh - run a command inside a Debian kernel under QEMU (TCG)
 #
 #   run.sh --kernel NAME [--timeout S] [--mem SIZE] [--smp N]
-#          [--share-rw DIR]... [--modules-dir DIR]... [--verbose]
+#          [--share-rw DIR]... [--modules-dir DIR]... [--append ARGS] [--verbose]
 #          -- COMMAND [ARGS...]
 #
 # NAME is an entry of kernels.list; fetch.sh downloads it on first use.
@@ -45,7 +45,7 @@ usage()
 	exit 2
 }
 
-kernel='' timeout=600 mem=1G smp=1 verbose=0 root=/
+kernel='' timeout=600 mem=1G smp=1 verbose=0 root=/ extra=
 shares=() moddirs=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -55,6 +55,7 @@ while [ $# -gt 0 ]; do
 	--smp)		smp=${2:?}; shift ;;
 	--share-rw)	shares+=("$(realpath -e "${2:?}")") || exit 2; shift ;;
 	--modules-dir)	moddirs+=("$(realpath -e "${2:?}")") || exit 2; shift ;;
+	--append)	extra+=" ${2:?}"; shift ;;
 	-v|--verbose)	verbose=1 ;;
 	--)		shift; break ;;
 	*)		usage ;;
@@ -277,6 +278,8 @@ append+=" rdinit=/init cg.run=$run"
 # Errors and warnings only (a WARN splat is a warning): a chatty serial
 # console slows the boot by a second.
 [ $verbose = 1 ] || append+=" loglevel=5"
+# --append: more of the kernel's command line (module.sig_enforce=1)
+append+=$extra
 # --verbose: QEMU writes the console into a pipe, tee keeps the log.
 conpath=$run/console.log
 : > "$conpath"
