@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-# 52-watch-more.sh - watch and an unnamed namespace that outlives the
+# 51-watch-more.sh - watch and an unnamed namespace that outlives the
 # process it was found by.
 
 # watch reaches an unnamed namespace through a process in it
