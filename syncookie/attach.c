@@ -220,6 +220,23 @@ static int sc_pin_link(const struct sc_target *t, const char *name, int link_fd)
 	return err;
 }
 
+/* What cg_clsact_make notes in: the responder's meta, pinned in t's dir */
+struct sc_clsact_meta {
+	const struct sc_target *t;
+	struct sc_meta *m;
+};
+
+static int sc_note_clsact(void *arg, bool created)
+{
+	struct sc_clsact_meta *c = arg;
+
+	if (created)
+		c->m->flags |= SC_META_CREATED_CLSACT;
+	else
+		c->m->flags &= ~SC_META_CREATED_CLSACT;
+	return sc_map_put(c->t, SC_PIN_META, c->m, sizeof(*c->m));
+}
+
 /*
  * Load and hook the program for mode req (auto: the first mode that
  * works), filling m->mode and m->prog_id; ports and counters are pinned
@@ -340,16 +357,13 @@ static int sc_hook(const struct sc_target *t, const struct sc_args *a, struct sc
 				    .flags = BPF_TC_F_REPLACE, .prog_fd = bpf_program__fd(o.tc));
 			struct bpf_tc_hook h;
 
+			struct sc_clsact_meta note = { .t = t, .m = m };
+
 			m->mode = SC_CLSACT;
 			m->prog_id = cg_prog_id(to.prog_fd);
 			sc_tc_hook(&h, t->ifindex);
-			err = bpf_tc_hook_create(&h);
-			if (!err) {
-				m->flags |= SC_META_CREATED_CLSACT;
-				err = sc_map_put(t, SC_PIN_META, m, sizeof(*m));
-			} else if (err == -EEXIST) {
-				err = 0;
-			}
+			err = cg_clsact_make(t->ifindex, m->flags & SC_META_CREATED_CLSACT,
+					     sc_note_clsact, &note);
 			if (!err)
 				err = bpf_tc_attach(&h, &to);
 			if (!err) {

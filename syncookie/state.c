@@ -296,14 +296,8 @@ void sc_remove(const struct sc_target *t, const struct sc_meta *m, bool ours)
 		/* the tables of any mode (a flushed one is simply not there) */
 		if (m->mode == SC_NFT || (m->flags & SC_META_TABLES))
 			sc_nft_delete(t->ifindex);
-		if (m->mode == SC_CLSACT && (m->flags & SC_META_CREATED_CLSACT) &&
-		    !cg_clsact_has_filters(t->ifindex)) {
-			struct bpf_tc_hook h;
-
-			sc_tc_hook(&h, t->ifindex);
-			h.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
-			bpf_tc_hook_destroy(&h);
-		}
+		if (m->mode == SC_CLSACT)
+			cg_clsact_drop(t->ifindex, m->flags & SC_META_CREATED_CLSACT);
 		/* put back what attach found, unless someone changed it since,
 		 * or another responder here still needs it */
 		if ((m->flags & SC_META_SET_SYSCTL) &&

@@ -297,17 +297,12 @@ void cg_hook_detach(const char *dir, int ifindex, const struct cg_meta *m,
  */
 void cg_state_remove(const char *dir, int ifindex, const struct cg_meta *m)
 {
-	struct bpf_tc_hook hook;
 	enum cg_hook h;
 
 	for (h = CG_HOOK_INGRESS; m && h < CG_HOOK_MAX; h++)
 		cg_hook_detach(dir, ifindex, m, h);
-	if (m && m->mode == CG_MODE_CLSACT && ifindex > 0 &&
-	    (m->flags & CG_META_CREATED_CLSACT) && !cg_clsact_has_filters(ifindex)) {
-		cg_tc_hook_init(&hook, ifindex, CG_HOOK_INGRESS);
-		hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
-		bpf_tc_hook_destroy(&hook);
-	}
+	if (m && m->mode == CG_MODE_CLSACT)
+		cg_clsact_drop(ifindex, m->flags & CG_META_CREATED_CLSACT);
 	/* no hook of the device counts in its entry any more */
 	if (m)
 		cg_devcnt_del(m);
