@@ -74,19 +74,14 @@ static bool cg_meta_hooks(const struct cg_meta *m, enum cg_hook h)
  */
 static int cg_tcx_link_ifindex(const char *dir, enum cg_hook h, __u32 *prog_id)
 {
-	struct cg_tcx_link_info info = {};
-	__u32 len = sizeof(info);
+	struct cg_tcx_link_info info;
 	char path[PATH_MAX];
-	int fd, ret;
+	int err;
 
 	cg_state_pin(path, sizeof(path), dir, cg_hooks[h].pin);
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return -errno;
-	ret = bpf_obj_get_info_by_fd(fd, &info, &len);
-	close(fd);
-	if (ret)
-		return -errno;
+	err = cg_pin_link_info(path, &info);
+	if (err)
+		return err;
 	if (info.type != CG_BPF_LINK_TYPE_TCX ||
 	    (info.ifindex && info.attach_type != cg_hooks[h].tcx_type))
 		return -EINVAL;
@@ -270,15 +265,10 @@ void cg_hook_detach(const char *dir, int ifindex, const struct cg_meta *m,
 {
 	char path[PATH_MAX];
 	struct bpf_tc_hook hook;
-	int fd;
 
 	if (m->mode == CG_MODE_TCX) {
 		cg_state_pin(path, sizeof(path), dir, cg_hooks[h].pin);
-		fd = bpf_obj_get(path);
-		if (fd >= 0) {
-			bpf_link_detach(fd);
-			close(fd);
-		}
+		cg_pin_link_detach(path);
 		unlink(path);
 	} else if (cg_hook_prog(dir, ifindex, m, h)) {
 		LIBBPF_OPTS(bpf_tc_opts, opts, .handle = CG_TC_HANDLE,
