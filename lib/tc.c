@@ -99,21 +99,24 @@ bool cg_clsact_exists(int ifindex)
  * filter). The other order would leave, in the same window, a qdisc we
  * made and nobody noted: never destroyed, left on the device for good.
  */
-int cg_clsact_make(int ifindex, bool noted, cg_clsact_note note, void *arg)
+int cg_clsact_make(int ifindex, const struct cg_clsact_note *n)
 {
 	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex, .attach_point = BPF_TC_INGRESS);
 	int err;
 
 	if (cg_clsact_exists(ifindex))
 		return 0;
-	if (!noted) {
-		err = note(arg, true);
+	if (!(*n->flags & n->created)) {
+		*n->flags |= n->created;
+		err = n->save(n->arg);
 		if (err)
 			return err;
 	}
 	err = bpf_tc_hook_create(&hook);
-	if (err == -EEXIST)	/* someone made one meanwhile: theirs */
-		return note(arg, false);
+	if (err == -EEXIST) {	/* someone made one meanwhile: theirs */
+		*n->flags &= ~n->created;
+		err = n->save(n->arg);
+	}
 	return err;
 }
 

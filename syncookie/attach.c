@@ -220,21 +220,17 @@ static int sc_pin_link(const struct sc_target *t, const char *name, int link_fd)
 	return err;
 }
 
-/* What cg_clsact_make notes in: the responder's meta, pinned in t's dir */
-struct sc_clsact_meta {
+/* The responder's meta, pinned in t's dir (where cg_clsact_make notes) */
+struct sc_meta_at {
 	const struct sc_target *t;
 	struct sc_meta *m;
 };
 
-static int sc_note_clsact(void *arg, bool created)
+static int sc_meta_save(void *arg)
 {
-	struct sc_clsact_meta *c = arg;
+	struct sc_meta_at *at = arg;
 
-	if (created)
-		c->m->flags |= SC_META_CREATED_CLSACT;
-	else
-		c->m->flags &= ~SC_META_CREATED_CLSACT;
-	return sc_map_put(c->t, SC_PIN_META, c->m, sizeof(*c->m));
+	return sc_map_put(at->t, SC_PIN_META, at->m, sizeof(*at->m));
 }
 
 /*
@@ -357,13 +353,15 @@ static int sc_hook(const struct sc_target *t, const struct sc_args *a, struct sc
 				    .flags = BPF_TC_F_REPLACE, .prog_fd = bpf_program__fd(o.tc));
 			struct bpf_tc_hook h;
 
-			struct sc_clsact_meta note = { .t = t, .m = m };
+			struct sc_meta_at at = { .t = t, .m = m };
+			struct cg_clsact_note note = { .flags = &m->flags,
+						       .created = SC_META_CREATED_CLSACT,
+						       .save = sc_meta_save, .arg = &at };
 
 			m->mode = SC_CLSACT;
 			m->prog_id = cg_prog_id(to.prog_fd);
 			sc_tc_hook(&h, t->ifindex);
-			err = cg_clsact_make(t->ifindex, m->flags & SC_META_CREATED_CLSACT,
-					     sc_note_clsact, &note);
+			err = cg_clsact_make(t->ifindex, &note);
 			if (!err)
 				err = bpf_tc_attach(&h, &to);
 			if (!err) {

@@ -68,21 +68,17 @@ static int cg_attach_tcx(const char *dir, int ifindex, int prog_fd, enum cg_hook
 	return err;
 }
 
-/* What cg_clsact_make notes in: the guard's meta, written to dir */
-struct cg_clsact_meta {
+/* The guard's meta, written to its dir (where cg_clsact_make notes) */
+struct cg_meta_at {
 	const char *dir;
 	struct cg_meta *m;
 };
 
-static int cg_note_clsact(void *arg, bool created)
+static int cg_meta_save(void *arg)
 {
-	struct cg_clsact_meta *c = arg;
+	struct cg_meta_at *at = arg;
 
-	if (created)
-		c->m->flags |= CG_META_CREATED_CLSACT;
-	else
-		c->m->flags &= ~CG_META_CREATED_CLSACT;
-	return cg_meta_write(c->dir, c->m);
+	return cg_meta_write(at->dir, at->m);
 }
 
 /*
@@ -96,11 +92,13 @@ static int cg_attach_clsact(const char *dir, int ifindex, int prog_fd,
 {
 	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = CG_TC_HANDLE,
 		    .priority = CG_TC_PRIO, .flags = BPF_TC_F_REPLACE);
-	struct cg_clsact_meta note = { .dir = dir, .m = m };
+	struct cg_meta_at at = { .dir = dir, .m = m };
+	struct cg_clsact_note note = { .flags = &m->flags, .created = CG_META_CREATED_CLSACT,
+				       .save = cg_meta_save, .arg = &at };
 	struct bpf_tc_hook hook;
 	int err;
 
-	err = cg_clsact_make(ifindex, m->flags & CG_META_CREATED_CLSACT, cg_note_clsact, &note);
+	err = cg_clsact_make(ifindex, &note);
 	if (err)
 		return err;
 	cg_tc_hook_init(&hook, ifindex, h);
