@@ -8,6 +8,14 @@
 # root's PATH under cron: no sbin directory
 CRON_PATH=/usr/bin:/bin
 
+# cron_sc VERB [ARG...]: csum-guard syncookie VERB veth1 of the server, run
+# with cron's PATH
+cron_sc() {
+	local verb=$1
+	shift
+	env PATH=$CRON_PATH "$CG" syncookie "$verb" veth1 --netns "$SC_S" --quiet "$@"
+}
+
 # The responder run from cron: with PATH=/usr/bin:/bin, where nft (in
 # /usr/sbin) is not found by name, nft mode still attaches, its tables are
 # in the kernel and SYNPROXY answers a real connection through them;
@@ -23,8 +31,7 @@ case_lib_cron_path() {
 	fi
 	for m in nft tc; do
 		sc_up || { why="$why; set-up"; break; }
-		if ! env PATH=$CRON_PATH "$CG" syncookie attach veth1 --netns "$SC_S" --quiet \
-			--ports $SC_PORT --mode $m --set-sysctl 2>"$TMPD/err"; then
+		if ! cron_sc attach --ports $SC_PORT --mode $m --set-sysctl 2>"$TMPD/err"; then
 			why="$why; $m: attach under PATH=$CRON_PATH: $(head -1 "$TMPD/err")"
 			sc_down
 			continue
@@ -40,15 +47,12 @@ case_lib_cron_path() {
 			[ $(($(synproxy_valid) - v0)) -ge 1 ] ||
 				why="$why; $m: SYNPROXY validated no cookie (+$(($(synproxy_valid) - v0)))"
 		fi
-		env PATH=$CRON_PATH "$CG" syncookie detach veth1 --netns "$SC_S" --quiet 2>"$TMPD/err" ||
+		cron_sc detach 2>"$TMPD/err" ||
 			why="$why; $m: detach under PATH=$CRON_PATH: $(head -1 "$TMPD/err")"
 		[ -z "$(ip netns exec "$SC_S" nft list tables)" ] || why="$why; $m: tables left after detach"
 		sc_down
 	done
-	if [ -z "$why" ]; then
-		pass "$t: under PATH=$CRON_PATH ($nft not in it) nft mode attached, its tables in the kernel, a connection's cookie validated by SYNPROXY; tc mode has its tables; detach left none"
-	else
-		fail "$t:${why#; }"
-	fi
+	[ -n "$why" ] && { fail "$t:${why#; }"; return; }
+	pass "$t: under PATH=$CRON_PATH ($nft not in it) nft mode attached, its tables in the kernel, a connection's cookie validated by SYNPROXY; tc mode has its tables; detach left none"
 }
 cg_kernel_case lib_cron_path
