@@ -351,12 +351,11 @@ static int sc_hook(const struct sc_target *t, const struct sc_args *a, struct sc
 		} else {
 			LIBBPF_OPTS(bpf_tc_opts, to, .handle = SC_TC_HANDLE, .priority = SC_TC_PRIO,
 				    .flags = BPF_TC_F_REPLACE, .prog_fd = bpf_program__fd(o.tc));
-			struct bpf_tc_hook h;
-
 			struct sc_meta_at at = { .t = t, .m = m };
 			struct cg_clsact_note note = { .flags = &m->flags,
 						       .created = SC_META_CREATED_CLSACT,
 						       .save = sc_meta_save, .arg = &at };
+			struct bpf_tc_hook h;
 
 			m->mode = SC_CLSACT;
 			m->prog_id = cg_prog_id(to.prog_fd);
