@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * bpffs.c - the guards' state lives on the host's bpffs, which must outlive
- * the process that pins it: directories, and small pinned array maps.
+ * the process that pins it: directories, small pinned array maps, and the
+ * links that hold the guards on their hooks.
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -98,4 +100,29 @@ int cg_pin_array_put(const char *path, const char *name, const void *val, __u32 
 out:
 	close(fd);
 	return err;
+}
+
+int cg_pin_link_info(const char *path, struct cg_tcx_link_info *info)
+{
+	__u32 len = sizeof(*info);
+	int fd, err = 0;
+
+	memset(info, 0, sizeof(*info));
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	if (bpf_obj_get_info_by_fd(fd, info, &len))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+void cg_pin_link_detach(const char *path)
+{
+	int fd = bpf_obj_get(path);
+
+	if (fd < 0)
+		return;
+	bpf_link_detach(fd);
+	close(fd);
 }

@@ -18,4 +18,12 @@ int cg_pin_array_get(const char *path, __u32 key, void *val);
  * overruns val. */
 int cg_pin_array_get_sized(const char *path, __u32 key, void *val, __u32 size);
 
+/* The link pinned at path: the head of its info (type, id, prog_id; a tcx
+ * or XDP link's ifindex, 0 once its device is gone). 0 or -errno. */
+struct cg_tcx_link_info;
+int cg_pin_link_info(const char *path, struct cg_tcx_link_info *info);
+/* Detach the link pinned at path from its hook, if there is one; its pin
+ * stays (the program goes once the pin does too). */
+void cg_pin_link_detach(const char *path);
+
 #endif /* CG_BPFFS_H */

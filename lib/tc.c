@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * tc.c - what both guards ask of tc before they attach or detach: is
- * there a clsact qdisc, does it hold filters, does the kernel have tcx.
+ * there a clsact qdisc, does it hold filters, does the kernel have tcx;
+ * and the clsact qdisc they create and destroy.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -87,6 +89,44 @@ bool cg_clsact_has_filters(int ifindex)
 bool cg_clsact_exists(int ifindex)
 {
 	return cg_tc_dump_any(RTM_GETQDISC, ifindex, 0, cg_is_clsact);
+}
+
+/*
+ * The order is the crash-safe one: "we created it" is noted before the
+ * qdisc is created. A run killed between the two leaves a note for a
+ * qdisc that may not exist, which cg_clsact_drop tolerates (destroying
+ * nothing fails quietly; a qdisc someone made since stays once it holds a
+ * filter). The other order would leave, in the same window, a qdisc we
+ * made and nobody noted: never destroyed, left on the device for good.
+ */
+int cg_clsact_make(int ifindex, const struct cg_clsact_note *n)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex, .attach_point = BPF_TC_INGRESS);
+	int err;
+
+	if (cg_clsact_exists(ifindex))
+		return 0;
+	if (!(*n->flags & n->created)) {
+		*n->flags |= n->created;
+		err = n->save(n->arg);
+		if (err)
+			return err;
+	}
+	err = bpf_tc_hook_create(&hook);
+	if (err == -EEXIST) {	/* someone made one meanwhile: theirs */
+		*n->flags &= ~n->created;
+		err = n->save(n->arg);
+	}
+	return err;
+}
+
+void cg_clsact_drop(int ifindex, bool created)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
+		    .attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS);
+
+	if (created && ifindex > 0 && !cg_clsact_has_filters(ifindex))
+		bpf_tc_hook_destroy(&hook);
 }
 
 bool cg_have_tcx(void)

@@ -220,6 +220,19 @@ static int sc_pin_link(const struct sc_target *t, const char *name, int link_fd)
 	return err;
 }
 
+/* The responder's meta, pinned in t's dir (where cg_clsact_make notes) */
+struct sc_meta_at {
+	const struct sc_target *t;
+	struct sc_meta *m;
+};
+
+static int sc_meta_save(void *arg)
+{
+	struct sc_meta_at *at = arg;
+
+	return sc_map_put(at->t, SC_PIN_META, at->m, sizeof(*at->m));
+}
+
 /*
  * Load and hook the program for mode req (auto: the first mode that
  * works), filling m->mode and m->prog_id; ports and counters are pinned
@@ -338,18 +351,16 @@ static int sc_hook(const struct sc_target *t, const struct sc_args *a, struct sc
 		} else {
 			LIBBPF_OPTS(bpf_tc_opts, to, .handle = SC_TC_HANDLE, .priority = SC_TC_PRIO,
 				    .flags = BPF_TC_F_REPLACE, .prog_fd = bpf_program__fd(o.tc));
+			struct sc_meta_at at = { .t = t, .m = m };
+			struct cg_clsact_note note = { .flags = &m->flags,
+						       .created = SC_META_CREATED_CLSACT,
+						       .save = sc_meta_save, .arg = &at };
 			struct bpf_tc_hook h;
 
 			m->mode = SC_CLSACT;
 			m->prog_id = cg_prog_id(to.prog_fd);
 			sc_tc_hook(&h, t->ifindex);
-			err = bpf_tc_hook_create(&h);
-			if (!err) {
-				m->flags |= SC_META_CREATED_CLSACT;
-				err = sc_map_put(t, SC_PIN_META, m, sizeof(*m));
-			} else if (err == -EEXIST) {
-				err = 0;
-			}
+			err = cg_clsact_make(t->ifindex, &note);
 			if (!err)
 				err = bpf_tc_attach(&h, &to);
 			if (!err) {

@@ -6,9 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <net/if.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +14,6 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
@@ -30,26 +27,7 @@
 
 #include "log.h"
 #include "sc.h"
-
-/* Read fd to its end: the first len - 1 bytes into buf (NULL: none), NUL-terminated. */
-static void sc_drain(int fd, char *buf, size_t len)
-{
-	char sink[256];
-	size_t got = 0;
-	ssize_t r;
-
-	for (;;) {
-		bool keep = buf && got < len - 1;
-
-		r = read(fd, keep ? buf + got : sink, keep ? len - 1 - got : sizeof(sink));
-		if (r <= 0)
-			break;
-		if (keep)
-			got += r;
-	}
-	if (buf)
-		buf[got] = '\0';
-}
+#include "spawn.h"
 
 /*
  * Run nft with argv (no shell), script on its stdin (NULL: none); up to
@@ -59,57 +37,13 @@ static void sc_drain(int fd, char *buf, size_t len)
 static int sc_nft(const char *const *argv, const char *script, char *out, size_t out_len,
 		  char *err, size_t err_len)
 {
-	int in[2] = { -1, -1 }, o[2], e[2], st, devnull;
-	ssize_t r;
-	pid_t pid;
+	struct cg_spawn s = { .argv = argv, .netns = -1, .in = script, .out = out,
+			      .out_len = out_len, .err = err, .err_len = err_len };
+	int rc = cg_spawn(&s);
 
-	if (pipe2(o, O_CLOEXEC))
-		return -1;
-	if (pipe2(e, O_CLOEXEC)) {
-		close(o[0]);
-		close(o[1]);
-		return -1;
-	}
-	if (script && pipe2(in, O_CLOEXEC)) {
-		close(o[0]);
-		close(o[1]);
-		close(e[0]);
-		close(e[1]);
-		return -1;
-	}
-	pid = fork();
-	if (pid == 0) {
-		devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-		dup2(script ? in[0] : devnull, 0);
-		dup2(o[1], 1);
-		dup2(e[1], 2);
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	close(o[1]);
-	close(e[1]);
-	if (script) {
-		close(in[0]);
-		if (pid > 0) {
-			/* an nft that died early must not take us with it */
-			void (*was)(int) = signal(SIGPIPE, SIG_IGN);
-			size_t len = strlen(script), off = 0;
-
-			while (off < len && (r = write(in[1], script + off, len - off)) > 0)
-				off += r;
-			signal(SIGPIPE, was);
-		}
-		close(in[1]);
-	}
-	sc_drain(o[0], out, out_len);
-	sc_drain(e[0], err, err_len);
 	if (err)
 		err[strcspn(err, "\n")] = '\0';
-	close(o[0]);
-	close(e[0]);
-	if (pid < 0 || waitpid(pid, &st, 0) < 0)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return rc < 0 ? -1 : rc;
 }
 
 bool sc_nft_have(void)

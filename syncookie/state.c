@@ -125,18 +125,11 @@ int sc_map_put(const struct sc_target *t, const char *name, const void *val,
 /* The device of the link pinned as name in t's dir if it is of type, else -1. */
 static int sc_link_ifindex(const struct sc_target *t, const char *name, __u32 type)
 {
-	struct cg_tcx_link_info info = {};	/* xdp's ifindex sits where tcx's does */
-	__u32 len = sizeof(info);
+	struct cg_tcx_link_info info;	/* xdp's ifindex sits where tcx's does */
 	char path[PATH_MAX];
-	int fd, ret;
 
 	sc_pin(path, sizeof(path), t, name);
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return -1;
-	ret = bpf_obj_get_info_by_fd(fd, &info, &len);
-	close(fd);
-	if (ret || info.type != type)
+	if (cg_pin_link_info(path, &info) || info.type != type)
 		return -1;
 	return info.ifindex;
 }
@@ -267,17 +260,12 @@ void sc_remove(const struct sc_target *t, const struct sc_meta *m, bool ours)
 		SC_PIN_ALLOW, CG_PIN_NAMES, SC_PIN_APPLY, SC_PIN_META,
 	};
 	char path[PATH_MAX];
-	int fd;
 
 	if (m && ours) {
 		/* the SYNs' hook first: no SYN-ACK left for an ACK nobody reads */
 		if (m->mode == SC_XDP || m->mode == SC_XDP_GENERIC || m->mode == SC_TCX) {
 			sc_pin(path, sizeof(path), t, SC_PIN_LINK);
-			fd = bpf_obj_get(path);
-			if (fd >= 0) {
-				bpf_link_detach(fd);
-				close(fd);
-			}
+			cg_pin_link_detach(path);
 		} else if (m->mode == SC_CLSACT && m->prog_id &&
 			   m->prog_id == cg_clsact_prog_id(t->ifindex, BPF_TC_INGRESS,
 							   SC_TC_HANDLE, SC_TC_PRIO)) {
@@ -288,22 +276,12 @@ void sc_remove(const struct sc_target *t, const struct sc_meta *m, bool ours)
 			bpf_tc_detach(&h, &o);
 		}
 		sc_pin(path, sizeof(path), t, SC_PIN_ACK);
-		fd = bpf_obj_get(path);
-		if (fd >= 0) {
-			bpf_link_detach(fd);
-			close(fd);
-		}
+		cg_pin_link_detach(path);
 		/* the tables of any mode (a flushed one is simply not there) */
 		if (m->mode == SC_NFT || (m->flags & SC_META_TABLES))
 			sc_nft_delete(t->ifindex);
-		if (m->mode == SC_CLSACT && (m->flags & SC_META_CREATED_CLSACT) &&
-		    !cg_clsact_has_filters(t->ifindex)) {
-			struct bpf_tc_hook h;
-
-			sc_tc_hook(&h, t->ifindex);
-			h.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
-			bpf_tc_hook_destroy(&h);
-		}
+		if (m->mode == SC_CLSACT)
+			cg_clsact_drop(t->ifindex, m->flags & SC_META_CREATED_CLSACT);
 		/* put back what attach found, unless someone changed it since,
 		 * or another responder here still needs it */
 		if ((m->flags & SC_META_SET_SYSCTL) &&

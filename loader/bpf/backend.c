@@ -69,39 +69,40 @@ static int cg_attach_tcx(const char *dir, int ifindex, int prog_fd, enum cg_hook
 	return err;
 }
 
+/* The guard's meta, written to its dir (where cg_clsact_make notes) */
+struct cg_meta_at {
+	const char *dir;
+	struct cg_meta *m;
+};
+
+static int cg_meta_save(void *arg)
+{
+	struct cg_meta_at *at = arg;
+
+	return cg_meta_write(at->dir, at->m);
+}
+
 /*
  * clsact: our filter on hook h, replacing what is at our handle (a leftover
  * of ours, or the program an update swaps out). Creates the qdisc if there
- * is none, and records that in meta first: detach destroys the qdisc only
- * if attach created it, and a run killed right after creating it must
- * leave the next one able to. Someone else's qdisc stays.
+ * is none, noted in meta first (cg_clsact_make): detach destroys the qdisc
+ * only if attach created it. Someone else's qdisc stays.
  */
 static int cg_attach_clsact(const char *dir, int ifindex, int prog_fd,
 			    struct cg_meta *m, enum cg_hook h)
 {
 	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = CG_TC_HANDLE,
 		    .priority = CG_TC_PRIO, .flags = BPF_TC_F_REPLACE);
+	struct cg_meta_at at = { .dir = dir, .m = m };
+	struct cg_clsact_note note = { .flags = &m->flags, .created = CG_META_CREATED_CLSACT,
+				       .save = cg_meta_save, .arg = &at };
 	struct bpf_tc_hook hook;
 	int err;
 
+	err = cg_clsact_make(ifindex, &note);
+	if (err)
+		return err;
 	cg_tc_hook_init(&hook, ifindex, h);
-	if (!cg_clsact_exists(ifindex)) {
-		bool mine = !(m->flags & CG_META_CREATED_CLSACT);
-
-		if (mine) {
-			m->flags |= CG_META_CREATED_CLSACT;
-			err = cg_meta_write(dir, m);
-			if (err)
-				return err;
-		}
-		err = bpf_tc_hook_create(&hook);
-		if (err == -EEXIST && mine) {	/* someone made one meanwhile */
-			m->flags &= ~CG_META_CREATED_CLSACT;
-			err = cg_meta_write(dir, m);
-		}
-		if (err && err != -EEXIST)
-			return err;
-	}
 	opts.prog_fd = prog_fd;
 	return bpf_tc_attach(&hook, &opts);
 }

@@ -15,6 +15,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "bpffs.h"
+#include "compat.h"
 #include "guard.h"
 #include "macros.h"
 #include "state.h"
@@ -54,23 +56,14 @@ static int cg_ring_of_prog(int prog_fd, __u32 *ring_id)
 static int cg_prog_of_dir(const char *dir)
 {
 	static const char *const links[] = { CG_PIN_LINK, CG_PIN_LINK_EGRESS };
-	struct bpf_link_info li;
+	struct cg_tcx_link_info li;
 	char path[PATH_MAX];
-	__u32 len;
 	int fd, i;
 
 	for (i = 0; i < (int)ARRAY_SIZE(links); i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, links[i]);
-		fd = bpf_obj_get(path);
-		if (fd < 0)
+		if (cg_pin_link_info(path, &li))
 			continue;
-		memset(&li, 0, sizeof(li));
-		len = sizeof(li);
-		if (bpf_obj_get_info_by_fd(fd, &li, &len)) {
-			close(fd);
-			continue;
-		}
-		close(fd);
 		fd = bpf_prog_get_fd_by_id(li.prog_id);
 		if (fd >= 0)
 			return fd;

@@ -74,19 +74,14 @@ static bool cg_meta_hooks(const struct cg_meta *m, enum cg_hook h)
  */
 static int cg_tcx_link_ifindex(const char *dir, enum cg_hook h, __u32 *prog_id)
 {
-	struct cg_tcx_link_info info = {};
-	__u32 len = sizeof(info);
+	struct cg_tcx_link_info info;
 	char path[PATH_MAX];
-	int fd, ret;
+	int err;
 
 	cg_state_pin(path, sizeof(path), dir, cg_hooks[h].pin);
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return -errno;
-	ret = bpf_obj_get_info_by_fd(fd, &info, &len);
-	close(fd);
-	if (ret)
-		return -errno;
+	err = cg_pin_link_info(path, &info);
+	if (err)
+		return err;
 	if (info.type != CG_BPF_LINK_TYPE_TCX ||
 	    (info.ifindex && info.attach_type != cg_hooks[h].tcx_type))
 		return -EINVAL;
@@ -270,15 +265,10 @@ void cg_hook_detach(const char *dir, int ifindex, const struct cg_meta *m,
 {
 	char path[PATH_MAX];
 	struct bpf_tc_hook hook;
-	int fd;
 
 	if (m->mode == CG_MODE_TCX) {
 		cg_state_pin(path, sizeof(path), dir, cg_hooks[h].pin);
-		fd = bpf_obj_get(path);
-		if (fd >= 0) {
-			bpf_link_detach(fd);
-			close(fd);
-		}
+		cg_pin_link_detach(path);
 		unlink(path);
 	} else if (cg_hook_prog(dir, ifindex, m, h)) {
 		LIBBPF_OPTS(bpf_tc_opts, opts, .handle = CG_TC_HANDLE,
@@ -297,17 +287,12 @@ void cg_hook_detach(const char *dir, int ifindex, const struct cg_meta *m,
  */
 void cg_state_remove(const char *dir, int ifindex, const struct cg_meta *m)
 {
-	struct bpf_tc_hook hook;
 	enum cg_hook h;
 
 	for (h = CG_HOOK_INGRESS; m && h < CG_HOOK_MAX; h++)
 		cg_hook_detach(dir, ifindex, m, h);
-	if (m && m->mode == CG_MODE_CLSACT && ifindex > 0 &&
-	    (m->flags & CG_META_CREATED_CLSACT) && !cg_clsact_has_filters(ifindex)) {
-		cg_tc_hook_init(&hook, ifindex, CG_HOOK_INGRESS);
-		hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
-		bpf_tc_hook_destroy(&hook);
-	}
+	if (m && m->mode == CG_MODE_CLSACT)
+		cg_clsact_drop(ifindex, m->flags & CG_META_CREATED_CLSACT);
 	/* no hook of the device counts in its entry any more */
 	if (m)
 		cg_devcnt_del(m);

@@ -16,17 +16,12 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nfnetlink_queue.h>
@@ -34,80 +29,20 @@
 #include "macros.h"
 #include "netns.h"
 #include "nl.h"
+#include "spawn.h"
 #include "topo.h"
-
-#define CK_EXEC_NOJOIN	126	/* the child could not join the namespace */
-#define CK_EXEC_NOTFOUND 127	/* the child could not exec the program */
-
-/* Read fd until EOF into buf (NUL-terminated), what does not fit dropped */
-static void ck_slurp(int fd, char *buf, size_t len)
-{
-	size_t got = 0;
-	char c[512];
-	ssize_t n;
-
-	while ((n = read(fd, c, sizeof(c))) > 0 || (n < 0 && errno == EINTR)) {
-		if (n > 0 && got < len - 1) {
-			size_t k = (size_t)n < len - 1 - got ? (size_t)n : len - 1 - got;
-
-			memcpy(buf + got, c, k);
-			got += k;
-		}
-	}
-	buf[got] = '\0';
-}
 
 /*
  * Run argv in the network namespace nsfd, stdout and stderr together into
- * out. Its exit status, 126 if it could not join nsfd, 127 if it could not
- * be run, or -errno.
+ * out. Its exit status, CG_SPAWN_NOJOIN if it could not join nsfd,
+ * CG_SPAWN_NOTFOUND if it could not be run, or -errno.
  */
 static int ck_exec_in(int nsfd, const char *const *argv, char *out, size_t len)
 {
-	static const char *const sbin[] = { "/usr/sbin", "/sbin" };
-	pid_t pid, parent = getpid();
-	int pfd[2], st, err;
-	unsigned int i;
+	struct cg_spawn s = { .argv = argv, .netns = nsfd, .out = out, .out_len = len,
+			      .err_to_out = true };
 
-	if (pipe2(pfd, O_CLOEXEC))
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		err = -errno;
-		close(pfd[0]);
-		close(pfd[1]);
-		return err;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-
-		/* killed with us: it must not outlive the namespace's last fd */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent || setns(nsfd, CLONE_NEWNET))
-			_exit(CK_EXEC_NOJOIN);
-		dup2(null, 0);
-		dup2(pfd[1], 1);
-		dup2(pfd[1], 2);
-		execvp(argv[0], (char *const *)argv);
-		/* root's PATH without the sbin directories (cron, some sudo) */
-		err = errno;
-		for (i = 0; err == ENOENT && i < ARRAY_SIZE(sbin); i++) {
-			char path[64];
-
-			snprintf(path, sizeof(path), "%s/%s", sbin[i], argv[0]);
-			execv(path, (char *const *)argv);
-		}
-		printf("exec: %s", strerror(err));
-		fflush(stdout);
-		_exit(CK_EXEC_NOTFOUND);
-	}
-	close(pfd[1]);
-	ck_slurp(pfd[0], out, len);
-	close(pfd[0]);
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -EINTR;
+	return cg_spawn(&s);
 }
 
 static const char *ck_ipt(const struct ck_path *p)
@@ -135,9 +70,9 @@ int ck_site_up(struct ck_topo *t, const struct ck_path *p, char *why, size_t len
 	int ret;
 
 	ret = ck_exec_in(t->vm, argv, out, sizeof(out));
-	if (ret == CK_EXEC_NOTFOUND)
+	if (ret == CG_SPAWN_NOTFOUND)
 		snprintf(why, len, "%s is not installed (%s)", argv[0], ck_first_line(out));
-	else if (ret == CK_EXEC_NOJOIN)
+	else if (ret == CG_SPAWN_NOJOIN)
 		snprintf(why, len, "cannot run %s in the new namespace", argv[0]);
 	else if (ret < 0)
 		snprintf(why, len, "cannot run %s: %s", argv[0], strerror(-ret));
