@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * attach.c - load the responder, put it on a device in the mode asked for,
- * update its ports in place, take it off again.
+ * attach.c - put the responder on a device in the mode asked for, with its
+ * maps, links and nft tables, or update its ports and options in place
+ * (load.c loads the object, detach.c takes it off again).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,156 +34,6 @@
 #include "tc.h"
 #include "sc.h"
 #include "syncookie.skel.h"
-
-/*
- * Load the XDP program (xdp) or the tc one: one at a time, since a 6.1
- * verifier takes a while over each (about 20 s under QEMU's TCG). The XDP
- * one is the probe's question: does the helper work here? With ack, also
- * syncookie_ack (for tcx). With reuse, the maps already pinned for that
- * target serve the new programs.
- */
-static int sc_load_once(struct sc_obj *o, bool xdp, bool tcx, bool ack,
-			const struct sc_target *reuse, const struct sc_offsets *off, char *why,
-			size_t why_len)
-{
-	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "syncookie");
-	char path[PATH_MAX];
-	const void *data;
-	size_t size;
-	int err = 0;
-
-	memset(o, 0, sizeof(*o));
-	data = syncookie_bpf__elf_bytes(&size);
-	o->obj = bpf_object__open_mem(data, size, &opts);
-	if (!o->obj) {
-		snprintf(why, why_len, "cannot open the built-in object");
-		return -ENOEXEC;
-	}
-	o->xdp = bpf_object__find_program_by_name(o->obj, SC_PROG_XDP);
-	o->tc = bpf_object__find_program_by_name(o->obj, SC_PROG_TC);
-	o->ack = bpf_object__find_program_by_name(o->obj, SC_PROG_ACK);
-	o->ports = bpf_object__find_map_by_name(o->obj, SC_MAP_PORTS);
-	o->counters = bpf_object__find_map_by_name(o->obj, SC_MAP_COUNTERS);
-	o->conf = bpf_object__find_map_by_name(o->obj, SC_MAP_CONF);
-	o->routes = bpf_object__find_map_by_name(o->obj, SC_MAP_ROUTES);
-	o->allow = bpf_object__find_map_by_name(o->obj, SC_MAP_ALLOW);
-	if (!o->xdp || !o->tc || !o->ack || !o->ports || !o->counters || !o->conf || !o->routes ||
-	    !o->allow) {
-		snprintf(why, why_len, "the built-in object lacks a program or map");
-		err = -ENOEXEC;
-		goto fail;
-	}
-	if (tcx)
-		bpf_program__set_expected_attach_type(o->tc, CG_BPF_TCX_INGRESS);
-	bpf_program__set_autoload(xdp ? o->tc : o->xdp, false);
-	bpf_program__set_autoload(o->ack, ack);
-	bpf_program__set_expected_attach_type(o->ack, CG_BPF_TCX_INGRESS);
-	if (sc_have_raw())
-		err = sc_rodata_set(o->obj, "sc_raw", 1);
-	if (!err && off) {
-		err = sc_rodata_set(o->obj, "sc_user_mss_off", off->user_mss);
-		if (!err)
-			err = sc_rodata_set(o->obj, "sc_wclamp_off", off->wclamp);
-		if (!err)
-			err = sc_rodata_set(o->obj, "sc_userlocks_bit", off->userlocks_bit);
-	}
-	if (!err && reuse) {
-		sc_pin(path, sizeof(path), reuse, SC_PIN_PORTS);
-		err = bpf_map__set_pin_path(o->ports, path);
-		sc_pin(path, sizeof(path), reuse, SC_PIN_COUNTERS);
-		if (!err)
-			err = bpf_map__set_pin_path(o->counters, path);
-		sc_pin(path, sizeof(path), reuse, SC_PIN_CONF);
-		if (!err)
-			err = bpf_map__set_pin_path(o->conf, path);
-		sc_pin(path, sizeof(path), reuse, SC_PIN_ROUTES);
-		if (!err)
-			err = bpf_map__set_pin_path(o->routes, path);
-		sc_pin(path, sizeof(path), reuse, SC_PIN_ALLOW);
-		if (!err)
-			err = bpf_map__set_pin_path(o->allow, path);
-	}
-	if (!err)
-		err = bpf_object__load(o->obj);
-	if (err) {
-		/* EINVAL from the verifier: most likely "unknown func" */
-		snprintf(why, why_len, "the kernel refuses the program (%s)%s", strerror(-err),
-			 reuse ? "" : ": no bpf_tcp_gen_syncookie (kernel older than 5.3 or "
-				      "without CONFIG_SYN_COOKIES)?");
-		goto fail;
-	}
-	return 0;
-fail:
-	bpf_object__close(o->obj);
-	memset(o, 0, sizeof(*o));
-	return err;
-}
-
-static const struct sc_offsets *sc_offsets(void)
-{
-	static struct sc_offsets off;
-	static bool known;
-
-	if (!known)
-		sc_listener_offsets(&off);
-	known = true;
-	return &off;
-}
-
-/*
- * Does the kernel issue and check raw cookies for the program
- * (bpf_tcp_raw_gen_syncookie_ipv4 and bpf_tcp_raw_check_syncookie_ipv4,
- * 6.0+, with their ipv6 twins)? Helper numbers as the uapi fixes them.
- */
-#define SC_FUNC_RAW_GEN4	204
-#define SC_FUNC_RAW_CHECK4	206
-bool sc_have_raw(void)
-{
-	static int have = -1;
-
-	if (have < 0)
-		have = libbpf_probe_bpf_helper(BPF_PROG_TYPE_XDP, SC_FUNC_RAW_GEN4, NULL) == 1 &&
-		       libbpf_probe_bpf_helper(BPF_PROG_TYPE_SCHED_CLS, SC_FUNC_RAW_GEN4, NULL) == 1 &&
-		       libbpf_probe_bpf_helper(BPF_PROG_TYPE_SCHED_CLS, SC_FUNC_RAW_CHECK4, NULL) == 1;
-	return have;
-}
-
-/* Can syncookie_ack run here: the kfunc, and tcx to hook it (6.6+)? */
-bool sc_have_reqsk(void)
-{
-	return sc_offsets()->reqsk && cg_have_tcx();
-}
-
-/*
- * With the listener's TCP_MAXSEG, window clamp and SO_RCVBUF lock read
- * where the kernel has BTF and bpf_skc_to_tcp_sock; where it refuses that,
- * without (the program then sees TCP_MAXSEG only as far as the cookie
- * shows it, and offers no window scaling). With ack (and sc_have_reqsk)
- * syncookie_ack too, if it loads: else without it, o->ack_err saying why.
- */
-int sc_load(struct sc_obj *o, bool xdp, bool tcx, bool ack, const struct sc_target *reuse,
-	    char *why, size_t why_len)
-{
-	const struct sc_offsets *off = sc_offsets();
-	int err, ack_err = 0;
-
-	if (ack) {
-		ack_err = -EOPNOTSUPP;
-		if (sc_have_reqsk() && off->user_mss) {
-			ack_err = sc_load_once(o, xdp, tcx, true, reuse, off, why, why_len);
-			if (!ack_err)
-				return 0;
-			why[0] = '\0';
-		}
-	}
-	err = -ENOENT;
-	if (off->user_mss)
-		err = sc_load_once(o, xdp, tcx, false, reuse, off, why, why_len);
-	if (err)
-		err = sc_load_once(o, xdp, tcx, false, reuse, NULL, why, why_len);
-	o->ack_err = ack_err;
-	return err;
-}
 
 /*
  * Native XDP's XDP_TX on a veth reaches the peer only while the peer runs
@@ -234,6 +85,128 @@ static int sc_meta_save(void *arg)
 }
 
 /*
+ * The maps of a first load filled (its addresses, routes, --allow, ports)
+ * and pinned, and the ACK program hooked where wanted and loaded: 0, or
+ * -errno with why said.
+ */
+static int sc_hook_maps(const struct sc_target *t, const struct sc_args *a, struct sc_meta *m,
+			const struct sc_obj *op, bool want_ack, char *why, size_t why_len)
+{
+	struct sc_obj o = *op;
+	bool raw = sc_raw(m);
+	bool ack = want_ack && bpf_program__autoload(o.ack);
+	struct sc_conf conf;
+	char path[PATH_MAX];
+	__u32 key = 0;
+	int fd, err;
+
+	if (want_ack && o.ack_err)
+		cg_info("%s: the ACK program does not load (%s): %s", t->dev,
+			strerror(-o.ack_err), raw ? "without the nft tables, no ACK "
+			"of its cookies is taken" : "timestamps carry the options only "
+			"under tcp_timestamps 2");
+	err = sc_conf_read(t, &conf, ack, raw);
+	conf.allow = a->nallow > 0;
+	if (!err)
+		err = bpf_map_update_elem(bpf_map__fd(o.conf), &key, &conf, BPF_ANY) ? -errno : 0;
+	if (!err)
+		err = sc_routes_sync(bpf_map__fd(o.routes));
+	if (!err)
+		err = sc_allow_sync(bpf_map__fd(o.allow), a);
+	if (err) {
+		snprintf(why, why_len, "cannot read its addresses and routes: %s", strerror(-err));
+		return err;
+	}
+	err = bpf_map_update_elem(bpf_map__fd(o.ports), &key, &a->ports, BPF_ANY) ? -errno : 0;
+	sc_pin(path, sizeof(path), t, SC_PIN_PORTS);
+	if (!err)
+		err = bpf_map__pin(o.ports, path);
+	sc_pin(path, sizeof(path), t, SC_PIN_COUNTERS);
+	if (!err)
+		err = bpf_map__pin(o.counters, path);
+	sc_pin(path, sizeof(path), t, SC_PIN_CONF);
+	if (!err)
+		err = bpf_map__pin(o.conf, path);
+	sc_pin(path, sizeof(path), t, SC_PIN_ROUTES);
+	if (!err)
+		err = bpf_map__pin(o.routes, path);
+	sc_pin(path, sizeof(path), t, SC_PIN_ALLOW);
+	if (!err)
+		err = bpf_map__pin(o.allow, path);
+	if (err) {
+		snprintf(why, why_len, "cannot pin the maps: %s", strerror(-err));
+		return err;
+	}
+	/* the ACKs' program before the first SYN-ACK that needs it */
+	if (ack) {
+		fd = bpf_link_create(bpf_program__fd(o.ack), t->ifindex, CG_BPF_TCX_INGRESS, NULL);
+		err = fd < 0 ? -errno : sc_pin_link(t, SC_PIN_ACK, fd);
+		if (err) {
+			snprintf(why, why_len, "cannot hook the ACK program: %s", strerror(-err));
+			return err;
+		}
+		m->flags |= SC_META_ACK;
+	}
+	return 0;
+}
+
+/*
+ * The SYN program hooked in mode try (xdp, xdp-generic, or tc: a tcx
+ * link, else a clsact filter), m->mode and m->prog_id set: *hooked, with
+ * what pinning it gave; else the mode's failure.
+ */
+static int sc_hook_mode(const struct sc_target *t, struct sc_meta *m, const struct sc_obj *op,
+			enum sc_mode try, bool *hooked)
+{
+	const struct sc_obj o = *op;
+	char path[PATH_MAX];
+	int fd, err;
+
+	*hooked = true;
+	if (try != SC_TC) {
+		LIBBPF_OPTS(bpf_link_create_opts, lo,
+			    .flags = try == SC_XDP ? XDP_FLAGS_DRV_MODE : XDP_FLAGS_SKB_MODE);
+
+		fd = bpf_link_create(bpf_program__fd(o.xdp), t->ifindex, BPF_XDP, &lo);
+		if (fd >= 0) {
+			m->mode = try;
+			m->prog_id = cg_prog_id(bpf_program__fd(o.xdp));
+			return sc_pin_link(t, SC_PIN_LINK, fd);
+		}
+		err = -errno;
+	} else if (cg_have_tcx()) {
+		fd = bpf_link_create(bpf_program__fd(o.tc), t->ifindex, CG_BPF_TCX_INGRESS, NULL);
+		if (fd >= 0) {
+			m->mode = SC_TCX;
+			m->prog_id = cg_prog_id(bpf_program__fd(o.tc));
+			return sc_pin_link(t, SC_PIN_LINK, fd);
+		}
+		err = -errno;
+	} else {
+		LIBBPF_OPTS(bpf_tc_opts, to, .handle = SC_TC_HANDLE, .priority = SC_TC_PRIO,
+			    .flags = BPF_TC_F_REPLACE, .prog_fd = bpf_program__fd(o.tc));
+		struct sc_meta_at at = { .t = t, .m = m };
+		struct cg_clsact_note note = { .flags = &m->flags,
+					       .created = SC_META_CREATED_CLSACT,
+					       .save = sc_meta_save, .arg = &at };
+		struct bpf_tc_hook h;
+
+		m->mode = SC_CLSACT;
+		m->prog_id = cg_prog_id(to.prog_fd);
+		sc_tc_hook(&h, t->ifindex);
+		err = cg_clsact_make(t->ifindex, &note);
+		if (!err)
+			err = bpf_tc_attach(&h, &to);
+		if (!err) {
+			sc_pin(path, sizeof(path), t, SC_PIN_PROG);
+			return bpf_obj_pin(to.prog_fd, path) ? -errno : 0;
+		}
+	}
+	*hooked = false;
+	return err;
+}
+
+/*
  * Load and hook the program for mode req (auto: the first mode that
  * works), filling m->mode and m->prog_id; ports and counters are pinned
  * from the first object loaded and reused by a later one.
@@ -247,11 +220,9 @@ static int sc_hook(const struct sc_target *t, const struct sc_args *a, struct sc
 	 * take the raw cookies' ACKs should the tables go */
 	bool raw = sc_raw(m);
 	bool want_ack = sc_have_reqsk() && (!(m->flags & SC_META_TABLES) || raw);
-	bool pinned = false;
-	char path[PATH_MAX];
+	bool pinned = false, hooked;
 	unsigned int i;
-	__u32 key = 0;
-	int fd, err = -EINVAL;
+	int err = -EINVAL;
 
 	why[0] = '\0';
 	for (i = 0; i < ARRAY_SIZE(order); i++) {
@@ -272,103 +243,14 @@ static int sc_hook(const struct sc_target *t, const struct sc_args *a, struct sc
 				return err;
 		}
 		if (!pinned) {
-			bool ack = want_ack && bpf_program__autoload(o.ack);
-			struct sc_conf conf;
-
-			if (want_ack && o.ack_err)
-				cg_info("%s: the ACK program does not load (%s): %s", t->dev,
-					strerror(-o.ack_err), raw ? "without the nft tables, no ACK "
-					"of its cookies is taken" : "timestamps carry the options only "
-					"under tcp_timestamps 2");
-			err = sc_conf_read(t, &conf, ack, raw);
-			conf.allow = a->nallow > 0;
-			if (!err)
-				err = bpf_map_update_elem(bpf_map__fd(o.conf), &key, &conf, BPF_ANY) ? -errno : 0;
-			if (!err)
-				err = sc_routes_sync(bpf_map__fd(o.routes));
-			if (!err)
-				err = sc_allow_sync(bpf_map__fd(o.allow), a);
-			if (err) {
-				snprintf(why, why_len, "cannot read its addresses and routes: %s",
-					 strerror(-err));
+			err = sc_hook_maps(t, a, m, &o, want_ack, why, why_len);
+			if (err)
 				goto out;
-			}
-			err = bpf_map_update_elem(bpf_map__fd(o.ports), &key, &a->ports, BPF_ANY) ? -errno : 0;
-			sc_pin(path, sizeof(path), t, SC_PIN_PORTS);
-			if (!err)
-				err = bpf_map__pin(o.ports, path);
-			sc_pin(path, sizeof(path), t, SC_PIN_COUNTERS);
-			if (!err)
-				err = bpf_map__pin(o.counters, path);
-			sc_pin(path, sizeof(path), t, SC_PIN_CONF);
-			if (!err)
-				err = bpf_map__pin(o.conf, path);
-			sc_pin(path, sizeof(path), t, SC_PIN_ROUTES);
-			if (!err)
-				err = bpf_map__pin(o.routes, path);
-			sc_pin(path, sizeof(path), t, SC_PIN_ALLOW);
-			if (!err)
-				err = bpf_map__pin(o.allow, path);
-			if (err) {
-				snprintf(why, why_len, "cannot pin the maps: %s", strerror(-err));
-				goto out;
-			}
 			pinned = true;
-			/* the ACKs' program before the first SYN-ACK that needs it */
-			if (ack) {
-				fd = bpf_link_create(bpf_program__fd(o.ack), t->ifindex,
-						     CG_BPF_TCX_INGRESS, NULL);
-				err = fd < 0 ? -errno : sc_pin_link(t, SC_PIN_ACK, fd);
-				if (err) {
-					snprintf(why, why_len, "cannot hook the ACK program: %s",
-						 strerror(-err));
-					goto out;
-				}
-				m->flags |= SC_META_ACK;
-			}
 		}
-		if (xdp) {
-			LIBBPF_OPTS(bpf_link_create_opts, lo,
-				    .flags = try == SC_XDP ? XDP_FLAGS_DRV_MODE : XDP_FLAGS_SKB_MODE);
-
-			fd = bpf_link_create(bpf_program__fd(o.xdp), t->ifindex, BPF_XDP, &lo);
-			if (fd >= 0) {
-				m->mode = try;
-				m->prog_id = cg_prog_id(bpf_program__fd(o.xdp));
-				err = sc_pin_link(t, SC_PIN_LINK, fd);
-				goto out;
-			}
-			err = -errno;
-		} else if (cg_have_tcx()) {
-			fd = bpf_link_create(bpf_program__fd(o.tc), t->ifindex, CG_BPF_TCX_INGRESS, NULL);
-			if (fd >= 0) {
-				m->mode = SC_TCX;
-				m->prog_id = cg_prog_id(bpf_program__fd(o.tc));
-				err = sc_pin_link(t, SC_PIN_LINK, fd);
-				goto out;
-			}
-			err = -errno;
-		} else {
-			LIBBPF_OPTS(bpf_tc_opts, to, .handle = SC_TC_HANDLE, .priority = SC_TC_PRIO,
-				    .flags = BPF_TC_F_REPLACE, .prog_fd = bpf_program__fd(o.tc));
-			struct sc_meta_at at = { .t = t, .m = m };
-			struct cg_clsact_note note = { .flags = &m->flags,
-						       .created = SC_META_CREATED_CLSACT,
-						       .save = sc_meta_save, .arg = &at };
-			struct bpf_tc_hook h;
-
-			m->mode = SC_CLSACT;
-			m->prog_id = cg_prog_id(to.prog_fd);
-			sc_tc_hook(&h, t->ifindex);
-			err = cg_clsact_make(t->ifindex, &note);
-			if (!err)
-				err = bpf_tc_attach(&h, &to);
-			if (!err) {
-				sc_pin(path, sizeof(path), t, SC_PIN_PROG);
-				err = bpf_obj_pin(to.prog_fd, path) ? -errno : 0;
-				goto out;
-			}
-		}
+		err = sc_hook_mode(t, m, &o, try, &hooked);
+		if (hooked)
+			goto out;
 		if (!why[0])
 			snprintf(why, why_len, "%s: %s", sc_mode_name(try), strerror(-err));
 	}
@@ -666,190 +548,5 @@ int sc_attach(const struct sc_args *a)
 	sc_ports_text(&a->ports, list, sizeof(list));
 	cg_info("answering SYNs on %s (%s), ports %s%s%s", t.dev, sc_mode_name(m.mode), list,
 		m.mode == SC_NFT ? "" : "; ", sc_attach_opts(&t, &m, opts, sizeof(opts)));
-	return 0;
-}
-
-/* cg_state_gone_netns(): a responder of a namespace that is gone */
-static int sc_forget_dead(const char *dir, __u64 ino, int ifindex, void *arg)
-{
-	struct sc_target t = { .ino = ino, .ifindex = ifindex };
-
-	snprintf(t.dir, sizeof(t.dir), "%s", dir);
-	/* whatever it hooked went with the namespace: only the pins are left */
-	sc_remove(&t, NULL, false);
-	return 0;
-}
-
-/* cg_state_gone_devs(): a responder of a device gone from our namespace */
-static int sc_forget_gone(const char *dir, __u64 ino, int ifindex, void *arg)
-{
-	struct sc_target *t = arg;
-	struct sc_meta m;
-
-	t->ifindex = ifindex;
-	snprintf(t->dir, sizeof(t->dir), "%s", dir);
-	/* in its namespace, which is ours now: its nft table and sysctl too */
-	if (sc_map_get(t, SC_PIN_META, &m, 0))
-		sc_remove(t, NULL, false);
-	else
-		sc_remove(t, &m, m.netns_cookie == t->cookie);
-	return 0;
-}
-
-/*
- * Responders recorded under a's device that is gone from the namespace
- * entered (t as sc_resolve left it), or under a's namespace that is gone
- * (t->ino 0): removed, never touching a device that now has the name or
- * the ifindex. How many.
- */
-static int sc_forget(const struct sc_args *a, struct sc_target *t)
-{
-	if (!t->ino)
-		return cg_state_gone_netns(SC_PIN_ROOT, a->netns ?: "", a->dev, sc_forget_dead, NULL);
-	return cg_state_gone_devs(SC_PIN_ROOT, t->ino, a->dev, sc_forget_gone, t);
-}
-
-int sc_detach(const struct sc_args *a)
-{
-	struct sc_target t;
-	struct sc_meta m;
-	bool live = false;
-	int err, gone;
-
-	if (cg_cli_need_root("detach"))
-		return 1;
-	err = sc_resolve(a, &t, "detach from", SC_LOCK | SC_GONE_OK);
-	if (err && err != -ENODEV && err != -ENOENT)
-		return 1;
-	if (!err && !sc_map_get(&t, SC_PIN_META, &m, 0)) {
-		live = sc_live(&t, &m) || sc_outdated(&t, &m);
-		sc_remove(&t, &m, m.netns_cookie == t.cookie);
-	}
-	/* a device (or namespace) of that name that is gone, or was made again */
-	gone = sc_forget(a, &t);
-	/*
-	 * and any other device gone from this namespace under its responder:
-	 * so that the sysctl one of them set comes back with the last detach
-	 * here, whatever name it is given
-	 */
-	if (t.ino) {
-		struct sc_target g = { .ino = t.ino, .cookie = t.cookie };
-
-		cg_state_gone_devs(SC_PIN_ROOT, t.ino, NULL, sc_forget_gone, &g);
-	}
-	if (live)
-		cg_info("detached the SYN responder from %s", a->dev);
-	if (gone && err == -ENOENT)
-		cg_info("netns %s is gone: removed the state of %d responder%s it had", a->netns,
-			gone, gone > 1 ? "s" : "");
-	else if (gone)
-		cg_info("%s is gone: removed the state of the responder it had", a->dev);
-	if (!live && !gone)
-		cg_info("%s is not answering SYNs", a->dev);
-	return 0;
-}
-
-/* syncookie detach --all: every responder of a namespace, or of the host */
-struct sc_all {
-	const char *label;	/* the namespace being walked, NULL: ours */
-	__u64 cookie;
-	__u64 *seen;		/* the inodes of the namespaces walked */
-	int nseen, n;
-};
-
-static int sc_detach_one(const char *dir, __u64 ino, int ifindex, void *arg)
-{
-	struct sc_all *d = arg;
-	struct sc_target t = { .ino = ino, .cookie = d->cookie, .ifindex = ifindex };
-	char name[IF_NAMESIZE] = "?", dev[4 * IF_NAMESIZE + 1], ns[4 * PATH_MAX + 1];
-	struct sc_meta m;
-	bool live = false;
-
-	snprintf(t.dir, sizeof(t.dir), "%s", dir);
-	if_indextoname(ifindex, name);
-	if (!sc_map_get(&t, SC_PIN_META, &m, 0)) {
-		live = sc_live(&t, &m) || sc_outdated(&t, &m);
-		sc_remove(&t, &m, m.netns_cookie == t.cookie);
-	} else {
-		sc_remove(&t, NULL, false);
-	}
-	if (live) {
-		d->n++;
-		cg_info("detached the SYN responder from %s%s%s", cg_text_safe(name, dev, sizeof(dev)),
-			d->label ? " in netns " : "",
-			d->label ? cg_text_safe(d->label, ns, sizeof(ns)) : "");
-	}
-	return 0;
-}
-
-/* A namespace's directory once its responders are gone (if empty) */
-static void sc_rmdir_ns(__u64 ino)
-{
-	char dir[PATH_MAX];
-
-	snprintf(dir, sizeof(dir), "%s/%llu", SC_PIN_ROOT, (unsigned long long)ino);
-	rmdir(dir);
-}
-
-/* In the namespace entered (ino; label NULL: ours) */
-static int sc_detach_here(const char *label, __u64 ino, void *arg)
-{
-	struct sc_all *d = arg;
-	__u64 *s = realloc(d->seen, (d->nseen + 1) * sizeof(*s));
-
-	if (s) {
-		d->seen = s;
-		d->seen[d->nseen++] = ino;
-	}
-	d->label = label;
-	if (cg_netns_cookie(&d->cookie))
-		d->cookie = 0;
-	cg_state_each_dev(SC_PIN_ROOT, ino, sc_detach_one, d);
-	sc_rmdir_ns(ino);
-	return 0;
-}
-
-/* The state of namespaces no longer on the host: only pins are left */
-static int sc_detach_dead(__u64 ino, void *arg)
-{
-	struct sc_all *d = arg;
-	int i;
-
-	for (i = 0; i < d->nseen; i++)
-		if (d->seen[i] == ino)
-			return 0;
-	cg_state_each_dev(SC_PIN_ROOT, ino, sc_forget_dead, NULL);
-	sc_rmdir_ns(ino);
-	return 0;
-}
-
-int sc_detach_all(const struct sc_args *a)
-{
-	struct sc_all d = {};
-	struct sc_target t;
-	struct cg_ack ack = {};
-	char ns[4 * PATH_MAX + 1];
-	int err;
-
-	if (cg_cli_need_root("detach"))
-		return 1;
-	if (sc_resolve(a, &t, "detach from", SC_LOCK))
-		return 1;
-	sc_detach_here(a->netns, t.ino, &d);
-	if (!a->netns) {
-		err = cg_state_each_netns(SC_PIN_ROOT, sc_detach_here, &d, &ack);
-		if (err) {
-			cg_err("cannot detach from every namespace: %s", cg_ack_why(&ack, err));
-			free(d.seen);
-			return 1;
-		}
-		cg_state_each_ns(SC_PIN_ROOT, sc_detach_dead, &d);
-	}
-	free(d.seen);
-	if (!d.n)
-		cg_info("no device answering SYNs%s%s", a->netns ? " in netns " : "",
-			a->netns ? cg_text_safe(a->netns, ns, sizeof(ns)) : "");
-	else
-		cg_info("detached %d SYN responder%s", d.n, d.n == 1 ? "" : "s");
 	return 0;
 }

@@ -497,55 +497,13 @@ static const char *ck_summary(int ret, bool all)
 	return "the check could not be set up";
 }
 
-/*
- * Overall: vulnerable if any path corrupted the header (10); else failed if
- * any path could not be set up (1); fixed if every path dropped it (0);
- * else cannot tell (11). path: a comma-separated list, NULL for all.
- */
-int cg_check(const char *path, bool json)
+/* The paths' results, and the verdict, as text or JSON */
+static void ck_print(const struct ck_result *res, const bool *ran, int nran, int ret,
+		     const char *verdict, const char *unloaded, bool json)
 {
-	struct ck_result res[ARRAY_SIZE(ck_paths)];
-	bool ran[ARRAY_SIZE(ck_paths)] = {}, first = true;
-	int nvuln = 0, nfixed = 0, nerr = 0, nran = 0, ret;
-	char unloaded[256];
-	struct ck_mods mods;
-	const char *verdict;
+	bool first = true;
 	struct utsname u;
 	unsigned int i;
-
-	if (geteuid() != 0) {
-		cg_err("cannot check: must be run as root");
-		return 1;
-	}
-	ck_mods_snapshot(&mods);
-	for (i = 0; i < ARRAY_SIZE(ck_paths); i++) {
-		if (path && !ck_listed(path, ck_paths[i].name))
-			continue;
-		ck_run_path(&ck_paths[i], &res[i]);
-		ran[i] = true;
-		nran++;
-		nvuln += res[i].v == CK_VULNERABLE;
-		nfixed += res[i].v == CK_FIXED;
-		nerr += res[i].v == CK_ERROR;
-		if (res[i].v == CK_ERROR)
-			cg_err("cannot check the %s path: %s", ck_paths[i].name, res[i].reason);
-	}
-
-	/* what the paths loaded into the kernel goes as it came */
-	ck_mods_unload_new(&mods, unloaded, sizeof(unloaded));
-	if (nvuln) {
-		ret = CG_CHECK_VULNERABLE;
-		verdict = "vulnerable";
-	} else if (nerr) {
-		ret = 1;
-		verdict = "error";
-	} else if (nfixed == nran) {
-		ret = CG_CHECK_FIXED;
-		verdict = "fixed";
-	} else {
-		ret = CG_CHECK_UNKNOWN;
-		verdict = "unknown";
-	}
 
 	if (!json) {
 		for (i = 0; i < ARRAY_SIZE(ck_paths); i++)
@@ -567,7 +525,7 @@ int cg_check(const char *path, bool json)
 			printf("unloaded the modules it loaded: %s\n", unloaded);
 		printf("verdict: %s: %s\n", verdict,
 		       ck_summary(ret, nran == (int)ARRAY_SIZE(ck_paths)));
-		return ret;
+		return;
 	}
 	putchar('{');
 	cg_json_kv_str(&first, "kernel", uname(&u) ? NULL : u.release);
@@ -614,5 +572,57 @@ int cg_check(const char *path, bool json)
 		first = false;
 	}
 	puts("]}");
+}
+
+/*
+ * Overall: vulnerable if any path corrupted the header (10); else failed if
+ * any path could not be set up (1); fixed if every path dropped it (0);
+ * else cannot tell (11). path: a comma-separated list, NULL for all.
+ */
+int cg_check(const char *path, bool json)
+{
+	struct ck_result res[ARRAY_SIZE(ck_paths)];
+	bool ran[ARRAY_SIZE(ck_paths)] = {};
+	int nvuln = 0, nfixed = 0, nerr = 0, nran = 0, ret;
+	char unloaded[256];
+	struct ck_mods mods;
+	const char *verdict;
+	unsigned int i;
+
+	if (geteuid() != 0) {
+		cg_err("cannot check: must be run as root");
+		return 1;
+	}
+	ck_mods_snapshot(&mods);
+	for (i = 0; i < ARRAY_SIZE(ck_paths); i++) {
+		if (path && !ck_listed(path, ck_paths[i].name))
+			continue;
+		ck_run_path(&ck_paths[i], &res[i]);
+		ran[i] = true;
+		nran++;
+		nvuln += res[i].v == CK_VULNERABLE;
+		nfixed += res[i].v == CK_FIXED;
+		nerr += res[i].v == CK_ERROR;
+		if (res[i].v == CK_ERROR)
+			cg_err("cannot check the %s path: %s", ck_paths[i].name, res[i].reason);
+	}
+
+	/* what the paths loaded into the kernel goes as it came */
+	ck_mods_unload_new(&mods, unloaded, sizeof(unloaded));
+	if (nvuln) {
+		ret = CG_CHECK_VULNERABLE;
+		verdict = "vulnerable";
+	} else if (nerr) {
+		ret = 1;
+		verdict = "error";
+	} else if (nfixed == nran) {
+		ret = CG_CHECK_FIXED;
+		verdict = "fixed";
+	} else {
+		ret = CG_CHECK_UNKNOWN;
+		verdict = "unknown";
+	}
+
+	ck_print(res, ran, nran, ret, verdict, unloaded, json);
 	return ret;
 }
