@@ -69,7 +69,10 @@ TOOLS := $(BUILD)/tests/cg-inject $(BUILD)/tests/cg-sniff $(BUILD)/tests/cg-nfq 
 	$(BUILD)/tests/cg-kdump $(BUILD)/tests/cg-sdrecv $(BUILD)/tests/csum-guard-next \
 	$(BUILD)/tests/cg-udprecv $(BUILD)/tests/csum-guard-prev $(STATIC_TOOLS)
 # What the benchmark tools and cg-stream share: netns, numbers, sockets.
-BENCH_UTIL := bench/util.c lib/netns.c lib/log.c lib/json.c
+BENCH_UTIL := tests/common/util.c lib/netns.c lib/log.c lib/json.c
+# what the test tools and the bench tools share (tests/common/)
+TESTCOMMON := -Itests/common
+TESTCOMMON_H := $(wildcard tests/common/*.h)
 
 # Debian packages each target needs on a fresh Debian 12 machine.
 BUILD_DEPS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
@@ -143,13 +146,13 @@ $(BUILD)/csum-guard: $(LOADER_OBJS) $(SC_OBJS) $(LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LOADER_LIBS) -o $@
 
-$(BUILD)/tests/%: tests/tools/%.c tests/tools/csum.h tests/tools/capture.h tests/tools/synframe.h | $(BUILD)/tests
+$(BUILD)/tests/%: tests/tools/%.c $(TESTCOMMON_H) tests/tools/capture.h | $(BUILD)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $<
+	$(Q)$(CC) $(CFLAGS) $(WARN) $(TESTCOMMON) -o $@ $<
 
-$(BUILD)/tests/static/%: tests/tools/%.c tests/tools/csum.h tests/tools/capture.h tests/tools/synframe.h | $(BUILD)/tests/static
+$(BUILD)/tests/static/%: tests/tools/%.c $(TESTCOMMON_H) tests/tools/capture.h | $(BUILD)/tests/static
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) -static -o $@ $<
+	$(Q)$(CC) $(CFLAGS) $(WARN) $(TESTCOMMON) -static -o $@ $<
 
 # cg-hooks asks the kernel which programs run on a device's tcx hooks.
 $(BUILD)/tests/cg-hooks: tests/tools/cg-hooks.c lib/compat.h | $(BUILD)/tests
@@ -162,9 +165,9 @@ $(BUILD)/tests/cg-kdump: tests/tools/cg-kdump.c lib/nl.c lib/nl.h include/csum_g
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(WARN) -Ilib -Iinclude -o $@ $< lib/nl.c
 
-$(BUILD)/tests/cg-stream: tests/tools/cg-stream.c $(BENCH_UTIL) bench/util.h | $(BUILD)/tests
+$(BUILD)/tests/cg-stream: tests/tools/cg-stream.c $(BENCH_UTIL) $(TESTCOMMON_H) | $(BUILD)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $< $(BENCH_UTIL) $(LIBS)
+	$(Q)$(CC) $(CFLAGS) $(WARN) $(TESTCOMMON) -o $@ $< $(BENCH_UTIL) $(LIBS)
 
 # The unit tests run the decision, the backend choice and the digest, no
 # kernel needed.
@@ -456,17 +459,17 @@ $(BUILD)/bench/minimal-tests.bpf.o: bench/minimal.bpf.c $(BUILD)/vmlinux.h | $(B
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) -g -O2 -target bpf -DMINIMAL_TESTS $(INCLUDES) -c $< -o $@
 
-$(BUILD)/bench/tapwrite $(BUILD)/bench/tcpbulk: $(BUILD)/bench/%: bench/%.c $(BENCH_UTIL) bench/util.h | $(BUILD)/bench
+$(BUILD)/bench/tapwrite $(BUILD)/bench/tcpbulk: $(BUILD)/bench/%: bench/%.c $(BENCH_UTIL) $(TESTCOMMON_H) | $(BUILD)/bench
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $< $(BENCH_UTIL) $(LIBS)
+	$(Q)$(CC) $(CFLAGS) $(WARN) $(TESTCOMMON) -o $@ $< $(BENCH_UTIL) $(LIBS)
 
-$(BUILD)/bench/synflood: bench/synflood.c tests/tools/synframe.h tests/tools/csum.h $(BENCH_UTIL) bench/util.h | $(BUILD)/bench
+$(BUILD)/bench/synflood: bench/synflood.c $(BENCH_UTIL) $(TESTCOMMON_H) | $(BUILD)/bench
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $< $(BENCH_UTIL) $(LIBS) -lpthread
+	$(Q)$(CC) $(CFLAGS) $(WARN) $(TESTCOMMON) -o $@ $< $(BENCH_UTIL) $(LIBS) -lpthread
 
-$(BUILD)/bench/attach-empty $(BUILD)/bench/testrun: $(BUILD)/bench/%: bench/%.c $(BENCH_UTIL) bench/util.h | $(BUILD)/bench
+$(BUILD)/bench/attach-empty $(BUILD)/bench/testrun: $(BUILD)/bench/%: bench/%.c $(BENCH_UTIL) $(TESTCOMMON_H) | $(BUILD)/bench
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) -Ilib -o $@ $< $(BENCH_UTIL) $(LIBS)
+	$(Q)$(CC) $(CFLAGS) $(WARN) $(TESTCOMMON) -Ilib -o $@ $< $(BENCH_UTIL) $(LIBS)
 
 # the tcx attach type and flags that libbpf 1.1's headers lack
 $(BUILD)/bench/attach-empty: lib/compat.h
