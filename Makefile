@@ -232,7 +232,7 @@ $(BUILD)/tests/csum-guard-prev: | $(BUILD)/tests
 	fi
 
 # An XDP program that passes everything: on a veth peer it turns NAPI on,
-# which native XDP_TX toward that peer needs (tests/cases/80-syncookie.sh).
+# which native XDP_TX toward that peer needs (tests/cases/80-sc-answer.sh).
 # A tc program that passes everything, an XDP one that redirects: someone
 # else's, ahead of a guard (tests/cases/20-edges.sh, 12-topology.sh).
 $(BUILD)/tests/xdp-pass.bpf.o $(BUILD)/tests/tc-pass.bpf.o $(BUILD)/tests/xdp-redirect.bpf.o: \
