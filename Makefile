@@ -91,7 +91,10 @@ FUZZ_OK := $(shell printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned lo
 	$(FUZZ_CC) -x c - -o /dev/null 2>/dev/null && echo yes)
 endif
 # What the benchmark tools and cg-stream share: netns, numbers, sockets.
-BENCH_UTIL := bench/util.c lib/netns.c lib/log.c lib/journal.c lib/json.c
+BENCH_UTIL := tests/common/util.c lib/netns.c lib/log.c lib/journal.c lib/json.c
+# what the test tools and the bench tools share (tests/common/)
+TESTCOMMON := -Itests/common
+TESTCOMMON_H := $(wildcard tests/common/*.h)
 
 # Debian packages each target needs on a fresh Debian 12 machine.
 BUILD_DEPS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
@@ -174,13 +177,13 @@ $(BUILD)/csum-guard: $(LOADER_OBJS) $(SC_OBJS) $(LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LOADER_LIBS) -o $@
 
-$(BUILD)/tests/%: tests/tools/%.c tests/tools/csum.h tests/tools/capture.h tests/tools/synframe.h | $(BUILD)/tests
+$(BUILD)/tests/%: tests/tools/%.c $(TESTCOMMON_H) tests/tools/capture.h | $(BUILD)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $<
+	$(Q)$(CC) $(CFLAGS) $(WARN) $(TESTCOMMON) -o $@ $<
 
-$(BUILD)/tests/static/%: tests/tools/%.c tests/tools/csum.h tests/tools/capture.h tests/tools/synframe.h | $(BUILD)/tests/static
+$(BUILD)/tests/static/%: tests/tools/%.c $(TESTCOMMON_H) tests/tools/capture.h | $(BUILD)/tests/static
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) -static -o $@ $<
+	$(Q)$(CC) $(CFLAGS) $(WARN) $(TESTCOMMON) -static -o $@ $<
 
 # cg-hooks asks the kernel which programs run on a device's tcx hooks.
 $(BUILD)/tests/cg-hooks: tests/tools/cg-hooks.c lib/compat.h | $(BUILD)/tests
@@ -193,9 +196,9 @@ $(BUILD)/tests/cg-kdump: tests/tools/cg-kdump.c lib/nl.c lib/nl.h include/csum_g
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(WARN) -Ilib -Iinclude -o $@ $< lib/nl.c
 
-$(BUILD)/tests/cg-stream: tests/tools/cg-stream.c $(BENCH_UTIL) bench/util.h | $(BUILD)/tests
+$(BUILD)/tests/cg-stream: tests/tools/cg-stream.c $(BENCH_UTIL) $(TESTCOMMON_H) | $(BUILD)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $< $(BENCH_UTIL) $(LIBS)
+	$(Q)$(CC) $(CFLAGS) $(WARN) $(TESTCOMMON) -o $@ $< $(BENCH_UTIL) $(LIBS)
 
 $(BUILD)/fuzz:
 	$(Q)mkdir -p $@
@@ -318,7 +321,7 @@ $(BUILD)/tests/csum-guard-prev: | $(BUILD)/tests
 	fi
 
 # An XDP program that passes everything: on a veth peer it turns NAPI on,
-# which native XDP_TX toward that peer needs (tests/cases/80-syncookie.sh).
+# which native XDP_TX toward that peer needs (tests/cases/80-sc-answer.sh).
 # A tc program that passes everything, an XDP one that redirects: someone
 # else's, ahead of a guard (tests/cases/20-edges.sh, 12-topology.sh).
 $(BUILD)/tests/xdp-pass.bpf.o $(BUILD)/tests/tc-pass.bpf.o $(BUILD)/tests/xdp-redirect.bpf.o: \

@@ -34,17 +34,17 @@ $(BUILD)/bench/minimal-tests.bpf.o: bench/minimal.bpf.c $(BUILD)/vmlinux.h | $(B
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) -g -O2 -target bpf -DMINIMAL_TESTS $(INCLUDES) -c $< -o $@
 
-$(BUILD)/bench/tapwrite $(BUILD)/bench/tcpbulk: $(BUILD)/bench/%: bench/%.c $(BENCH_UTIL) bench/util.h | $(BUILD)/bench
+$(BUILD)/bench/tapwrite $(BUILD)/bench/tcpbulk: $(BUILD)/bench/%: bench/%.c $(BENCH_UTIL) $(TESTCOMMON_H) | $(BUILD)/bench
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $< $(BENCH_UTIL) $(LIBS)
+	$(Q)$(CC) $(CFLAGS) $(WARN) $(TESTCOMMON) -o $@ $< $(BENCH_UTIL) $(LIBS)
 
-$(BUILD)/bench/synflood: bench/synflood.c tests/tools/synframe.h tests/tools/csum.h $(BENCH_UTIL) bench/util.h | $(BUILD)/bench
+$(BUILD)/bench/synflood: bench/synflood.c $(BENCH_UTIL) $(TESTCOMMON_H) | $(BUILD)/bench
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $< $(BENCH_UTIL) $(LIBS) -lpthread
+	$(Q)$(CC) $(CFLAGS) $(WARN) $(TESTCOMMON) -o $@ $< $(BENCH_UTIL) $(LIBS) -lpthread
 
-$(BUILD)/bench/attach-empty $(BUILD)/bench/testrun: $(BUILD)/bench/%: bench/%.c $(BENCH_UTIL) bench/util.h | $(BUILD)/bench
+$(BUILD)/bench/attach-empty $(BUILD)/bench/testrun: $(BUILD)/bench/%: bench/%.c $(BENCH_UTIL) $(TESTCOMMON_H) | $(BUILD)/bench
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) -Ilib -o $@ $< $(BENCH_UTIL) $(LIBS)
+	$(Q)$(CC) $(CFLAGS) $(WARN) $(TESTCOMMON) -Ilib -o $@ $< $(BENCH_UTIL) $(LIBS)
 
 # the tcx attach type and flags that libbpf 1.1's headers lack
 $(BUILD)/bench/attach-empty: lib/compat.h

@@ -35,7 +35,7 @@
 #include <sys/socket.h>
 
 #include "util.h"
-#include "../tests/tools/synframe.h"
+#include "synframe.h"
 
 #define PROG	"synflood"
 #define BATCH	64

@@ -44,7 +44,7 @@
 #include <linux/if_tun.h>
 #include <linux/virtio_net.h>
 
-#include "../tests/tools/csum.h"
+#include "csum.h"
 
 #include "util.h"
 

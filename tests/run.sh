@@ -32,6 +32,8 @@ done
 . tests/lib/common.sh
 . tests/lib/preflight.sh
 . tests/lib/prom.sh
+. tests/lib/expect.sh
+. tests/lib/syncookie.sh
 . tests/lib/cases.sh
 
 # A process and everything under it (the background guests: QEMU included).

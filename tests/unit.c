@@ -26,6 +26,25 @@
 
 static int failures, passes;
 
+/*
+ * UNIT_TEST(test_x) { ... } defines a test and registers it: each leaves a
+ * struct unit_test in the section unit_tests, which main() walks from the
+ * linker's __start_ to its __stop_ symbol. A new test is one function, no
+ * list to edit; they run in no order that matters.
+ */
+struct unit_test {
+	const char *name;
+	void (*fn)(void);
+};
+
+#define UNIT_TEST(fn_)							\
+	static void fn_(void);						\
+	static const struct unit_test unit_test_##fn_			\
+	__attribute__((used, section("unit_tests"), aligned(sizeof(void *)))) = { #fn_, fn_ }; \
+	static void fn_(void)
+
+extern const struct unit_test __start_unit_tests[], __stop_unit_tests[];
+
 static void report(const char *name, int bad, const char *why)
 {
 	if (bad) {
@@ -53,7 +72,7 @@ static struct cg_fields v4(__u32 csum_start, __u8 ihl)
 }
 
 /* A table of hand-picked vectors: the reference's cases and the edges. */
-static void test_vectors(void)
+UNIT_TEST(test_vectors)
 {
 	static const struct {
 		const char *what;
@@ -94,7 +113,7 @@ static void test_vectors(void)
  * network_header + ihl * 4, IHL below 5 always fails closed, and the first
  * passing offset is the end of the header.
  */
-static void test_sweep(void)
+UNIT_TEST(test_sweep)
 {
 	char why[160] = "";
 	unsigned int ihl, cs, n = 0, bad = 0;
@@ -118,7 +137,7 @@ static void test_sweep(void)
 }
 
 /* The network header need not be at 14: L3 devices, tags left in place. */
-static void test_network_header_moves(void)
+UNIT_TEST(test_network_header_moves)
 {
 	struct cg_fields f = v4(0, 5);
 	int bad = 0;
@@ -137,7 +156,7 @@ static void test_network_header_moves(void)
 }
 
 /* Nothing but CHECKSUM_PARTIAL IP (or VLAN-tagged) is judged, whatever its header says. */
-static void test_not_judged(void)
+UNIT_TEST(test_not_judged)
 {
 	static const __u8 summed[] = { 0, 1, 2 };	/* NONE, UNNECESSARY, COMPLETE */
 	static const __u16 protos[] = { 0x0806, 0x9100, 0x88b5, 0x8847, 0x0000 };
@@ -209,7 +228,7 @@ static enum cg_verdict walk(__u8 *pkt, unsigned int len, __u16 proto, __u32 cs,
 	return cg_verdict(&f);
 }
 
-static void test_vlan(void)
+UNIT_TEST(test_vlan)
 {
 	static const __u16 inner[] = { CG_ETH_P_IP, CG_ETH_P_IPV6, 0x0806 };
 	char why[160] = "";
@@ -263,7 +282,7 @@ static void test_vlan(void)
 	report("vlan-tags-stepped-over", bad, why);
 }
 
-static void test_unreadable(void)
+UNIT_TEST(test_unreadable)
 {
 	struct cg_fields f = v4(100, 5);
 	int bad;
@@ -280,7 +299,7 @@ static void test_unreadable(void)
  * the 40 bytes drops, unread; at or past it the next-header byte is read,
  * and nothing else; unreadable, it fails closed.
  */
-static void test_ipv6(void)
+UNIT_TEST(test_ipv6)
 {
 	char why[160] = "";
 	unsigned int cs, nh, bad = 0;
@@ -332,7 +351,7 @@ static void test_ipv6(void)
  * version/IHL byte, IPv6 for each next-header value (the extension headers
  * behind it empty, so the long way has a chain to walk).
  */
-static void test_fast_paths(void)
+UNIT_TEST(test_fast_paths)
 {
 	char why[160] = "";
 	unsigned int b, cs, n = 0, slow = 0, bad = 0;
@@ -404,7 +423,7 @@ static unsigned int chain(__u8 *pkt, const struct ext *e, unsigned int n, __u8 l
 	return off;
 }
 
-static void test_ipv6_ext(void)
+UNIT_TEST(test_ipv6_ext)
 {
 	/* type, length byte, bytes on the wire (RFC 8200; AH: RFC 4302) */
 	static const struct ext hbh = { CG_IPPROTO_HOPOPTS, 0, 8 },
@@ -460,7 +479,7 @@ static void test_ipv6_ext(void)
 
 /* The digest attach --object checks: the FIPS 180-4 examples, and lengths
  * around the padding edges against a digest of their concatenation. */
-static void test_sha256(void)
+UNIT_TEST(test_sha256)
 {
 	static const struct {
 		const char *in;
@@ -493,7 +512,7 @@ static void test_sha256(void)
 	report("sha256-fips-180-4", bad, why);
 }
 
-static void test_select(void)
+UNIT_TEST(test_select)
 {
 	static const struct {
 		const char *what;
@@ -541,7 +560,7 @@ static void test_select(void)
 #define EXPECT(name, cond) report(name, !(cond), #cond)
 
 /* lib/nl: a request built with attributes and a nest parses back */
-static void test_lib_nl(void)
+UNIT_TEST(test_lib_nl)
 {
 	const struct nlattr *tb[8], *in[8];
 	struct cg_nl_msg m;
@@ -607,7 +626,7 @@ static int nl_getfamily(int fd, struct nl_family *f)
  * kernel's, even with the right sequence number: the forged GETFAMILY
  * answer names family 0x4242, the kernel's names nlctrl's own id.
  */
-static void test_lib_nl_sender(void)
+UNIT_TEST(test_lib_nl_sender)
 {
 	struct {
 		struct nlmsghdr nh;
@@ -663,7 +682,7 @@ out:
 
 /* lib/nl: a message shorter than its fixed header has neither it nor
  * attributes */
-static void test_lib_nl_short(void)
+UNIT_TEST(test_lib_nl_short)
 {
 	struct {
 		struct nlmsghdr nh;
@@ -678,7 +697,7 @@ static void test_lib_nl_short(void)
 }
 
 /* lib/state and lib/cli: paths, and what a device name may be */
-static void test_lib_state_cli(void)
+UNIT_TEST(test_lib_state_cli)
 {
 	char dir[64], pin[24];
 
@@ -701,7 +720,7 @@ static void test_lib_state_cli(void)
 }
 
 /* lib/log: the reason an operation records for its caller to say */
-static void test_lib_ack(void)
+UNIT_TEST(test_lib_ack)
 {
 	struct cg_ack ack = {}, none = {};
 
@@ -715,7 +734,7 @@ static void test_lib_ack(void)
 }
 
 /* What output may carry of a device's or a namespace's name: UTF-8 only */
-static void test_lib_text(void)
+UNIT_TEST(test_lib_text)
 {
 	char buf[64];
 
@@ -734,23 +753,10 @@ static void test_lib_text(void)
 
 int main(void)
 {
-	test_vectors();
-	test_sweep();
-	test_network_header_moves();
-	test_not_judged();
-	test_unreadable();
-	test_ipv6();
-	test_ipv6_ext();
-	test_fast_paths();
-	test_vlan();
-	test_sha256();
-	test_select();
-	test_lib_nl();
-	test_lib_nl_sender();
-	test_lib_nl_short();
-	test_lib_state_cli();
-	test_lib_ack();
-	test_lib_text();
+	const struct unit_test *t;
+
+	for (t = __start_unit_tests; t < __stop_unit_tests; t++)
+		t->fn();
 	printf("unit: %d passed, %d failed\n", passes, failures);
 	return failures ? 1 : 0;
 }

@@ -5,8 +5,7 @@
 
 # Every IHL 5..15: the last csum_start that drops and the first that passes.
 case_boundaries() {
-	local t="boundaries/ihl-5..15 [$BACKEND]" ihl end want=0 bad=0 ready=$TMPD/ready.b
-	local c
+	local t="boundaries/ihl-5..15 [$BACKEND]" ihl end want=0 ready=$TMPD/ready.b
 
 	topo_up --mtu 1500 && guard_on || { fail "$t: set-up"; topo_down; return; }
 	rm -f "$ready"
@@ -16,24 +15,19 @@ case_boundaries() {
 	wait_ready "$ready"
 	for ihl in $(seq 5 15); do
 		end=$((14 + ihl * 4))
-		ip netns exec "$VM" "$INJECT" --dev tap0 --ihl $ihl --payload 64 \
-			--csum-start $((end - 1)) --csum-offset 6 || bad=1
+		expect_ok "ihl $ihl csum_start $((end - 1)): inject" ip netns exec "$VM" "$INJECT" --dev tap0 \
+			--ihl $ihl --payload 64 --csum-start $((end - 1)) --csum-offset 6
 		want=$((want + 1))
 		set -- $(guard_counters)
-		[ "$1" = $want ] || { bad=1; note "ihl $ihl csum_start $((end - 1)): dropped=$1, want $want"; }
-		ip netns exec "$VM" "$INJECT" --dev tap0 --ihl $ihl --payload 64 \
-			--csum-start $end --csum-offset 6 || bad=1
+		expect_eq "ihl $ihl csum_start $((end - 1)): dropped" $want "$1"
+		expect_ok "ihl $ihl csum_start $end: inject" ip netns exec "$VM" "$INJECT" --dev tap0 \
+			--ihl $ihl --payload 64 --csum-start $end --csum-offset 6
 		set -- $(guard_counters)
-		[ "$1" = $want ] || { bad=1; note "ihl $ihl csum_start $end: dropped=$1, want $want"; }
+		expect_eq "ihl $ihl csum_start $end: dropped" $want "$1"
 	done
 	wait $pid
-	c=$(sniff_datagrams "$TMPD/bound")
-	[ "$c" = 11 ] && [ "$(sniff_sources "$TMPD/bound")" = $GUEST_IP ] || bad=1
-	if [ $bad = 0 ]; then
-		pass "$t: 11 dropped at end-1, 11 passed intact at end"
-	else
-		fail "$t: arrived=$c (want 11), see notes"
-	fi
+	expect_pass "the frames at end" "$TMPD/bound" 11 $GUEST_IP
+	expect_verdict "$t" "11 dropped at end-1, 11 passed intact at end"
 	guard_off
 	topo_down
 }
@@ -86,7 +80,7 @@ cg_case unreadable
 # options (IHL 6) and point into them; IPv6 frames point into the fixed
 # header. An nftables counter behind the guard sees what it passed.
 case_l3tun() {
-	local t="l3tun [$BACKEND]" bad= seen out d0 u0
+	local t="l3tun [$BACKEND]" out
 
 	command -v nft >/dev/null || { skip "$t: nft missing (Debian package nftables)"; return; }
 	topo_down
@@ -104,32 +98,24 @@ case_l3tun() {
 	"$CG" attach tun0 --netns "$VM" --backend "$BACKEND" --quiet || { fail "$t: attach"; topo_down; return; }
 	# csum_start is counted from the Ethernet header the tun does not get:
 	# 34 is 20 bytes into the IP header
-	ip netns exec "$VM" "$INJECT" --dev tun0 --ihl 6 --csum-start 34 --csum-offset 2 --count 3 ||
-		bad="$bad inject-bad4"
+	expect_ok "inject bad IPv4" ip netns exec "$VM" "$INJECT" --dev tun0 --ihl 6 --csum-start 34 \
+		--csum-offset 2 --count 3
 	# 10.0.5.2: byte 14 of its IP header is 5, an IHL that passes
 	# csum_start 34 for a reader that takes the header 14 bytes in
-	ip netns exec "$VM" "$INJECT" --dev tun0 --ihl 6 --src 10.0.5.2 --dst 10.0.0.1 \
-		--csum-start 34 --csum-offset 2 --count 2 || bad="$bad inject-bad4-src"
-	ip netns exec "$VM" "$INJECT" --dev tun0 --ipv6 --src fd00::2 --dst fd00::1 \
-		--csum-start 34 --csum-offset 2 --count 2 || bad="$bad inject-bad6"
-	read -r d0 u0 _ <<<"$(guard_counters tun0)"
-	[ "$d0 $u0" = "7 0" ] || bad="$bad bad-frames:[$d0,$u0]/want[7,0]"
-	seen=$(seen_count cgtun)
-	[ "$seen" = 0 ] || bad="$bad seen-after-bad:$seen"
-	ip netns exec "$VM" "$INJECT" --dev tun0 --ihl 6 --count 4 || bad="$bad inject-good4"
-	ip netns exec "$VM" "$INJECT" --dev tun0 --count 4 || bad="$bad inject-good4-ihl5"
-	ip netns exec "$VM" "$INJECT" --dev tun0 --ipv6 --src fd00::2 --dst fd00::1 --count 4 ||
-		bad="$bad inject-good6"
-	read -r d0 u0 _ <<<"$(guard_counters tun0)"
-	[ "$d0 $u0" = "7 0" ] || bad="$bad after-good:[$d0,$u0]/want[7,0]"
-	seen=$(seen_count cgtun)
-	[ "$seen" = 12 ] || bad="$bad seen:$seen/want12"
-	"$CG" detach tun0 --netns "$VM" --quiet || bad="$bad detach"
-	if [ -z "$bad" ]; then
-		pass "$t: a tun with a vnet header: 5 IPv4 frames into their options and 2 IPv6 into the fixed header dropped, 12 good ones (IHL 5 and 6, IPv6) passed to the chain behind the guard"
-	else
-		fail "$t:$bad"
-	fi
+	expect_ok "inject bad IPv4 from 10.0.5.2" ip netns exec "$VM" "$INJECT" --dev tun0 --ihl 6 \
+		--src 10.0.5.2 --dst 10.0.0.1 --csum-start 34 --csum-offset 2 --count 2
+	expect_ok "inject bad IPv6" ip netns exec "$VM" "$INJECT" --dev tun0 --ipv6 --src fd00::2 \
+		--dst fd00::1 --csum-start 34 --csum-offset 2 --count 2
+	expect_eq "[dropped, unreadable] after the bad frames" "7 0" "$(guard_counters tun0 | cut -d' ' -f1,2)"
+	expect_eq "frames behind the guard after the bad ones" 0 "$(seen_count cgtun)"
+	expect_ok "inject good IPv4" ip netns exec "$VM" "$INJECT" --dev tun0 --ihl 6 --count 4
+	expect_ok "inject good IPv4, IHL 5" ip netns exec "$VM" "$INJECT" --dev tun0 --count 4
+	expect_ok "inject good IPv6" ip netns exec "$VM" "$INJECT" --dev tun0 --ipv6 --src fd00::2 \
+		--dst fd00::1 --count 4
+	expect_eq "[dropped, unreadable] after the good frames" "7 0" "$(guard_counters tun0 | cut -d' ' -f1,2)"
+	expect_eq "frames behind the guard after the good ones" 12 "$(seen_count cgtun)"
+	expect_ok "detach" "$CG" detach tun0 --netns "$VM" --quiet
+	expect_verdict "$t" "a tun with a vnet header: 5 IPv4 frames into their options and 2 IPv6 into the fixed header dropped, 12 good ones (IHL 5 and 6, IPv6) passed to the chain behind the guard"
 	topo_down
 }
 cg_case l3tun
@@ -166,24 +152,24 @@ cg_case not_judged
 ahead_of() { "$CG" status tap0 --netns "$VM" --json | jq -r '.ahead | join("|")'; }
 
 case_ahead() {
-	local t="ahead [$BACKEND]" bad= got out mode i c0 c1
+	local t="ahead [$BACKEND]" got out mode i c0 c1
 
 	topo_up --mtu 1500 && guard_on || { fail "$t: set-up"; topo_down; return; }
 	mode=$("$CG" status tap0 --netns "$VM" --json | jq -r .mode)
-	[ -z "$(ahead_of)" ] || bad="$bad alone:[$(ahead_of)]"
+	expect_eq "ahead of the guard alone" "" "$(ahead_of)"
 
 	if ip -n "$VM" link set dev tap0 xdpgeneric obj "$BLD/tests/xdp-pass.bpf.o" sec xdp \
 		2>"$TMPD/ah.err"; then
-		got=$(ahead_of)
-		[[ $got =~ ^xdp\ program\ [0-9]+\ xdp_pass\ \(generic\)$ ]] || bad="$bad xdp:[$got]"
+		expect_match "ahead of the guard: xdp" '^xdp program [0-9]+ xdp_pass \(generic\)$' "$(ahead_of)"
 		"$CG" status --netns "$VM" --prometheus | grep -qx \
 			"csum_guard_ahead{device=\"tap0\",netns=\"$VM\",backend=\"$BACKEND\",mode=\"$mode\"} 1" ||
-			bad="$bad prometheus"
-		"$CG" status tap0 --netns "$VM" | grep -q '^  runs before the guard, .*: xdp program' ||
-			bad="$bad text"
+			unexpected "status --prometheus" "expected csum_guard_ahead 1 for tap0, saw none"
+		expect_grep "status's text" '^  runs before the guard, .*: xdp program' - \
+			<<<"$("$CG" status tap0 --netns "$VM")"
 		out=$(guard_on 2>&1; "$CG" attach tap0 --netns "$VM" --backend "$BACKEND" 2>&1)
-		grep -q "^csum-guard: warning: on tap0 in netns $VM, xdp program [0-9]* xdp_pass (generic) runs before the guard" \
-			<<<"$out" || bad="$bad attach-warning:[$out]"
+		expect_grep "attach's warning" \
+			"^csum-guard: warning: on tap0 in netns $VM, xdp program [0-9]* xdp_pass (generic) runs before the guard" \
+			- <<<"$out"
 		# and watch, in its log
 		"$CG" watch --match tap0 --backend "$BACKEND" --no-completion >"$TMPD/ah.watch" 2>&1 &
 		for i in $(seq 100); do
@@ -192,24 +178,24 @@ case_ahead() {
 		done
 		kill -TERM $! 2>/dev/null
 		wait $!
-		grep -q "^warning: on tap0 netns $VM, xdp program [0-9]* xdp_pass (generic) runs before the guard" \
-			"$TMPD/ah.watch" || bad="$bad watch-warning:[$(tr '\n' '|' <"$TMPD/ah.watch")]"
+		expect_grep "watch's warning ($(tr '\n' '|' <"$TMPD/ah.watch"))" \
+			"^warning: on tap0 netns $VM, xdp program [0-9]* xdp_pass (generic) runs before the guard" \
+			"$TMPD/ah.watch"
 		ip -n "$VM" link set dev tap0 xdpgeneric off
 	else
-		bad="$bad xdp-set-up:$(head -1 "$TMPD/ah.err")"
+		unexpected "set-up: xdp" "$(head -1 "$TMPD/ah.err")"
 	fi
 
 	# a clsact filter: ahead of the module, behind a tcx guard
 	if ip netns exec "$VM" tc qdisc add dev tap0 clsact 2>/dev/null ||
 	   ip netns exec "$VM" tc qdisc show dev tap0 | grep -q clsact; then
-		ip netns exec "$VM" tc filter add dev tap0 ingress prio 7 handle 9 protocol all \
-			bpf da obj "$BLD/tests/tc-pass.bpf.o" sec tc 2>"$TMPD/ah.err" ||
-			bad="$bad tc-set-up:$(head -1 "$TMPD/ah.err")"
+		expect_ok "set-up: the tc filter" ip netns exec "$VM" tc filter add dev tap0 ingress prio 7 \
+			handle 9 protocol all bpf da obj "$BLD/tests/tc-pass.bpf.o" sec tc
 		got=$(ahead_of)
 		case $mode in
-		tcx) [ -z "$got" ] || bad="$bad clsact-behind-tcx:[$got]" ;;
-		clsact) [ -z "$got" ] || bad="$bad clsact-prio7:[$got]" ;;
-		*) [[ $got =~ ^tc\ filter\ bpf\ prio\ 7\ handle\ 0x9$ ]] || bad="$bad clsact:[$got]" ;;
+		tcx) expect_eq "ahead of a tcx guard: a clsact filter" "" "$got" ;;
+		clsact) expect_eq "ahead of a clsact guard: a filter at prio 7" "" "$got" ;;
+		*) expect_match "ahead of the module: a clsact filter" '^tc filter bpf prio 7 handle 0x9$' "$got" ;;
 		esac
 		ip netns exec "$VM" tc filter del dev tap0 ingress prio 7 handle 9 bpf
 	fi
@@ -231,21 +217,17 @@ case_ahead() {
 				sleep 0.2
 			done
 			got=$("$CG" status tap0 --netns "$VM" --json | jq -r '"\(.reordered) \(.ahead | length)"')
-			[[ $got =~ ^[1-9][0-9]*\ 0$ ]] || bad="$bad reorder:[$got]"
+			expect_match "[reordered, ahead] after the chain" '^[1-9][0-9]* 0$' "$got"
 			ip netns exec "$VM" "$INJECT" --dev tap0 --csum-start 20 --csum-offset 6
 			c1=$(guard_counters)
-			[ "${c1%% *}" = $((${c0%% *} + 1)) ] || bad="$bad after-reorder:[$c0 -> $c1]"
+			expect_counter "dropped after the reorder" 1 ${c0%% *} ${c1%% *}
 			ip netns exec "$VM" nft delete table netdev cgahead
 		else
-			bad="$bad nft-set-up:$(head -1 "$TMPD/ah.err")"
+			unexpected "set-up: the nft chain" "$(head -1 "$TMPD/ah.err")"
 		fi
 	fi
 	guard_off
 	topo_down
-	if [ -z "$bad" ]; then
-		pass "$t: an XDP program named in status (JSON, text, Prometheus), by attach and by watch; a clsact filter ahead only of the module$([ "$BACKEND" = kmod ] && echo "; an nft chain at INT_MIN added after attach: the module back in front (reordered $got), the next bad frame dropped by it")"
-	else
-		fail "$t:$bad"
-	fi
+	expect_verdict "$t" "an XDP program named in status (JSON, text, Prometheus), by attach and by watch; a clsact filter ahead only of the module$([ "$BACKEND" = kmod ] && echo "; an nft chain at INT_MIN added after attach: the module back in front (reordered $got), the next bad frame dropped by it")"
 }
 cg_case ahead

@@ -34,7 +34,7 @@ sweep_setup() {
 # sweep_run NAME [ATTACH-ARGS...]: the sweep with the guard attached with
 # ATTACH-ARGS (none: the built-in program)
 sweep_run() {
-	local t="$1 [$BACKEND]" cls out rc d0 u0 s0 d1 u1 s1 want bad=
+	local t="$1 [$BACKEND]" cls out rc d0 u0 s0 d1 u1 s1 want
 	local vec=0 acc=0 ref=0 got_drop=0 got_unr=0 got_pass=0 v a r start
 	shift
 
@@ -62,28 +62,24 @@ sweep_run() {
 		a=$(sweep_field "$out" accepted)
 		r=$(sweep_field "$out" refused)
 		if [ $rc != 0 ] || [ -z "$a" ]; then
-			bad="$bad; $cls: cg-inject failed ($rc): $(tail -1 "$out")"
+			unexpected "$cls: cg-inject" "expected exit 0 and a summary, saw exit $rc: $(tail -1 "$out")"
 			continue
 		fi
-		[ "$a" -gt 0 ] || bad="$bad; $cls: the tap accepted none of $v vectors"
+		expect_gt "$cls: vectors the tap accepted, of $v" 0 "$a"
 		# what each counter should have grown by: dropped unreadable seen
 		case $cls in
 		drop) want="$a 0 0" got_drop=$a ;;
 		unreadable) want="0 $a 0" got_unr=$a ;;
 		pass) want="0 0 $a" got_pass=$a ;;
 		esac
-		[ "$((d1 - d0)) $((u1 - u0)) $((s1 - s0))" = "$want" ] ||
-			bad="$bad; $cls: $a accepted, dropped +$((d1 - d0)) unreadable +$((u1 - u0)) passed +$((s1 - s0)) (want +${want// /, +})"
+		expect_eq "$cls: $a accepted; dropped, unreadable, passed grew by" "$want" \
+			"$((d1 - d0)) $((u1 - u0)) $((s1 - s0))"
 		vec=$((vec + v)) acc=$((acc + a)) ref=$((ref + r))
 	done
 	guard_off
 	topo_down
-	if [ -z "$bad" ]; then
-		pass "$t: $vec vectors ($acc accepted, $ref refused by the tap): $got_drop dropped, $got_unr unreadable, $got_pass passed; counters exact"
-		reliability "$t: $vec vectors, $acc accepted, $ref refused by the tap; $got_drop dropped, $got_unr dropped_unreadable, $got_pass passed, each as the oracle predicted ($(($(date +%s) - start)) s)"
-	else
-		fail "$t: ${bad#; }"
-	fi
+	expect_clean && reliability "$t: $vec vectors, $acc accepted, $ref refused by the tap; $got_drop dropped, $got_unr dropped_unreadable, $got_pass passed, each as the oracle predicted ($(($(date +%s) - start)) s)"
+	expect_verdict "$t" "$vec vectors ($acc accepted, $ref refused by the tap): $got_drop dropped, $got_unr unreadable, $got_pass passed; counters exact"
 }
 
 case_sweep() { sweep_run sweep; }

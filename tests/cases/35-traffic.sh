@@ -28,16 +28,8 @@ VOL_SAMPLE=64		# packets a witness capture looks at
 # leave the checksum to the device, and a veth hands the skb over as is.
 vol_up() {
 	topo_down
-	ip netns add "$VM" && ip netns add "$FAR" || return 1
-	ip -n "$VM" link set lo up
-	ip -n "$FAR" link set lo up
-	ip -n "$VM" link add veth0 type veth peer name veth1 netns "$FAR" || return 1
-	ip -n "$VM" addr add 10.1.0.1/24 dev veth0
-	ip -n "$FAR" addr add $FAR_IP/24 dev veth1
-	ip -n "$VM" addr add fd01::1/64 dev veth0 nodad
-	ip -n "$FAR" addr add $FAR_IP6/64 dev veth1 nodad
-	ip -n "$VM" link set veth0 up
-	ip -n "$FAR" link set veth1 up
+	netns_new "$VM" "$FAR" &&
+		veth_pair "$VM" veth0 "$FAR" veth1 10.1.0.1/24 $FAR_IP/24 fd01::1/64 $FAR_IP6/64
 }
 
 # vol_guard on|off: the guard on both ends
@@ -126,7 +118,7 @@ stream() {
 # byte arrives; then a bad frame each way is refused there.
 case_volume() {
 	local t="volume [$BACKEND]" rec=() mbps= s name ok n w r cnt mac0 mac1 t0
-	local port=5300 bad=0 comp=${1:-} c0 want=partial
+	local port=5300 comp=${1:-} c0 want=partial
 
 	t0=$(date +%s%N)
 	if [ -n "$comp" ]; then
@@ -226,9 +218,11 @@ case_volume() {
 	mac0=$(link_mac "$VM" veth0)
 	mac1=$(link_mac "$FAR" veth1)
 	ip netns exec "$VM" "$INJECT" --packet --dev veth0 --dmac "$mac1" --src 10.1.0.1 \
-		--dst $FAR_IP --csum-start 20 --csum-offset 6 2>"$TMPD/ctl" || bad=1
+		--dst $FAR_IP --csum-start 20 --csum-offset 6 2>"$TMPD/ctl" ||
+		unexpected "control: the frame out of veth0" "the injector failed"
 	ip netns exec "$FAR" "$INJECT" --packet --dev veth1 --dmac "$mac0" --src $FAR_IP \
-		--dst 10.1.0.1 --csum-start 20 --csum-offset 6 2>>"$TMPD/ctl" || bad=1
+		--dst 10.1.0.1 --csum-start 20 --csum-offset 6 2>>"$TMPD/ctl" ||
+		unexpected "control: the frame out of veth1" "the injector failed"
 	if [ -n "$comp" ]; then
 		cnt=$(($(topo_refused) - c0))
 		# the sender sees the failed completion as a failed send
@@ -244,11 +238,9 @@ case_volume() {
 		return
 	fi
 	cnt=$(vol_counters)
-	if [ $bad = 0 ] && [ "$cnt" = "[1,0] [1,0]" ]; then
-		pass "$t control: a bad PARTIAL frame each way is dropped and counted: $cnt"
-	else
-		fail "$t control: counters $cnt, want [1,0] [1,0] $(cat "$TMPD/ctl")"
-	fi
+	expect_eq "counters of veth1 and veth0" "[1,0] [1,0]" "$cnt"
+	expect_clean || unexpected "the injector said" "$(cat "$TMPD/ctl")"
+	expect_verdict "$t control" "a bad PARTIAL frame each way is dropped and counted: $cnt"
 	vol_guard off
 	topo_down
 	reliability "volume [$BACKEND]: ${rec[*]}; witnesses$w;" \

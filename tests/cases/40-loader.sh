@@ -10,12 +10,12 @@
 # host, verified once: a second tap's guard runs the very program of the
 # first's with the same options, and its drops are its own.
 case_idempotent() {
-	local t="attach-idempotent [$BACKEND]" p0 p1 n h0 h1 h2 h3 h4 why= sent=0
+	local t="attach-idempotent [$BACKEND]" p0 p1 n h0 h1 h2 h3 h4 sent=0
 
 	topo_up --mtu 1500 || { fail "$t: set-up"; return; }
 	p0=$(prog_count)
 	idem_step() {	# attach OPTS, then send one bad frame
-		guard_on "$@" || why="$why; attach $* failed"
+		expect_ok "attach $*" guard_on "$@"
 		ip netns exec "$VM" "$INJECT" --dev tap0 --csum-start 20 --csum-offset 6 --payload 64 &&
 			sent=$((sent + 1))
 	}
@@ -31,41 +31,37 @@ case_idempotent() {
 	p1=$(prog_count)
 	set -- $("$CG" status tap0 --netns "$VM" --json |
 		jq -r '"\(.attached) \(.log_drops) \(.backend) \(.dropped) \(.dropped_unreadable)"')
-	[ "$1 $2 $3 $n" = "true true $BACKEND 1" ] ||
-		why="$why; status says attached=$1 log_drops=$2 backend=$3, $n listed"
-	[ "$4 $5" = "$sent 0" ] || why="$why; counters [$4,$5] for $sent bad frames sent"
+	expect_eq "status's attached, log_drops, backend; devices listed" "true true $BACKEND 1" "$1 $2 $3 $n"
+	expect_eq "[dropped, unreadable] for $sent bad frames sent" "$sent 0" "$4 $5"
 	if [ "$BACKEND" = bpf ]; then
-		[ "$(wc -l <<<"$h0")" = 1 ] && [[ "$h0" == *_ingress\ * ]] ||
-			why="$why; the kernel runs '$(tr '\n' ' ' <<<"$h0")' on tap0 after one attach"
-		[ "$h1" = "$h0" ] || why="$why; a repeated attach changed the running program: $h0 -> $h1"
+		expect_eq "programs the kernel runs on tap0 after one attach ($(tr '\n' ' ' <<<"$h0"))" 1 \
+			"$(wc -l <<<"$h0")"
+		expect_glob "the program on tap0's hook" "*_ingress *" "$h0"
+		expect_eq "the program after a repeated attach" "$h0" "$h1"
 		# "HOOK ID TAG LOG_DROPS": the same hook, another program, which
 		# runs with log_drops on
 		set -- $h0 $h2
 		[ "$#" = 8 ] && [ "$1" = "$5" ] && [ "$2" != "$6" ] && [ "$4 $8" = "false true" ] ||
-			why="$why; --log-drops did not swap in a program that logs, on the same hook: $h0 -> $h2"
-		[ "$h3" = "$h2" ] || why="$why; a repeated attach --log-drops changed the program: $h2 -> $h3"
+			unexpected "--log-drops" "expected another program that logs on the same hook, saw $h0 -> $h2"
+		expect_eq "the program after a repeated attach --log-drops" "$h2" "$h3"
 		# the program without --log-drops stays loaded for the next guard
-		[ $((p1 - p0)) = 2 ] || why="$why; $((p1 - p0)) more csum_guard programs on the host, want 2"
+		expect_counter "csum_guard programs on the host" 2 $p0 $p1
 		ip -n "$VM" tuntap add dev tap1 mode tap vnet_hdr && ip -n "$VM" link set tap1 up &&
-			"$CG" attach tap1 --netns "$VM" --backend bpf --quiet || why="$why; attach tap1 failed"
+			expect_ok "attach tap1" "$CG" attach tap1 --netns "$VM" --backend bpf --quiet
 		h4=$(kernel_guard "$VM" tap1)
 		set -- $h0 $h4
 		[ "$#" = 8 ] && [ "$2 $3 $4" = "$6 $7 $8" ] ||
-			why="$why; tap1's guard does not run tap0's first program: $h0 / $h4"
-		[ "$(prog_count)" = "$p1" ] || why="$why; a second tap's guard loaded another program"
+			unexpected "tap1's guard" "expected tap0's first program, saw $h0 / $h4"
+		expect_eq "programs after a second tap's guard" "$p1" "$(prog_count)"
 		ip netns exec "$VM" "$INJECT" --dev tap1 --csum-start 20 --csum-offset 6 --payload 64
-		[ "$(guard_counters tap1)" = "1 0 true" ] && [ "$(guard_counters | cut -d' ' -f1)" = "$sent" ] ||
-			why="$why; counters of tap1 [$(guard_counters tap1)], tap0 [$(guard_counters)] after one drop on tap1"
+		expect_eq "tap1's counters after one drop on it" "1 0 true" "$(guard_counters tap1)"
+		expect_eq "tap0's dropped after one drop on tap1" "$sent" "$(guard_counters | cut -d' ' -f1)"
 		"$CG" detach tap1 --netns "$VM" --quiet
 	fi
-	if [ -z "$why" ]; then
-		if [ "$BACKEND" = bpf ]; then
-			pass "$t: four attaches, one guard; the kernel kept the program while the options stayed and swapped it for --log-drops; $sent drops counted; a second tap's guard runs the first program, no new load, its drop its own"
-		else
-			pass "$t: four attaches, one guard, as the module reports it, with log_drops on; $sent drops counted"
-		fi
+	if [ "$BACKEND" = bpf ]; then
+		expect_verdict "$t" "four attaches, one guard; the kernel kept the program while the options stayed and swapped it for --log-drops; $sent drops counted; a second tap's guard runs the first program, no new load, its drop its own"
 	else
-		fail "$t: ${why#; }"
+		expect_verdict "$t" "four attaches, one guard, as the module reports it, with log_drops on; $sent drops counted"
 	fi
 	guard_off
 	topo_down
@@ -95,7 +91,7 @@ cg_case detach_clean
 # pins that no prune finds); kmod: the module drops a device's state when
 # the device goes, so only the exit and the listing are to check.
 case_detach_gone() {
-	local t="detach-gone [$BACKEND]" p0 pins0 ino out rc why= mode modes=tcx
+	local t="detach-gone [$BACKEND]" p0 pins0 ino out rc mode modes=tcx
 
 	p0=$(prog_count)
 	pins0=$(pin_list)
@@ -106,79 +102,70 @@ case_detach_gone() {
 	gone_detach() {
 		out=$("$CG" detach tap0 --netns "$VM" 2>&1)
 		rc=$?
-		[ $rc = 0 ] || why="$why; detach ($1): exit $rc: $out"
-		[ "$BACKEND" != bpf ] || grep -q "$2" <<<"$out" || why="$why; detach ($1) said: $out"
-		[ -z "$(gone_pins)" ] || why="$why; pins left ($1): $(gone_pins | tr '\n' ' ')"
+		expect_eq "detach ($1): exit status ($out)" 0 $rc
+		[ "$BACKEND" != bpf ] || expect_grep "detach ($1): what it said" "$2" - <<<"$out"
+		expect_eq "pins left ($1)" "" "$(gone_pins | tr '\n' ' ')"
 	}
 
 	# the device is gone
-	guard_on || why="$why; attach failed"
+	expect_ok "attach" guard_on
 	ip -n "$VM" link del tap0
 	gone_detach "deleted tap" 'was gone: removed'
-	[ "$(guarded_json --netns "$VM")" = "[]" ] || why="$why; still listed"
+	expect_eq "guards listed after" "[]" "$(guarded_json --netns "$VM")"
 
 	# made again under the same name: the old guard's state goes, the new
 	# tap and a guarded neighbour stay as they are
 	ip -n "$VM" tuntap add dev tap0 mode tap vnet_hdr && ip -n "$VM" link set tap0 up
-	guard_on || why="$why; attach failed"
+	expect_ok "attach" guard_on
 	ip -n "$VM" link del tap0
 	ip -n "$VM" tuntap add dev tap0 mode tap vnet_hdr && ip -n "$VM" link set tap0 up
 	ip -n "$VM" tuntap add dev tap1 mode tap vnet_hdr && ip -n "$VM" link set tap1 up
-	"$CG" attach tap1 --netns "$VM" --backend "$BACKEND" --quiet || why="$why; attach tap1 failed"
+	expect_ok "attach tap1" "$CG" attach tap1 --netns "$VM" --backend "$BACKEND" --quiet
 	out=$("$CG" detach tap0 --netns "$VM" 2>&1)
-	rc=$?
-	[ $rc = 0 ] || why="$why; detach of a remade tap: exit $rc: $out"
-	[ "$(guarded_json --netns "$VM" | jq -r '[.[] | .device] | join(",")')" = tap1 ] ||
-		why="$why; after detach of the remade tap0: $("$CG" status --netns "$VM" --json)"
-	[ "$BACKEND" != bpf ] || [ "$(gone_pins | grep -c /meta)" = 1 ] ||
-		why="$why; pins: $(gone_pins | tr '\n' ' ')"
+	expect_eq "detach of a remade tap: exit status ($out)" 0 $?
+	expect_eq "guarded after detach of the remade tap0 ($("$CG" status --netns "$VM" --json))" tap1 \
+		"$(guarded_json --netns "$VM" | jq -r '[.[] | .device] | join(",")')"
+	[ "$BACKEND" != bpf ] ||
+		expect_eq "meta pins after ($(gone_pins | tr '\n' ' '))" 1 "$(gone_pins | grep -c /meta)"
 	ip netns exec "$VM" "$INJECT" --dev tap1 --csum-start 20 --csum-offset 6 --payload 64
-	[ "$("$CG" status tap1 --netns "$VM" --json | jq -r .dropped)" = 1 ] ||
-		why="$why; tap1's guard no longer drops"
+	expect_eq "tap1's dropped after a bad frame" 1 "$("$CG" status tap1 --netns "$VM" --json | jq -r .dropped)"
 	"$CG" detach tap1 --netns "$VM" --quiet
 
 	# renamed after attach, attached again under its new name, then deleted:
 	# detach under the new name finds what the guard left
-	guard_on || why="$why; attach failed"
+	expect_ok "attach" guard_on
 	ip -n "$VM" link set tap0 down && ip -n "$VM" link set tap0 name tapr &&
-		ip -n "$VM" link set tapr up || why="$why; rename failed"
-	"$CG" attach tapr --netns "$VM" --backend "$BACKEND" --quiet || why="$why; attach tapr failed"
+		ip -n "$VM" link set tapr up || unexpected "rename" "ip link set name failed"
+	expect_ok "attach tapr" "$CG" attach tapr --netns "$VM" --backend "$BACKEND" --quiet
 	ip -n "$VM" link del tapr
 	out=$("$CG" detach tapr --netns "$VM" 2>&1)
-	rc=$?
-	[ $rc = 0 ] || why="$why; detach of a renamed, deleted tap: exit $rc: $out"
-	[ "$BACKEND" != bpf ] || grep -q 'was gone: removed' <<<"$out" ||
-		why="$why; detach of a renamed, deleted tap said: $out"
-	[ -z "$(gone_pins)" ] || why="$why; pins left (renamed): $(gone_pins | tr '\n' ' ')"
+	expect_eq "detach of a renamed, deleted tap: exit status ($out)" 0 $?
+	[ "$BACKEND" != bpf ] || expect_grep "detach of a renamed, deleted tap: what it said" 'was gone: removed' - <<<"$out"
+	expect_eq "pins left (renamed)" "" "$(gone_pins | tr '\n' ' ')"
 	ip -n "$VM" tuntap add dev tap0 mode tap vnet_hdr && ip -n "$VM" link set tap0 up
 
 	# a name that never existed: not guarded, exit 0
 	out=$("$CG" detach nosuch0 --netns "$VM" 2>&1)
-	rc=$?
-	[ $rc = 0 ] && grep -q 'no such device, and no guard recorded' <<<"$out" ||
-		why="$why; detach nosuch0: exit $rc: $out"
+	expect_eq "detach nosuch0: exit status" 0 $?
+	expect_grep "detach nosuch0: what it said" 'no such device, and no guard recorded' - <<<"$out"
 
 	# the namespace is gone
 	[ "$BACKEND" = bpf ] && modes="tcx clsact"
 	for mode in $modes; do
-		topo_up --mtu 1500 || { why="$why; set-up"; break; }
+		topo_up --mtu 1500 || { unexpected "set-up" "topo_up"; break; }
 		ino=$(stat -L -c %i "/run/netns/$VM")
 		if [ "$BACKEND" = bpf ]; then
-			guard_on --mode $mode || why="$why; attach --mode $mode failed"
+			expect_ok "attach --mode $mode" guard_on --mode $mode
 		else
-			guard_on || why="$why; attach failed"
+			expect_ok "attach" guard_on
 		fi
 		topo_down
 		gone_detach "deleted netns, $mode" "netns $VM is gone: removed the state of 1 bpf guard"
 	done
 	sleep 0.3
-	[ "$(prog_count)" = "$p0" ] && [ "$(pin_list)" = "$pins0" ] ||
-		why="$why; programs $(prog_count) (was $p0), pins $(pin_list | tr '\n' ' ')"
-	if [ -z "$why" ]; then
-		pass "$t: deleted tap, tap made again beside a guarded one, renamed and deleted tap, unknown name, deleted namespace$([ "$BACKEND" = bpf ] && echo " (tcx and clsact)"): exit 0, exactly their state removed"
-	else
-		fail "$t: ${why#; }"
-	fi
+	expect_eq "programs, as before" "$p0" "$(prog_count)"
+	expect_eq "pins, as before" "$pins0" "$(pin_list)"
+	expect_verdict "$t" "deleted tap, tap made again beside a guarded one, renamed and deleted tap, unknown name, deleted namespace$([ "$BACKEND" = bpf ] && echo " (tcx and clsact)"): exit 0, exactly their state removed"
 	topo_down
 }
 cg_case detach_gone
@@ -283,7 +270,7 @@ cg_case vanish
 
 # Bad input: one line, a non-zero exit, nothing changed.
 case_bad_input() {
-	local t="bad-input [$BACKEND]" before after rc lines line want args bad=0 n=0
+	local t="bad-input [$BACKEND]" before after rc line want args n=0
 
 	topo_up --mtu 1500 || { fail "$t: set-up"; return; }
 	# a FIFO where a file or a namespace is named: refused, never waited on
@@ -293,22 +280,18 @@ case_bad_input() {
 		[ -n "$want" ] || continue
 		n=$((n + 1))
 		eval "set -- $args"
+		if [[ " $args " != *" --json "* ]]; then
+			expect_bad_input "csum-guard $args" "$want" timeout 20 "$CG" "$@"
+			continue
+		fi
+		# with --json the error is one JSON object on stdout, as bpftool's
 		timeout 20 "$CG" "$@" >"$TMPD/out" 2>"$TMPD/err"
 		rc=$?
-		lines=$(wc -l <"$TMPD/err")
 		line=$(head -1 "$TMPD/err")
-		if [[ " $args " == *" --json "* ]]; then
-			# with --json the error is one JSON object on stdout, as bpftool's
-			if [ "$rc" != "$want" ] || [ -s "$TMPD/err" ] ||
-			   [ "$(wc -l <"$TMPD/out")" != 1 ] ||
-			   ! jq -e '(keys == ["error"]) and (.error | type == "string" and length > 0)' 				"$TMPD/out" >/dev/null 2>&1; then
-				bad=$((bad + 1))
-				note "csum-guard $args: rc=$rc (want $want), stdout: $(head -c 300 "$TMPD/out"), stderr: $line"
-			fi
-		elif [ "$rc" != "$want" ] || [ "$lines" != 1 ] || [ -s "$TMPD/out" ] ||
-		   [ "${line#csum-guard: }" = "$line" ]; then
-			bad=$((bad + 1))
-			note "csum-guard $args: rc=$rc (want $want), $lines stderr lines: $line"
+		if [ "$rc" != "$want" ] || [ -s "$TMPD/err" ] ||
+		   [ "$(wc -l <"$TMPD/out")" != 1 ] ||
+		   ! jq -e '(keys == ["error"]) and (.error | type == "string" and length > 0)' 				"$TMPD/out" >/dev/null 2>&1; then
+			unexpected "csum-guard $args" "expected exit $want and one {\"error\": ...} line on stdout alone, saw exit $rc, stdout: $(head -c 300 "$TMPD/out"), stderr: $line"
 		fi
 	done <<-EOT
 	2|
@@ -363,18 +346,13 @@ case_bad_input() {
 	# with the loader, and the guard with them: refused, nothing attached
 	if [ "$BACKEND" = bpf ]; then
 		n=$((n + 1))
-		ip netns exec "$VM" "$CG" attach tap0 --backend bpf >"$TMPD/out" 2>"$TMPD/err"
-		rc=$?
-		if [ $rc != 1 ] || [ "$(wc -l <"$TMPD/err")" != 1 ] || [ -s "$TMPD/out" ] ||
-		   ! grep -q 'use --netns instead' "$TMPD/err"; then
-			bad=$((bad + 1))
-			note "ip netns exec ... attach tap0: rc=$rc: $(head -2 "$TMPD/err" | tr '\n' ' ')"
-		fi
+		expect_bad_input "ip netns exec ... attach tap0" 1 ip netns exec "$VM" "$CG" attach tap0 --backend bpf &&
+			expect_grep "ip netns exec ... attach tap0: what it said" 'use --netns instead' "$TMPD/expect.err"
 	fi
 	if [ "$BACKEND" = bpf ] && [ "$KMOD_OK" != 1 ]; then
 		n=$((n + 1))
-		"$CG" attach tap0 --netns "$VM" --backend kmod 2>"$TMPD/err" && bad=$((bad + 1))
-		[ "$(wc -l <"$TMPD/err")" = 1 ] || bad=$((bad + 1))
+		expect_refused "attach --backend kmod where it cannot run" "$CG" attach tap0 --netns "$VM" --backend kmod
+		expect_eq "attach --backend kmod: lines on stderr" 1 "$(wc -l <"$TMPD/expect.err")"
 	fi
 	# Not root, no capabilities: refused with one line, whether the tap is
 	# guarded or not, and the guard (or its absence) stays as it was.
@@ -382,7 +360,7 @@ case_bad_input() {
 	if command -v setpriv >/dev/null; then
 		for state in unguarded guarded; do
 			if [ $state = guarded ]; then
-				guard_on || { bad=$((bad + 1)); note "not root: set-up attach failed"; }
+				expect_ok "not root: set-up attach" guard_on
 				guarded=$(state_snapshot)
 			fi
 			while read -r args; do
@@ -396,8 +374,7 @@ case_bad_input() {
 					: >"$TMPD/out"
 				if [ $rc = 0 ] || [ "$(wc -l <"$TMPD/err")" != 1 ] || [ -s "$TMPD/out" ] ||
 				   ! grep -q '^csum-guard: .*must be run as root$' "$TMPD/err"; then
-					bad=$((bad + 1))
-					note "not root, $state: csum-guard $args: rc=$rc: $(head -3 "$TMPD/err" | tr '\n' ' ')"
+					unexpected "not root, $state: csum-guard $args" "expected a non-zero exit and one line '... must be run as root', saw exit $rc: $(head -3 "$TMPD/err" | tr '\n' ' ')"
 				fi
 			done <<-EOT
 			attach tap0 --netns $VM --backend $BACKEND
@@ -408,20 +385,16 @@ case_bad_input() {
 			status --netns $VM
 			EOT
 			if [ $state = guarded ]; then
-				[ "$(state_snapshot)" = "$guarded" ] && [ "$(guard_counters)" = "0 0 true" ] ||
-					{ bad=$((bad + 1)); note "not root: the guard changed"; }
+				expect_eq "not root: the state of the guard, as before" "$guarded" "$(state_snapshot)"
+				expect_eq "not root: the guard's counters" "0 0 true" "$(guard_counters)"
 				guard_off
 			fi
 		done
 	fi
 	after=$(state_snapshot)
-	[ "$before" = "$after" ] || { bad=$((bad + 1)); note "state changed"; }
-	if [ $bad = 0 ]; then
-		pass "$t: $n bad invocations ($nobody unprivileged), each one line and the right exit, nothing changed"
-		reliability "bad input [$BACKEND]: $n malformed or impossible invocations ($nobody unprivileged: attach, detach, status; tap guarded and not), each one line on stderr with exit 2 or 1, no state changed"
-	else
-		fail "$t: $bad of $n bad invocations misbehaved"
-	fi
+	expect_eq "the state after them all, as before" "$before" "$after"
+	expect_clean && reliability "bad input [$BACKEND]: $n malformed or impossible invocations ($nobody unprivileged: attach, detach, status; tap guarded and not), each one line on stderr with exit 2 or 1, no state changed"
+	expect_verdict "$t" "$n bad invocations ($nobody unprivileged), each one line and the right exit, nothing changed"
 	topo_down
 }
 cg_case bad_input
@@ -429,36 +402,42 @@ cg_case bad_input
 # The habits of ip and bpftool: --help and --version anywhere on the line
 # print and change nothing, --quiet goes before the command too.
 case_cli_habits() {
-	local t="cli-habits [$BACKEND]" bad= a v w
+	local t="cli-habits [$BACKEND]" a v w
 
 	topo_up --mtu 1500 || { fail "$t: set-up"; return; }
 	v="csum-guard $(cat "$TOP/VERSION") "
 	for a in "attach tap0 --netns $VM --help" "detach -h" "status --help" "watch --help" \
 		 "completion -h" "syncookie attach tap0 --ports 80 --netns $VM --help" "check --help"; do
-		"$CG" $a >"$TMPD/out" 2>"$TMPD/err"
-		[ $? = 0 ] && head -1 "$TMPD/out" | grep -q '^Usage: csum-guard ' && [ ! -s "$TMPD/err" ] ||
-			bad="$bad [$a]"
+		expect_ok "$a" "$CG" $a >"$TMPD/out" &&
+			expect_grep "$a: the first line" '^Usage: csum-guard ' <(head -1 "$TMPD/out") &&
+			expect_eq "$a: stderr" "" "$(cat "$TMPD/expect.err")"
 	done
 	for a in "-V" "--version" "status --version" "attach tap0 --netns $VM -V"; do
-		[ "$("$CG" $a 2>&1)" != "${v}(abi $(abi_of_loader))" ] && bad="$bad [$a]"
+		expect_eq "$a" "${v}(abi $(abi_of_loader))" "$("$CG" $a 2>&1)"
 	done
-	[ "$("$CG" status tap0 --netns "$VM" --json | jq -r .attached)" = false ] ||
-		bad="$bad --help-or-version-attached"
-	a=$("$CG" --quiet attach tap0 --netns "$VM" --backend "$BACKEND" 2>&1) && [ -z "$a" ] &&
-		[ "$("$CG" status tap0 --netns "$VM" --json | jq -r .attached)" = true ] ||
-		bad="$bad [--quiet attach: $a]"
-	a=$("$CG" -q detach tap0 --netns "$VM" 2>&1) && [ -z "$a" ] || bad="$bad [-q detach: $a]"
+	expect_eq "attached after --help and --version" false \
+		"$("$CG" status tap0 --netns "$VM" --json | jq -r .attached)"
+	a=$("$CG" --quiet attach tap0 --netns "$VM" --backend "$BACKEND" 2>&1)
+	expect_eq "--quiet attach: exit status" 0 $?
+	expect_eq "--quiet attach: what it said" "" "$a"
+	expect_eq "attached after --quiet attach" true "$("$CG" status tap0 --netns "$VM" --json | jq -r .attached)"
+	a=$("$CG" -q detach tap0 --netns "$VM" 2>&1)
+	expect_eq "-q detach: exit status" 0 $?
+	expect_eq "-q detach: what it said" "" "$a"
 	# --json before the command as after it
-	a=$("$CG" --json --quiet status tap0 --netns "$VM" 2>&1) &&
-		[ "$(jq -r .device <<<"$a")" = tap0 ] || bad="$bad [--json status: $a]"
+	a=$("$CG" --json --quiet status tap0 --netns "$VM" 2>&1)
+	expect_eq "--json status: exit status" 0 $?
+	expect_eq "--json status: .device ($a)" tap0 "$(jq -r .device <<<"$a")"
 	# the host lock held by another command: attach says why it waits, then works
 	flock /run/csum-guard.lock sleep 1 &
 	sleep 0.3
-	a=$("$CG" attach tap0 --netns "$VM" --backend "$BACKEND" 2>&1) &&
-		[ "$(head -1 <<<"$a")" = "csum-guard: waiting for /run/csum-guard.lock: another csum-guard command holds it" ] &&
-		[ "$(grep -c '^csum-guard: guarding tap0' <<<"$a")" = 1 ] &&
-		[ "$("$CG" status tap0 --netns "$VM" --json | jq -r .attached)" = true ] ||
-		bad="$bad [attach under a held lock: $a]"
+	a=$("$CG" attach tap0 --netns "$VM" --backend "$BACKEND" 2>&1)
+	expect_eq "attach under a held lock: exit status" 0 $?
+	expect_eq "attach under a held lock: its first line" \
+		"csum-guard: waiting for /run/csum-guard.lock: another csum-guard command holds it" "$(head -1 <<<"$a")"
+	expect_eq "attach under a held lock: 'guarding tap0' lines ($a)" 1 "$(grep -c '^csum-guard: guarding tap0' <<<"$a")"
+	expect_eq "attached after attach under a held lock" true \
+		"$("$CG" status tap0 --netns "$VM" --json | jq -r .attached)"
 	wait
 	"$CG" detach tap0 --netns "$VM" --quiet
 	# --wait SECONDS bounds that wait (anywhere on the line): 0 gives up at
@@ -468,24 +447,21 @@ case_cli_habits() {
 	sleep 0.3
 	for w in "--wait 0 attach" "attach --wait=1"; do
 		a=$("$CG" ${w%% *} ${w#* } tap0 --netns "$VM" --backend "$BACKEND" 2>&1)
-		[ $? = 1 ] && [ "$(grep -c . <<<"$a")" -le 2 ] &&
-			grep -qx "csum-guard: cannot attach to tap0 in netns $VM: another csum-guard command holds /run/csum-guard.lock (gave up after --wait [01])" <<<"$a" &&
-			kill -0 $! 2>/dev/null &&
-			[ "$("$CG" status tap0 --netns "$VM" --json | jq -r .attached)" = false ] ||
-			bad="$bad [$w under a held lock: $a]"
+		expect_eq "$w under a held lock: exit status" 1 $?
+		[ "$(grep -c . <<<"$a")" -le 2 ] || unexpected "$w under a held lock" "expected at most 2 lines, saw: $a"
+		grep -qx "csum-guard: cannot attach to tap0 in netns $VM: another csum-guard command holds /run/csum-guard.lock (gave up after --wait [01])" <<<"$a" ||
+			unexpected "$w under a held lock" "expected the line naming the device and the lock, saw: $a"
+		kill -0 $! 2>/dev/null || unexpected "$w under a held lock" "expected to give up before the holder was done, saw it done"
+		expect_eq "$w under a held lock: attached" false "$("$CG" status tap0 --netns "$VM" --json | jq -r .attached)"
 	done
-	a=$("$CG" attach tap0 --netns "$VM" --backend "$BACKEND" --wait 30 2>&1) &&
-		grep -q '^csum-guard: waiting up to 30 s for /run/csum-guard.lock' <<<"$a" &&
-		[ "$("$CG" status tap0 --netns "$VM" --json | jq -r .attached)" = true ] ||
-		bad="$bad [--wait 30 under a held lock: $a]"
+	a=$("$CG" attach tap0 --netns "$VM" --backend "$BACKEND" --wait 30 2>&1)
+	expect_eq "--wait 30 under a held lock: exit status" 0 $?
+	expect_grep "--wait 30 under a held lock: what it said" '^csum-guard: waiting up to 30 s for /run/csum-guard.lock' - <<<"$a"
+	expect_eq "--wait 30 under a held lock: attached" true "$("$CG" status tap0 --netns "$VM" --json | jq -r .attached)"
 	wait
 	"$CG" detach tap0 --netns "$VM" --quiet
 	topo_down
-	if [ -z "$bad" ]; then
-		pass "$t: --help and -h on every command print the usage (exit 0), -V and --version anywhere the version, neither changes anything; --quiet, -q and --json before the command; a held host lock is waited for with one line, --wait 0 and --wait=1 give up in one line naming the device, --wait 30 waits"
-	else
-		fail "$t:$bad"
-	fi
+	expect_verdict "$t" "--help and -h on every command print the usage (exit 0), -V and --version anywhere the version, neither changes anything; --quiet, -q and --json before the command; a held host lock is waited for with one line, --wait 0 and --wait=1 give up in one line naming the device, --wait 30 waits"
 }
 cg_case cli_habits
 
@@ -493,39 +469,39 @@ cg_case cli_habits
 # detach --all takes every guard of the host, in named and unnamed
 # namespaces alike (this host runs nothing else guarded meanwhile).
 case_detach_all() {
-	local t="detach-all [$BACKEND]" a=$CG_PFX-da b=$CG_PFX-db u upid bad= n d out
+	local t="detach-all [$BACKEND]" a=$CG_PFX-da b=$CG_PFX-db u upid n d out
 
 	for n in $a $b; do
 		ip netns add $n && ip -n $n tuntap add dev tap0 mode tap vnet_hdr &&
-			ip -n $n tuntap add dev tap1 mode tap vnet_hdr || bad="$bad set-up"
+			ip -n $n tuntap add dev tap1 mode tap vnet_hdr || unexpected "set-up" "$n and its taps"
 	done
 	unshare -n sleep 300 &
 	upid=$!
 	while [ "$(readlink /proc/$upid/ns/net)" = "$(readlink /proc/self/ns/net)" ]; do sleep 0.05; done
 	u=/proc/$upid/ns/net
-	nsenter --net=$u ip tuntap add dev tapu mode tap vnet_hdr || bad="$bad set-up"
+	nsenter --net=$u ip tuntap add dev tapu mode tap vnet_hdr || unexpected "set-up" "tapu"
 	for d in tap0:$a tap1:$a tap0:$b tap1:$b tapu:$u; do
-		"$CG" attach ${d%%:*} --netns ${d#*:} --backend "$BACKEND" --quiet || bad="$bad attach:$d"
+		expect_ok "attach $d" "$CG" attach ${d%%:*} --netns ${d#*:} --backend "$BACKEND" --quiet
 	done
-	out=$("$CG" detach --all --netns $a 2>&1) || bad="$bad rc"
-	[ "$(grep -c '^csum-guard: detached from tap[01] in netns' <<<"$out")" = 2 ] || bad="$bad out:[$out]"
+	out=$("$CG" detach --all --netns $a 2>&1)
+	expect_eq "detach --all --netns: exit status" 0 $?
+	expect_eq "detach --all --netns: guards it named ($out)" 2 \
+		"$(grep -c '^csum-guard: detached from tap[01] in netns' <<<"$out")"
 	for d in tap0:$a:false tap1:$a:false tap0:$b:true tap1:$b:true tapu:$u:true; do
 		IFS=: read -r n d0 want <<<"$d"
-		[ "$("$CG" status $n --netns $d0 --json | jq -r .attached)" = "$want" ] || bad="$bad --netns:$d"
+		expect_eq "after detach --all --netns: $n in $d0 attached" "$want" \
+			"$("$CG" status $n --netns $d0 --json | jq -r .attached)"
 	done
-	out=$("$CG" detach --all --netns $a 2>&1) && grep -q 'nothing guarded in netns' <<<"$out" ||
-		bad="$bad again:[$out]"
-	"$CG" detach --all --quiet || bad="$bad all-rc"
-	[ "$(guarded_json | jq length)" = 0 ] || bad="$bad left:$(guarded_json)"
+	out=$("$CG" detach --all --netns $a 2>&1)
+	expect_eq "detach --all --netns again: exit status" 0 $?
+	expect_grep "detach --all --netns again: what it said" 'nothing guarded in netns' - <<<"$out"
+	expect_ok "detach --all" "$CG" detach --all --quiet
+	expect_eq "guards left after detach --all ($(guarded_json))" 0 "$(guarded_json | jq length)"
 	kill $upid
 	wait $upid 2>/dev/null
 	ip netns del $a
 	ip netns del $b
-	if [ -z "$bad" ]; then
-		pass "$t: --netns NS took its 2 guards and no other; --all took the other 3, an unnamed namespace's included; again: nothing guarded"
-	else
-		fail "$t:$bad"
-	fi
+	expect_verdict "$t" "--netns NS took its 2 guards and no other; --all took the other 3, an unnamed namespace's included; again: nothing guarded"
 }
 cg_case detach_all
 
@@ -538,7 +514,7 @@ cg_case detach_all
 #   netns $VM: tap0 (attached, detached, under strace)
 #   netns $CG_PFX-on: tap0 guarded, then deleted
 case_own_netns() {
-	local t="own-netns [$BACKEND]" o=$CG_PFX-on ino dir tr=$TMPD/own.strace why= pins0
+	local t="own-netns [$BACKEND]" o=$CG_PFX-on ino dir tr=$TMPD/own.strace pins0
 
 	if [ "$BACKEND" != bpf ]; then
 		skip "$t: the module drops a device's state itself"
@@ -546,32 +522,25 @@ case_own_netns() {
 	fi
 	topo_up --mtu 1500 || { fail "$t: set-up"; return; }
 	ip netns add $o && ip -n $o tuntap add dev tap0 mode tap vnet_hdr &&
-		ip -n $o link set tap0 up || why="$why; set-up"
-	"$CG" attach tap0 --netns $o --backend bpf --quiet || why="$why; attach in $o"
+		ip -n $o link set tap0 up || unexpected "set-up" "$o and its tap"
+	expect_ok "attach in $o" "$CG" attach tap0 --netns $o --backend bpf --quiet
 	ino=$(stat -L -c %i /run/netns/$o)
 	dir=/sys/fs/bpf/csum_guard/$ino
 	ip -n $o link del tap0
 	pins0=$(find "$dir" 2>/dev/null | sort)
-	[ -n "$(find "$dir" -name meta 2>/dev/null)" ] || why="$why; no pins left by the deleted tap's guard"
-	strace -f -e trace=bpf,openat -o "$tr" "$CG" attach tap0 --netns "$VM" --backend bpf --quiet ||
-		why="$why; attach failed"
-	strace -f -e trace=bpf,openat -o "$tr.2" "$CG" detach tap0 --netns "$VM" --quiet ||
-		why="$why; detach failed"
+	expect_ne "the deleted tap's guard's meta pins" "" "$(find "$dir" -name meta 2>/dev/null)"
+	expect_ok "attach" strace -f -e trace=bpf,openat -o "$tr" "$CG" attach tap0 --netns "$VM" --backend bpf --quiet
+	expect_ok "detach" strace -f -e trace=bpf,openat -o "$tr.2" "$CG" detach tap0 --netns "$VM" --quiet
 	# a guard's program lends the host's one event ring (its link, read
 	# once), never its meta: a meta read of $o's is a prune of $o
 	grep -q "$dir/[0-9]*/meta" "$tr" "$tr.2" &&
-		why="$why; attach or detach in $VM read $o's meta: $(grep -h "$dir/" "$tr" "$tr.2" | head -2)"
-	[ "$(find "$dir" 2>/dev/null | sort)" = "$pins0" ] ||
-		why="$why; $o's pins changed: $(find "$dir" 2>/dev/null | tr '\n' ' ')"
-	"$CG" detach --all --netns $o --quiet || why="$why; detach --all --netns $o failed"
-	[ ! -e "$dir" ] || why="$why; detach --all --netns $o left $(find "$dir" | tr '\n' ' ')"
+		unexpected "attach or detach in $VM" "expected no read of $o's meta, saw $(grep -h "$dir/" "$tr" "$tr.2" | head -2)"
+	expect_eq "$o's pins, as before" "$pins0" "$(find "$dir" 2>/dev/null | sort)"
+	expect_ok "detach --all --netns $o" "$CG" detach --all --netns $o --quiet
+	expect_eq "what detach --all --netns $o left" "" "$(find "$dir" 2>/dev/null | tr '\n' ' ')"
 	ip netns del $o
 	topo_down
-	if [ -z "$why" ]; then
-		pass "$t: attach and detach of a tap read and removed nothing of another namespace's guards; detach --all --netns of that one dropped a deleted tap's state"
-	else
-		fail "$t: ${why#; }"
-	fi
+	expect_verdict "$t" "attach and detach of a tap read and removed nothing of another namespace's guards; detach --all --netns of that one dropped a deleted tap's state"
 }
 cg_case own_netns
 

@@ -34,7 +34,7 @@ watch_holds() { ls -l /proc/$1/fd 2>/dev/null | grep -c "net:\[$2\]"; }
 case_watch() {
 	local t="watch [$BACKEND]" p=cw$(($$ % 100000)) ns=$CG_PFX-w ns2=$CG_PFX-w2
 	local lim=$([ -n "${CG_GUEST:-}" ] && echo 90 || echo 10)
-	local out=$TMPD/watch.out u upid u2 upid2 wpid dev rc t0 ms times="" bad="" i
+	local out=$TMPD/watch.out u upid u2 upid2 wpid dev rc t0 ms times="" i
 	local ino2 ino3 ok=1 p0 pins0 r0 inos left
 
 	p0=$(prog_count)
@@ -59,7 +59,7 @@ case_watch() {
 		>"$out" 2>"$TMPD/watch.err" &
 	wpid=$!
 	for dev in ${p}a0 ${p}b0; do
-		watch_line "$out" "^guarded $dev netns " $lim || bad="$bad $dev(existing)"
+		watch_line "$out" "^guarded $dev netns " $lim || unexpected "$dev (there at start)" "not guarded"
 	done
 
 	# later: a veth and a tap the glob leaves out, then new taps everywhere
@@ -82,46 +82,32 @@ case_watch() {
 			ms=$((($(date +%s%N) - t0) / 1000000))
 			times="$times ${dev#$p}=${ms}ms"
 		else
-			bad="$bad $dev(new)"
+			unexpected "$dev (made later)" "not guarded"
 		fi
 	done
 	# the status, not the log, is the proof
 	for dev in ${p}a0:$ns ${p}r0:$ns ${p}a1:$ns ${p}b0:$u ${p}b1:$u ${p}c0:$ns2 ${p}d0:$u2; do
-		set -- $("$CG" status ${dev%%:*} --netns ${dev#*:} --json | jq -r '"\(.attached) \(.backend)"')
-		[ "$1" = true ] && [ "$2" = "$BACKEND" ] || bad="$bad ${dev%%:*}(status:$1,$2)"
+		expect_eq "${dev%%:*}: status's attached, backend" "true $BACKEND" \
+			"$("$CG" status ${dev%%:*} --netns ${dev#*:} --json | jq -r '"\(.attached) \(.backend)"')"
 	done
-	if [ -z "$bad" ]; then
-		pass "$t: 2 taps there at start, 4 made later (one in a new named, one in a new unnamed namespace) and 1 renamed to match: all guarded; ms since the first was made:$times"
-	else
-		fail "$t: not guarded:$bad; log: $(tr '\n' '|' <"$out")"
-	fi
+	expect_clean || unexpected "log" "$(tr '\n' '|' <"$out")"
+	expect_verdict "$t" "2 taps there at start, 4 made later (one in a new named, one in a new unnamed namespace) and 1 renamed to match: all guarded; ms since the first was made:$times"
 
 	# the taps were made before a1, and events come in order: they were seen
-	bad=""
 	for dev in ${p}v0 ${p}v1 x${p}; do
-		[ "$(watch_status $dev $ns attached)" = false ] || bad="$bad $dev"
-		grep -q " $dev " "$out" && bad="$bad $dev(logged)"
+		expect_eq "$dev: attached" false "$(watch_status $dev $ns attached)"
+		grep -q " $dev " "$out" && unexpected "$dev" "expected nothing in the log, saw it logged"
 	done
-	if [ -z "$bad" ]; then
-		pass "$t: a veth whose name matches and a tap whose name does not stay unguarded"
-	else
-		fail "$t: guarded though they must not be:$bad"
-	fi
+	expect_verdict "$t" "a veth whose name matches and a tap whose name does not stay unguarded"
 
 	# a bad frame through two of the new taps: dropped and counted
-	bad=""
 	for dev in ${p}a1:/run/netns/$ns ${p}b1:$u; do
 		nsenter --net=${dev#*:} "$INJECT" --dev ${dev%%:*} --csum-start 20 --csum-offset 6 \
-			--count 3 --payload 100 2>>"$TMPD/watch.err" || bad="$bad ${dev%%:*}(inject)"
-		set -- $("$CG" status ${dev%%:*} --netns ${dev#*:} --json |
-			jq -r '"\(.dropped) \(.dropped_unreadable)"')
-		[ "$1" = 3 ] && [ "$2" = 0 ] || bad="$bad ${dev%%:*}(counters:$1,$2)"
+			--count 3 --payload 100 2>>"$TMPD/watch.err" || unexpected "${dev%%:*}: inject" "it failed"
+		expect_eq "${dev%%:*}: dropped, unreadable" "3 0" "$("$CG" status ${dev%%:*} --netns ${dev#*:} --json |
+			jq -r '"\(.dropped) \(.dropped_unreadable)"')"
 	done
-	if [ -z "$bad" ]; then
-		pass "$t: 3 bad frames into each of two new taps: all dropped, dropped=3"
-	else
-		fail "$t: bad frames through new taps:$bad"
-	fi
+	expect_verdict "$t" "3 bad frames into each of two new taps: all dropped, dropped=3"
 
 	# namespaces that die are let go: the watcher holds no socket or fd on them
 	ino2=$(stat -L -c %i /run/netns/$ns2)
@@ -191,7 +177,7 @@ cg_case watch
 # the completion guard watch switched on. Everything watch guarded is
 # detached after.
 case_watch_kinds() {
-	local t="watch/kinds [$BACKEND]" out=$TMPD/wk.out wpid n=3 bad= rows= d ns kind
+	local t="watch/kinds [$BACKEND]" out=$TMPD/wk.out wpid n=3 rows= d ns kind
 	local lim=$([ -n "${CG_GUEST:-}" ] && echo 90 || echo 15) comp c0 got src
 	local GUEST_IP=$GUEST_IP INJECT_DEV GDEV TOPO_ARGS IHDR
 
@@ -201,7 +187,7 @@ case_watch_kinds() {
 	"$CG" watch >"$out" 2>"$TMPD/wk.err" &
 	wpid=$!
 	# with no options it says first whether the completion guard is on
-	watch_line "$out" '^completion guard ' $lim || bad="$bad no-start"
+	watch_line "$out" '^completion guard ' $lim || unexpected "watch's start" "expected a 'completion guard' line, saw none"
 	comp=$(grep -c '^completion guard on$' "$out")
 	if ! topo_up --mtu 1500 --tx-csum-off; then
 		fail "$t: cannot build the topology"
@@ -211,7 +197,7 @@ case_watch_kinds() {
 			if [ $kind = tap ]; then
 				GDEV=tap0 INJECT_DEV=tap0 TOPO_ARGS= IHDR=14
 			elif ! topo_kind_up $kind; then
-				bad="$bad $kind(set-up)"
+				unexpected "$kind" "set-up failed"
 				continue
 			fi
 			if watch_line "$out" "^guarded $GDEV netns $VM " $lim; then
@@ -221,34 +207,28 @@ case_watch_kinds() {
 				d=completion
 				rows="$rows $GDEV:completion"
 			else
-				bad="$bad $GDEV(not guarded: $(grep " $GDEV " "$out" | head -1))"
+				unexpected "$GDEV" "not guarded: $(grep " $GDEV " "$out" | head -1)"
 				continue
 			fi
 			c0=$([ "$comp" = 1 ] && topo_refused || echo 0)
 			inject_sniff "$TMPD/wk-bad" $TOPO_ARGS --csum-start $((IHDR + 6)) --csum-offset 6 \
 				--count $n --payload 1000
-			got=$(sniff_datagrams "$TMPD/wk-bad")
 			if [ $d = guarded ]; then
 				set -- $("$CG" status $GDEV --netns "$VM" --json | jq -r .dropped)
 			else
 				set -- $(($(topo_refused) - c0))
 			fi
-			[ "$inject_rc" = 0 ] && [ "${got:-x}" = 0 ] && [ "$1" = $n ] ||
-				bad="$bad $GDEV(bad frames: $got arrived from $(sniff_sources "$TMPD/wk-bad"), $d counted $1)"
+			expect_eq "$GDEV: the bad frames' injection" 0 "$inject_rc"
+			expect_drop "$GDEV: the bad frames" "$TMPD/wk-bad"
+			expect_eq "$GDEV: bad frames counted ($d)" $n "$1"
 			inject_sniff "$TMPD/wk-good" $TOPO_ARGS --count $n --payload 1000
-			got=$(sniff_datagrams "$TMPD/wk-good")
-			src=$(sniff_sources "$TMPD/wk-good")
-			[ "$got" = $n ] && [ "$src" = "$GUEST_IP" ] ||
-				bad="$bad $GDEV(good frames: $got arrived from $src)"
+			expect_pass "$GDEV: the good frames" "$TMPD/wk-good" $n "$GUEST_IP"
 		done
 	fi
 	kill -TERM $wpid 2>/dev/null
 	wait $wpid
-	if [ -z "$bad" ]; then
-		pass "$t: watch with no options, started first; tap, macvtap and VXLAN endpoint made after, guarded by$rows; $n bad frames through each stopped and counted, good ones intact"
-	else
-		fail "$t:$bad; log: $(tr '\n' '|' <"$out")"
-	fi
+	expect_clean || unexpected "log" "$(tr '\n' '|' <"$out")"
+	expect_verdict "$t" "watch with no options, started first; tap, macvtap and VXLAN endpoint made after, guarded by$rows; $n bad frames through each stopped and counted, good ones intact"
 	# leave nothing: every guard watch made, and the completion guard
 	sed -n 's/^guarded \([^ ]*\) netns \([^ ]*\) .*/\1 \2/p' "$out" | while read -r d ns; do
 		"$CG" detach "$d" --netns "$ns" --quiet
@@ -267,7 +247,7 @@ cg_case watch_kinds
 case_watch_ready() {
 	local t="watch/ready [$BACKEND]" p=cr$(($$ % 100000)) ns=$CG_PFX-wr out=$TMPD/wr.out
 	local lim=$([ -n "${CG_GUEST:-}" ] && echo 120 || echo 20) sock=$TMPD/notify.sock
-	local rpid wpid bad= i got line
+	local rpid wpid i got line
 
 	if ! { ip netns add $ns && for i in 0 1 2; do
 		ip -n $ns tuntap add dev ${p}t$i mode tap vnet_hdr || exit 1; done; }; then
@@ -281,19 +261,20 @@ case_watch_ready() {
 	NOTIFY_SOCKET=$sock "$CG" watch --backend "$BACKEND" --match "$p*" --no-completion \
 		>"$out" 2>"$TMPD/wr.err" &
 	wpid=$!
-	wait $rpid || bad="$bad no READY=1 within ${lim}s ($(tr '\n' '|' <"$TMPD/wr.sd"))"
+	wait $rpid || unexpected "READY=1" "expected within ${lim}s, saw $(tr '\n' '|' <"$TMPD/wr.sd")"
 	# in the log: each tap guarded, then ready, which counts them
 	line=$(grep -n '^ready: ' "$out" | head -1)
-	[[ ${line#*:} =~ ^ready:\ 3\ guarded,\ 0\ failed,\ in\ [0-9]+\ network\ namespaces$ ]] ||
-		bad="$bad ready line: ${line:-none}"
+	expect_match "the ready line" '^ready: 3 guarded, 0 failed, in [0-9]+ network namespaces$' "${line#*:}"
 	for i in 0 1 2; do
 		got=$(grep -n "^guarded ${p}t$i netns $ns " "$out" | cut -d: -f1)
-		[ -n "$got" ] && [ "$got" -lt "${line%%:*}" ] || bad="$bad ${p}t$i(not guarded before ready)"
-		[ "$(watch_status ${p}t$i $ns attached)" = true ] || bad="$bad ${p}t$i(status)"
+		[ -n "$got" ] && [ "$got" -lt "${line%%:*}" ] ||
+			unexpected "${p}t$i" "expected guarded before the ready line (${line%%:*}), saw line '$got'"
+		expect_eq "${p}t$i: attached" true "$(watch_status ${p}t$i $ns attached)"
 	done
 	kill -TERM $wpid 2>/dev/null
 	wait $wpid
-	grep -q 'cannot tell the service manager' "$out" && bad="$bad $(grep -m1 'cannot tell' "$out")"
+	grep -q 'cannot tell the service manager' "$out" &&
+		unexpected "the log" "expected no complaint, saw $(grep -m1 'cannot tell' "$out")"
 
 	# no service manager: ready all the same, and nothing said about it
 	# (the first watcher's log goes first: the second's shell truncates
@@ -302,20 +283,19 @@ case_watch_ready() {
 	env -u NOTIFY_SOCKET "$CG" watch --backend "$BACKEND" --match "$p*" --no-completion \
 		>"$out" 2>>"$TMPD/wr.err" &
 	wpid=$!
-	watch_line "$out" '^ready: 3 guarded, 0 failed' $lim || bad="$bad no ready line without NOTIFY_SOCKET"
-	grep -q '^already guarded '"${p}t0 " "$out" || bad="$bad second watcher did not find the guards"
+	watch_line "$out" '^ready: 3 guarded, 0 failed' $lim ||
+		unexpected "without NOTIFY_SOCKET" "expected a ready line, saw none"
+	expect_grep "the second watcher's log" '^already guarded '"${p}t0 " "$out"
 	kill -TERM $wpid 2>/dev/null
 	wait $wpid
-	grep -q 'cannot tell' "$out" && bad="$bad $(grep -m1 'cannot tell' "$out")"
+	grep -q 'cannot tell' "$out" &&
+		unexpected "the second watcher's log" "expected no complaint, saw $(grep -m1 'cannot tell' "$out")"
 	for i in 0 1 2; do
 		"$CG" detach ${p}t$i --netns $ns --quiet
 	done
 	ip netns del $ns
-	if [ -z "$bad" ]; then
-		pass "$t: READY=1 at $(cut -d' ' -f1 "$TMPD/wr.sd" | tail -1)s, after the 3 taps there at start were guarded (log order, status); without NOTIFY_SOCKET ready all the same"
-	else
-		fail "$t:$bad; log: $(tr '\n' '|' <"$out")"
-	fi
+	expect_clean || unexpected "log" "$(tr '\n' '|' <"$out")"
+	expect_verdict "$t" "READY=1 at $(cut -d' ' -f1 "$TMPD/wr.sd" | tail -1)s, after the 3 taps there at start were guarded (log order, status); without NOTIFY_SOCKET ready all the same"
 }
 cg_case watch_ready
 
@@ -324,7 +304,7 @@ cg_case watch_ready
 # the frame (no tracefs, no kernel log needed).
 case_watch_log_drops() {
 	local t="watch/log-drops [$BACKEND]" p=cl$(($$ % 100000)) ns=$CG_PFX-wl out=$TMPD/wl.out
-	local lim=$([ -n "${CG_GUEST:-}" ] && echo 120 || echo 20) wpid bad= want
+	local lim=$([ -n "${CG_GUEST:-}" ] && echo 120 || echo 20) wpid want
 
 	if ! { ip netns add $ns && ip -n $ns tuntap add dev ${p}t0 mode tap vnet_hdr &&
 	       ip -n $ns link set ${p}t0 up; }; then
@@ -335,8 +315,8 @@ case_watch_log_drops() {
 	"$CG" watch --backend "$BACKEND" --match "$p*" --no-completion --log-drops \
 		>"$out" 2>"$TMPD/wl.err" &
 	wpid=$!
-	watch_line "$out" '^ready: 1 guarded, 0 failed' $lim || bad="$bad not ready"
-	[ "$(watch_status ${p}t0 $ns log_drops)" = true ] || bad="$bad not log-drops"
+	watch_line "$out" '^ready: 1 guarded, 0 failed' $lim || unexpected "watch" "expected ready, saw no ready line"
+	expect_eq "${p}t0: log_drops" true "$(watch_status ${p}t0 $ns log_drops)"
 	want="drop: ${p}t0 netns $ns [(]$BACKEND, ingress[)]: dropped an IPv4 packet of [0-9]+ bytes, checksum start inside the IP headers: csum_start 20, IP header at 14, ihl 5"
 	# the watcher finds a ring made after it started within a second: send
 	# until a line comes, a bad frame a second
@@ -344,16 +324,13 @@ case_watch_log_drops() {
 		ip netns exec $ns "$INJECT" --dev ${p}t0 --csum-start 20 --csum-offset 6
 		watch_line "$out" "^$want\$" 1 && break
 	done
-	grep -qE "^$want\$" "$out" || bad="$bad no drop line"
+	grep -qE "^$want\$" "$out" || unexpected "the drop line" "expected /^$want\$/ in the log, saw none"
 	kill -TERM $wpid 2>/dev/null
 	wait $wpid
 	"$CG" detach ${p}t0 --netns $ns --quiet
 	ip netns del $ns
-	if [ -z "$bad" ]; then
-		pass "$t: a drop on the tap it guarded is in its log: $(grep -m1 '^drop: ' "$out")"
-	else
-		fail "$t:$bad; log: $(tr '\n' '|' <"$out")"
-	fi
+	expect_clean || unexpected "log" "$(tr '\n' '|' <"$out")"
+	expect_verdict "$t" "a drop on the tap it guarded is in its log: $(grep -m1 '^drop: ' "$out")"
 }
 cg_case watch_log_drops
 
@@ -366,11 +343,11 @@ cg_case watch_log_drops
 # libvirt does not start the guest.
 case_libvirt_hook() {
 	local t="libvirt-hook [$BACKEND]" p=lh$(($$ % 100000)) hook=$TOP/packaging/libvirt-qemu-hook
-	local bin=$TMPD/hookbin xml=$TMPD/dom.xml d bad= rc guarded unguarded
+	local bin=$TMPD/hookbin xml=$TMPD/dom.xml d rc guarded unguarded
 
 	mkdir -p "$bin" && ln -sf "$CG" "$bin/csum-guard"
 	for d in ${p}n0 ${p}b0 ${p}e0 ${p}d0 "${p}&1" ${p}vd ${p}us; do
-		ip tuntap add dev "$d" mode tap vnet_hdr && ip link set "$d" up || bad="$bad set-up:$d"
+		ip tuntap add dev "$d" mode tap vnet_hdr && ip link set "$d" up || unexpected "set-up" "$d"
 	done
 	cat >"$xml" <<EOD
 <domain type='kvm' id='7'>
@@ -410,36 +387,33 @@ EOD
 	# the other operations do nothing
 	for op in "prepare begin" "started begin" "stopped end" "release end"; do
 		PATH=$bin:$PATH "$hook" cg-hook-test $op - <"$xml" >"$TMPD/hook.out" 2>&1 ||
-			bad="$bad $op:rc"
+			unexpected "$op" "expected exit 0, saw exit $?"
 	done
 	for d in $guarded; do
-		[ "$("$CG" status "$d" --json | jq -r .attached)" = false ] || bad="$bad $d(guarded before start)"
+		expect_eq "$d: attached before start" false "$("$CG" status "$d" --json | jq -r .attached)"
 	done
 	PATH=$bin:$PATH "$hook" cg-hook-test start begin - <"$xml" >"$TMPD/hook.out" 2>&1 ||
-		bad="$bad start:rc=$?:$(tr '\n' '|' <"$TMPD/hook.out")"
+		unexpected "start begin" "expected exit 0, saw exit $?: $(tr '\n' '|' <"$TMPD/hook.out")"
 	for d in $guarded; do
-		[ "$("$CG" status "$d" --json | jq -r .attached)" = true ] || bad="$bad $d(not guarded)"
+		expect_eq "$d: attached after start" true "$("$CG" status "$d" --json | jq -r .attached)"
 	done
 	for d in $unguarded; do
-		[ "$("$CG" status "$d" --json | jq -r .attached)" = false ] || bad="$bad $d(guarded)"
+		expect_eq "$d: attached after start" false "$("$CG" status "$d" --json | jq -r .attached)"
 	done
 	"$INJECT" --dev ${p}n0 --csum-start 20 --csum-offset 6 --count 2 --payload 100 2>/dev/null
-	[ "$("$CG" status ${p}n0 --json | jq -r .dropped)" = 2 ] || bad="$bad ${p}n0(2 bad frames not dropped)"
+	expect_eq "${p}n0: dropped after 2 bad frames" 2 "$("$CG" status ${p}n0 --json | jq -r .dropped)"
 	# a device that is not there: refuse the start, in one line
 	sed "s/'${p}e0'/'${p}gone'/" "$xml" >"$TMPD/dom2.xml"
 	PATH=$bin:$PATH "$hook" cg-hook-test start begin - <"$TMPD/dom2.xml" >"$TMPD/hook.out" 2>&1
 	rc=$?
-	[ $rc != 0 ] && [ "$(grep -c "cannot guard ${p}gone of guest cg-hook-test: not starting it" "$TMPD/hook.out")" = 1 ] ||
-		bad="$bad missing-device:rc=$rc:$(tr '\n' '|' <"$TMPD/hook.out")"
+	expect_ne "a missing device: exit status" 0 $rc
+	expect_eq "a missing device: lines naming it ($(tr '\n' '|' <"$TMPD/hook.out"))" 1 \
+		"$(grep -c "cannot guard ${p}gone of guest cg-hook-test: not starting it" "$TMPD/hook.out")"
 	for d in $guarded $unguarded; do
 		"$CG" detach "$d" --quiet 2>/dev/null
 		ip link del "$d" 2>/dev/null
 	done
-	if [ -z "$bad" ]; then
-		pass "$t: start begin guarded the 5 interfaces' devices (network, bridge, ethernet, direct, a name written &amp;) and not a disk's or a user interface's target; 2 bad frames dropped; other operations did nothing; a missing device refused the start in one line"
-	else
-		fail "$t:$bad"
-	fi
+	expect_verdict "$t" "start begin guarded the 5 interfaces' devices (network, bridge, ethernet, direct, a name written &amp;) and not a disk's or a user interface's target; 2 bad frames dropped; other operations did nothing; a missing device refused the start in one line"
 }
 cg_case libvirt_hook
 
@@ -477,7 +451,7 @@ cg_case watch_unable
 # a new tap (issue 27).
 case_watch_comeback() {
 	local t="watch/comeback [$BACKEND]" p=cb$(($$ % 100000)) a=$CG_PFX-wca b=$CG_PFX-wcb
-	local out=$TMPD/wcb.out lim=$([ -n "${CG_GUEST:-}" ] && echo 120 || echo 20) wpid bad= i
+	local out=$TMPD/wcb.out lim=$([ -n "${CG_GUEST:-}" ] && echo 120 || echo 20) wpid i
 
 	if ! { ip netns add $a && ip netns add $b && ip -n $a tuntap add dev ${p}t0 mode tap vnet_hdr &&
 	       ip -n $a link set ${p}t0 up; }; then
@@ -488,7 +462,7 @@ case_watch_comeback() {
 	fi
 	"$CG" watch --backend "$BACKEND" --match "$p*" --no-completion >"$out" 2>"$TMPD/wcb.err" &
 	wpid=$!
-	watch_line "$out" '^ready: 1 guarded' $lim || bad="$bad not-ready"
+	watch_line "$out" '^ready: 1 guarded' $lim || unexpected "watch" "expected ready, saw no ready line"
 	# deleted and made again under its name
 	ip -n $a link del ${p}t0
 	ip -n $a tuntap add dev ${p}t0 mode tap vnet_hdr && ip -n $a link set ${p}t0 up
@@ -496,16 +470,16 @@ case_watch_comeback() {
 		[ "$(watch_status ${p}t0 $a attached)" = true ] && break
 		sleep 0.1
 	done
-	[ "$(watch_status ${p}t0 $a attached)" = true ] || bad="$bad recreated"
+	expect_eq "recreated: attached" true "$(watch_status ${p}t0 $a attached)"
 	# away to another namespace (guarded there: watch watches it too), and back
 	ip -n $a link set ${p}t0 netns $b && ip -n $b link set ${p}t0 up
-	watch_line "$out" "^guarded ${p}t0 netns $b " $lim || bad="$bad moved-away"
+	watch_line "$out" "^guarded ${p}t0 netns $b " $lim || unexpected "moved away" "expected guarded in $b, saw no such line"
 	ip -n $b link set ${p}t0 netns $a && ip -n $a link set ${p}t0 up
 	for i in $(seq $((lim * 10))); do
 		[ "$(watch_status ${p}t0 $a attached)" = true ] && break
 		sleep 0.1
 	done
-	[ "$(watch_status ${p}t0 $a attached)" = true ] || bad="$bad moved-back"
+	expect_eq "moved back: attached" true "$(watch_status ${p}t0 $a attached)"
 	# a bad frame stops at the guard: IP in the namespace never sees it, a
 	# good one it does
 	local r0 r1 r2
@@ -514,13 +488,14 @@ case_watch_comeback() {
 	r1=$(ip netns exec $a awk '/^Ip:/ { if (h++) print $4 }' /proc/net/snmp)
 	ip netns exec $a "$INJECT" --dev ${p}t0
 	r2=$(ip netns exec $a awk '/^Ip:/ { if (h++) print $4 }' /proc/net/snmp)
-	[ "$r1" = "$r0" ] && [ "$r2" = $((r1 + 1)) ] || bad="$bad InReceives:$r0,$r1,$r2"
+	expect_counter "InReceives after the bad frame" 0 "$r0" "$r1"
+	expect_counter "InReceives after the good frame" 1 "$r1" "$r2"
 	# one guard, the one its namespace's status shows: it counted the drop
-	[ "$(watch_status ${p}t0 $a dropped)" = 1 ] || bad="$bad dropped:$(watch_status ${p}t0 $a dropped)"
-	[ "$(grep -c "^guarded ${p}t0 netns $a " "$out")" = 3 ] || bad="$bad log"
+	expect_eq "dropped" 1 "$(watch_status ${p}t0 $a dropped)"
+	expect_eq "'guarded' lines in the log for $a" 3 "$(grep -c "^guarded ${p}t0 netns $a " "$out")"
 	if [ "$BACKEND" = bpf ]; then
-		r0=$(ip netns exec $a "$BLD/tests/cg-hooks" ${p}t0 | grep -c '^tcx_ingress .* csum_guard$')
-		[ "$r0" = 1 ] || bad="$bad programs:$r0"
+		expect_eq "csum_guard programs on the tcx hook" 1 \
+			"$(ip netns exec $a "$BLD/tests/cg-hooks" ${p}t0 | grep -c '^tcx_ingress .* csum_guard$')"
 	fi
 	kill -TERM $wpid 2>/dev/null
 	wait $wpid
@@ -528,10 +503,7 @@ case_watch_comeback() {
 	"$CG" detach --all --netns $b --quiet
 	ip netns del $a
 	ip netns del $b
-	if [ -z "$bad" ]; then
-		pass "$t: a tap recreated under its name and one moved away and back are guarded again, by one guard, which counts the bad frame it stops before IP; a good one reaches IP"
-	else
-		fail "$t:$bad; log: $(tr '\n' '|' <"$out")"
-	fi
+	expect_clean || unexpected "log" "$(tr '\n' '|' <"$out")"
+	expect_verdict "$t" "a tap recreated under its name and one moved away and back are guarded again, by one guard, which counts the bad frame it stops before IP; a good one reaches IP"
 }
 cg_case watch_comeback

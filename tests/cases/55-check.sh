@@ -78,7 +78,7 @@ check_exit_of() {
 # leaves nothing behind, also when it is killed.
 case_check() {
 	local t="check [$BACKEND]" overall json rc p got says= one rc1 paths
-	local left0 left1 bad= c1 c2 pid
+	local left0 left1 c1 c2 pid
 	local -A want
 
 	for p in $CHECK_PATHS; do
@@ -110,34 +110,35 @@ case_check() {
 	rc=$?
 	for p in $CHECK_PATHS; do
 		got=$(jq -r --arg p $p '.paths[] | select(.path == $p) | .verdict' <<<"$json" 2>/dev/null)
-		[ "$got" = "${want[$p]}" ] || bad="$bad $p=$got(want ${want[$p]})"
+		expect_eq "$p: check's verdict, as the reproduction's" "${want[$p]}" "$got"
 		says="$says $p $got,"
 	done
-	[ "$(jq -r '.tested | join(" ")' <<<"$json" 2>/dev/null)" = "$CHECK_PATHS" ] ||
-		bad="$bad tested=$(jq -c .tested <<<"$json" 2>/dev/null)"
-	[ "$(jq -r .verdict <<<"$json" 2>/dev/null)" = $overall ] || bad="$bad verdict(want $overall)"
-	[ $rc = "$(check_exit_of $overall)" ] && [ "$(jq -r .exit <<<"$json" 2>/dev/null)" = $rc ] ||
-		bad="$bad exit=$rc(want $(check_exit_of $overall))"
+	expect_eq "the paths tested" "$CHECK_PATHS" "$(jq -r '.tested | join(" ")' <<<"$json" 2>/dev/null)"
+	expect_eq "the verdict" $overall "$(jq -r .verdict <<<"$json" 2>/dev/null)"
+	expect_eq "the exit status" "$(check_exit_of $overall)" $rc
+	expect_eq "the exit status in the JSON" $rc "$(jq -r .exit <<<"$json" 2>/dev/null)"
 
 	# one path alone: a kernel fixed on that path only says fixed there
 	for p in $CHECK_PATHS; do
 		one=$("$CG" check --path $p --json 2>>"$TMPD/check.err")
 		rc1=$?
-		[ "$(jq -r '.tested | join(",")' <<<"$one" 2>/dev/null)" = $p ] &&
-			[ "$(jq -r '[.paths[].path] | join(",")' <<<"$one" 2>/dev/null)" = $p ] &&
-			[ "$(jq -r .verdict <<<"$one" 2>/dev/null)" = "${want[$p]}" ] &&
-			[ $rc1 = "$(check_exit_of "${want[$p]}")" ] ||
-			bad="$bad --path-$p=$(jq -r .verdict <<<"$one" 2>/dev/null)/exit=$rc1"
+		expect_eq "--path $p: tested" $p "$(jq -r '.tested | join(",")' <<<"$one" 2>/dev/null)"
+		expect_eq "--path $p: paths" $p "$(jq -r '[.paths[].path] | join(",")' <<<"$one" 2>/dev/null)"
+		expect_eq "--path $p: verdict" "${want[$p]}" "$(jq -r .verdict <<<"$one" 2>/dev/null)"
+		expect_eq "--path $p: exit status" "$(check_exit_of "${want[$p]}")" $rc1
 	done
 	# a list, in check's order whatever the order given
 	paths=$("$CG" check --path xtcsum6,tx6 --json 2>>"$TMPD/check.err" |
 		jq -r '[.paths[].path] | join(",")' 2>/dev/null)
-	[ "$paths" = tx6,xtcsum6 ] || bad="$bad --path-list=$paths"
+	expect_eq "--path xtcsum6,tx6: the paths, in check's order" tx6,xtcsum6 "$paths"
 
 	# usage errors exit 2 and test nothing
-	"$CG" check --path bogus >/dev/null 2>&1; [ $? = 2 ] || bad="$bad --path-bogus-not-2"
-	"$CG" check tap0 >/dev/null 2>&1; [ $? = 2 ] || bad="$bad device-arg-not-2"
-	"$CG" check --netns "$VM" >/dev/null 2>&1; [ $? = 2 ] || bad="$bad --netns-not-2"
+	"$CG" check --path bogus >/dev/null 2>&1
+	expect_eq "check --path bogus: exit status" 2 $?
+	"$CG" check tap0 >/dev/null 2>&1
+	expect_eq "check tap0: exit status" 2 $?
+	"$CG" check --netns "$VM" >/dev/null 2>&1
+	expect_eq "check --netns: exit status" 2 $?
 
 	# killed halfway, also while a rule or the queue is up in its namespace:
 	# the kernel takes its namespaces away with it
@@ -150,17 +151,16 @@ case_check() {
 	done
 
 	left1=$(check_leftovers)
-	[ "$left0" = "$left1" ] || bad="$bad left:$(comm -13 <(echo "$left0") <(echo "$left1") | tr '\n' ' ')"
+	expect_eq "what check left, as before (new: $(comm -13 <(echo "$left0") <(echo "$left1") | tr '\n' ' '))" \
+		"$left0" "$left1"
 	c2=$(guard_counters)
-	[ "$c1" = "$c2" ] && [ "${c2##* }" = true ] || bad="$bad guard-on-tap0=[$c1]->[$c2]"
+	expect_eq "the guard on tap0 (counters, attached), as before" "$c1" "$c2"
+	expect_eq "the guard on tap0: attached" true "${c2##* }"
 	guard_off
 	topo_down
 
-	if [ -z "$bad" ]; then
-		pass "$t:${says%,} as the reproduction measured, exit $rc; each --path" \
-			"alone and a list agree; usage exits 2; nothing left, guard untouched"
-	else
-		fail "$t:$bad $(head -c 200 "$TMPD/check.err")"
-	fi
+	expect_clean || unexpected "check's stderr" "$(head -c 200 "$TMPD/check.err")"
+	says=${says%,}
+	expect_verdict "$t" "${says# } as the reproduction measured, exit $rc; each --path alone and a list agree; usage exits 2; nothing left, guard untouched"
 }
 cg_case check

@@ -179,7 +179,7 @@ obj_provisioner() {
 # loader's upgrade rolls back. kmod: the module's guards are kept, said so.
 case_upgrade() {
 	local t="upgrade [$BACKEND]" next=$BLD/tests/csum-guard-next ns=$CG_PFX-up ns2=$CG_PFX-up2
-	local ver bad= out j tag0 tag1 d egress=
+	local ver out j tag0 tag1 d egress=
 
 	ver=$(cat "$TOP/VERSION")
 	[ -x "$next" ] || { fail "$t: $next missing: run make"; return; }
@@ -193,70 +193,73 @@ case_upgrade() {
 		ip netns del $ns 2>/dev/null; ip netns del $ns2 2>/dev/null
 		return
 	fi
-	"$CG" attach tap0 --netns $ns --backend "$BACKEND" --quiet &&
-		"$CG" attach tap1 --netns $ns --backend "$BACKEND" $egress --log-drops --quiet &&
-		"$CG" attach tap2 --netns $ns2 --backend "$BACKEND" --quiet || bad="$bad attach"
+	expect_ok "attach tap0" "$CG" attach tap0 --netns $ns --backend "$BACKEND" --quiet &&
+		expect_ok "attach tap1" "$CG" attach tap1 --netns $ns --backend "$BACKEND" $egress --log-drops --quiet &&
+		expect_ok "attach tap2" "$CG" attach tap2 --netns $ns2 --backend "$BACKEND" --quiet
 	ip netns exec $ns "$INJECT" --dev tap0 --csum-start 20 --csum-offset 6 --count 2 2>/dev/null
 	j=$("$CG" status tap0 --netns $ns --json)
 	if [ "$BACKEND" = kmod ]; then
-		[ "$(jq -r .module_version <<<"$j")" = "$(cat /sys/module/csum_guard/version)" ] &&
-			[ "$(jq -r '.program_tag, .loader_version' <<<"$j" | sort -u)" = null ] ||
-			bad="$bad status:$j"
-		out=$("$next" upgrade 2>&1) || bad="$bad upgrade-rc"
-		[ "$(grep -c "^csum-guard: kept tap[0-2] in netns .*: the loaded module (csum_guard $ver) guards it" <<<"$out")" = 3 ] &&
-			grep -q "upgraded 0 guards to csum-guard $ver+next; 0 ran it already, 3 kept$" <<<"$out" ||
-			bad="$bad upgrade:[$(tr '\n' '|' <<<"$out")]"
-		[ "$("$CG" status tap0 --netns $ns --json | jq -r .dropped)" = 2 ] || bad="$bad counters"
+		expect_eq "status's module_version ($j)" "$(cat /sys/module/csum_guard/version)" \
+			"$(jq -r .module_version <<<"$j")"
+		expect_eq "status's program_tag, loader_version" null \
+			"$(jq -r '.program_tag, .loader_version' <<<"$j" | sort -u)"
+		out=$("$next" upgrade 2>&1)
+		expect_eq "upgrade: exit status" 0 $?
+		expect_eq "upgrade: guards kept ($(tr '\n' '|' <<<"$out"))" 3 \
+			"$(grep -c "^csum-guard: kept tap[0-2] in netns .*: the loaded module (csum_guard $ver) guards it" <<<"$out")"
+		expect_grep "upgrade: its count" "upgraded 0 guards to csum-guard $ver+next; 0 ran it already, 3 kept$" - <<<"$out"
+		expect_eq "tap0's dropped after upgrade" 2 "$("$CG" status tap0 --netns $ns --json | jq -r .dropped)"
 	else
 		tag0=$(jq -r .program_tag <<<"$j")
 		# the object's digest is that of build/csum_guard.bpf.o, which it embeds
-		[[ $tag0 =~ ^[0-9a-f]{16}$ ]] && [ "$(jq -r .loader_version <<<"$j")" = "$ver" ] &&
-			[ "$(jq -r .object_sha256 <<<"$j")" = "$(obj_sha "$BLD/csum_guard.bpf.o")" ] &&
-			[ "$(jq -r .module_version <<<"$j")" = null ] || bad="$bad status:$j"
+		expect_match "status's program_tag" '^[0-9a-f]{16}$' "$tag0"
+		expect_eq "status's loader_version" "$ver" "$(jq -r .loader_version <<<"$j")"
+		expect_eq "status's object_sha256, build/csum_guard.bpf.o's" "$(obj_sha "$BLD/csum_guard.bpf.o")" \
+			"$(jq -r .object_sha256 <<<"$j")"
+		expect_eq "status's module_version" null "$(jq -r .module_version <<<"$j")"
 		# a plain attach by the next loader: its program, counters kept
-		out=$("$next" attach tap0 --netns $ns 2>&1) || bad="$bad next-attach-rc"
-		grep -q "updated the guard of tap0 in netns $ns (bpf, [a-z]*): csum-guard $ver's program replaced by csum-guard $ver+next's" <<<"$out" ||
-			bad="$bad next-attach:[$out]"
+		out=$("$next" attach tap0 --netns $ns 2>&1)
+		expect_eq "the next loader's attach: exit status" 0 $?
+		expect_grep "the next loader's attach: what it said" \
+			"updated the guard of tap0 in netns $ns (bpf, [a-z]*): csum-guard $ver's program replaced by csum-guard $ver+next's" - <<<"$out"
 		j=$("$CG" status tap0 --netns $ns --json)
 		tag1=$(jq -r .program_tag <<<"$j")
-		[ "$(jq -r '"\(.loader_version) \(.dropped)"' <<<"$j")" = "$ver+next 2" ] && [ "$tag1" != "$tag0" ] ||
-			bad="$bad after-attach:$j"
+		expect_eq "after the next loader's attach: loader_version, dropped" "$ver+next 2" \
+			"$(jq -r '"\(.loader_version) \(.dropped)"' <<<"$j")"
+		expect_ne "after the next loader's attach: program_tag" "$tag0" "$tag1"
 		# an --object guard in the other namespace stays
-		"$CG" attach tap2 --netns $ns2 --object "$OBJ_ALT" --sha256 "$(obj_sha "$OBJ_ALT")" --quiet ||
-			bad="$bad object-attach"
-		out=$("$next" upgrade 2>&1) || bad="$bad upgrade-rc"
-		grep -q "^csum-guard: upgraded tap1 in netns $ns: csum-guard $ver's program replaced by csum-guard $ver+next's" <<<"$out" &&
-			grep -q "^csum-guard: kept tap2 in netns $ns2: its program came from --object" <<<"$out" &&
-			grep -q "upgraded 1 guard to csum-guard $ver+next; 1 ran it already, 1 kept$" <<<"$out" ||
-			bad="$bad upgrade:[$(tr '\n' '|' <<<"$out")]"
+		expect_ok "attach --object" "$CG" attach tap2 --netns $ns2 --object "$OBJ_ALT" \
+			--sha256 "$(obj_sha "$OBJ_ALT")" --quiet
+		out=$("$next" upgrade 2>&1)
+		expect_eq "upgrade: exit status" 0 $?
+		expect_grep "upgrade: tap1" "^csum-guard: upgraded tap1 in netns $ns: csum-guard $ver's program replaced by csum-guard $ver+next's" - <<<"$out"
+		expect_grep "upgrade: tap2" "^csum-guard: kept tap2 in netns $ns2: its program came from --object" - <<<"$out"
+		expect_grep "upgrade: its count" "upgraded 1 guard to csum-guard $ver+next; 1 ran it already, 1 kept$" - <<<"$out"
 		j=$("$CG" status tap1 --netns $ns --json)
-		[ "$(jq -r '"\(.loader_version) \(.program_tag) \(.egress) \(.log_drops)"' <<<"$j")" = "$ver+next $tag1 true true" ] ||
-			bad="$bad tap1:$j"
+		expect_eq "tap1: loader_version, program_tag, egress, log_drops" "$ver+next $tag1 true true" \
+			"$(jq -r '"\(.loader_version) \(.program_tag) \(.egress) \(.log_drops)"' <<<"$j")"
 		# still guarding, with the next program
 		ip netns exec $ns "$INJECT" --dev tap0 --csum-start 20 --csum-offset 6 --count 1 2>/dev/null
-		[ "$("$CG" status tap0 --netns $ns --json | jq -r .dropped)" = 3 ] || bad="$bad not-dropping"
+		expect_eq "tap0's dropped" 3 "$("$CG" status tap0 --netns $ns --json | jq -r .dropped)"
 		# Prometheus says which code guards each
-		"$CG" status --prometheus | grep -q "^csum_guard_guard_info{device=\"tap1\",netns=\"$ns\",backend=\"bpf\",program_tag=\"$tag1\",loader_version=\"$ver+next\"," ||
-			bad="$bad prometheus"
+		"$CG" status --prometheus >"$TMPD/up.prom"
+		expect_grep "status --prometheus: tap1's guard_info" "^csum_guard_guard_info{device=\"tap1\",netns=\"$ns\",backend=\"bpf\",program_tag=\"$tag1\",loader_version=\"$ver+next\"," "$TMPD/up.prom"
 		# and back: the first loader rolls every guard back to its program
-		out=$("$CG" upgrade 2>&1) || bad="$bad rollback-rc"
+		out=$("$CG" upgrade 2>&1)
+		expect_eq "the rollback: exit status" 0 $?
 		for d in tap0 tap1; do
-			[ "$("$CG" status $d --netns $ns --json | jq -r '"\(.loader_version) \(.program_tag)"')" = "$ver $tag0" ] ||
-				bad="$bad rollback:$d"
+			expect_eq "rolled back: $d's loader_version, program_tag" "$ver $tag0" \
+				"$("$CG" status $d --netns $ns --json | jq -r '"\(.loader_version) \(.program_tag)"')"
 		done
 	fi
 	"$CG" detach --all --netns $ns --quiet
 	"$CG" detach --all --netns $ns2 --quiet
 	ip netns del $ns
 	ip netns del $ns2
-	if [ -z "$bad" ]; then
-		if [ "$BACKEND" = kmod ]; then
-			pass "$t: status names the module ($ver); upgrade by $ver+next keeps the module's 3 guards and says so, counters kept"
-		else
-			pass "$t: status names program, loader and object; $ver+next's attach converged tap0 (tag $tag0 -> $tag1, counters kept), its upgrade moved tap1 (egress, log-drops kept) and kept an --object guard in another namespace; guards drop; $ver's upgrade rolled back"
-		fi
+	if [ "$BACKEND" = kmod ]; then
+		expect_verdict "$t" "status names the module ($ver); upgrade by $ver+next keeps the module's 3 guards and says so, counters kept"
 	else
-		fail "$t:$bad"
+		expect_verdict "$t" "status names program, loader and object; $ver+next's attach converged tap0 (tag $tag0 -> $tag1, counters kept), its upgrade moved tap1 (egress, log-drops kept) and kept an --object guard in another namespace; guards drop; $ver's upgrade rolled back"
 	fi
 }
 cg_case upgrade
@@ -268,7 +271,7 @@ cg_case upgrade
 # kept, and what the old layout pinned goes with the guard.
 case_upgrade_layout() {
 	local t="upgrade-layout [$BACKEND]" prev=$BLD/tests/csum-guard-prev ns=$CG_PFX-ul
-	local bad= out j d id ids n0 n1 ver
+	local out j d id ids n0 n1 ver
 
 	ver=$(cat "$TOP/VERSION")
 
@@ -289,20 +292,24 @@ case_upgrade_layout() {
 		return
 	fi
 	n0=$(prog_count)
-	"$prev" attach tap0 --netns $ns --backend bpf --quiet &&
-		"$prev" attach tap1 --netns $ns --backend bpf --egress --log-drops --quiet || bad="$bad old-attach"
+	expect_ok "the old loader's attach tap0" "$prev" attach tap0 --netns $ns --backend bpf --quiet &&
+		expect_ok "the old loader's attach tap1" "$prev" attach tap1 --netns $ns --backend bpf \
+			--egress --log-drops --quiet
 	ip netns exec $ns "$INJECT" --dev tap0 --csum-start 20 --csum-offset 6 --count 2 2>/dev/null
 	ip netns exec $ns "$INJECT" --dev tap1 --csum-start 20 --csum-offset 6 --count 1 2>/dev/null
 	# the old layout: a program of each guard's own, loaded by the old loader
 	n1=$(($(prog_count) - n0))
-	[ -z "$(find /sys/fs/bpf/csum_guard/shared -mindepth 1 2>/dev/null)" ] && [ "$n1" -ge 2 ] ||
-		bad="$bad old-layout:programs+$n1,shared:$(find /sys/fs/bpf/csum_guard/shared -mindepth 1 2>/dev/null | tr '\n' ' ')"
-	[ "$("$CG" status tap0 --netns $ns --json | jq -r '"\(.loader_version) \(.dropped)"')" = \
-		"$ver~prev 2" ] || bad="$bad old-status:$("$CG" status tap0 --netns $ns --json)"
+	expect_eq "the old layout: shared pins" "" \
+		"$(find /sys/fs/bpf/csum_guard/shared -mindepth 1 2>/dev/null | tr '\n' ' ')"
+	expect_gt "the old layout: programs of the guards' own" 1 "$n1"
+	expect_eq "the old layout: tap0's loader_version, dropped" "$ver~prev 2" \
+		"$("$CG" status tap0 --netns $ns --json | jq -r '"\(.loader_version) \(.dropped)"')"
 	# a plain attach by this loader moves tap0, its upgrade tap1
-	out=$("$CG" attach tap0 --netns $ns --backend bpf 2>&1) || bad="$bad attach-rc:[$out]"
-	out=$("$CG" upgrade 2>&1) || bad="$bad upgrade-rc"
-	grep -q "^csum-guard: upgraded tap1 in netns $ns: " <<<"$out" || bad="$bad upgrade:[$(tr '\n' '|' <<<"$out")]"
+	out=$("$CG" attach tap0 --netns $ns --backend bpf 2>&1)
+	expect_eq "attach: exit status ($out)" 0 $?
+	out=$("$CG" upgrade 2>&1)
+	expect_eq "upgrade: exit status" 0 $?
+	expect_grep "upgrade: tap1" "^csum-guard: upgraded tap1 in netns $ns: " - <<<"$out"
 	ids=" "
 	for d in /sys/fs/bpf/csum_guard/shared/*; do
 		id=$(bpftool prog show pinned "$d" -j 2>/dev/null | jq -r .id) && ids="$ids$id "
@@ -310,24 +317,21 @@ case_upgrade_layout() {
 	for d in "tap0 2 false false" "tap1 1 true true"; do
 		set -- $d
 		j=$("$CG" status $1 --netns $ns --json)
-		[ "$(jq -r '"\(.loader_version) \(.dropped) \(.egress) \(.log_drops)"' <<<"$j")" = \
-			"$ver $2 $3 $4" ] && [[ "$ids" == *" $(jq -r .program_id <<<"$j") "* ]] ||
-			bad="$bad $1:$j,shared:[$ids]"
+		expect_eq "$1: loader_version, dropped, egress, log_drops" "$ver $2 $3 $4" \
+			"$(jq -r '"\(.loader_version) \(.dropped) \(.egress) \(.log_drops)"' <<<"$j")"
+		expect_glob "$1: its program, one of the shared ones ($ids)" "* $(jq -r .program_id <<<"$j") *" "$ids"
 	done
 	# the old programs went: only the shared ones are left
-	[ $(($(prog_count) - n0)) = 2 ] || bad="$bad programs:+$(($(prog_count) - n0))"
+	expect_counter "programs" 2 $n0 $(prog_count)
 	# still guarding, each counting its own
 	ip netns exec $ns "$INJECT" --dev tap0 --csum-start 20 --csum-offset 6 --count 1 2>/dev/null
 	ip netns exec $ns "$INJECT" --dev tap1 --csum-start 20 --csum-offset 6 --count 2 2>/dev/null
 	out=$(for d in tap0 tap1; do "$CG" status $d --netns $ns --json | jq -r .dropped; done | paste -sd' ')
-	[ "$out" = "3 3" ] || bad="$bad dropping:$out"
-	"$CG" detach --all --netns $ns --quiet || bad="$bad detach"
+	expect_eq "tap0's and tap1's dropped" "3 3" "$out"
+	expect_ok "detach --all --netns" "$CG" detach --all --netns $ns --quiet
 	ip netns del $ns
-	[ $(($(prog_count) - n0)) = 0 ] && [ -z "$(pin_list)" ] || bad="$bad left:$(pin_list | tr '\n' ' ')"
-	if [ -z "$bad" ]; then
-		pass "$t: guards of the layout before the shared program ($n1 programs of their own, by $ver~prev) moved by attach and upgrade onto the 2 shared programs, counters, --egress and --log-drops kept; still dropping; nothing left after detach"
-	else
-		fail "$t:$bad"
-	fi
+	expect_counter "programs left" 0 $n0 $(prog_count)
+	expect_eq "pins left" "" "$(pin_list | tr '\n' ' ')"
+	expect_verdict "$t" "guards of the layout before the shared program ($n1 programs of their own, by $ver~prev) moved by attach and upgrade onto the 2 shared programs, counters, --egress and --log-drops kept; still dropping; nothing left after detach"
 }
 cg_case upgrade_layout

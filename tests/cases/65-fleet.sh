@@ -32,7 +32,7 @@ fleet_cleanup() {
 # --prometheus says the same in a form node_exporter reads.
 case_fleet() {
 	local t="fleet [$BACKEND]" n1=$CG_PFX-fleet1 n2=$CG_PFX-fleet2 p=f$(($$ % 100000))
-	local u ino1 ino2 ino3 inos json prom want got d e bad="" rc mode code
+	local u ino1 ino2 ino3 inos json prom want got d e mode code
 	local dev1=${p}a dev2="${p}\"q\\" dev3=${p}u
 
 	fleet_devs=() fleet_pid=
@@ -54,16 +54,15 @@ case_fleet() {
 	fi
 	fleet_devs=("$dev1|$n1" "$dev2|$n2" "$dev3|$u")
 	for d in "${fleet_devs[@]}"; do
-		"$CG" attach "${d%%|*}" --netns "${d#*|}" --backend "$BACKEND" --quiet ||
-			bad="$bad attach:${d%%|*}"
+		expect_ok "set-up: attach ${d%%|*}" "$CG" attach "${d%%|*}" --netns "${d#*|}" --backend "$BACKEND" --quiet
 	done
 	ino1=$(stat -L -c %i "/run/netns/$n1")
 	ino2=$(stat -L -c %i "/run/netns/$n2")
 	ino3=$(stat -L -c %i "$u")
 	inos="[$ino1,$ino2,$ino3]"
 	ip netns exec "$n2" "$INJECT" --dev "$dev2" --csum-start 20 --csum-offset 6 \
-		--count 3 --payload 100 2>"$TMPD/fleet.err" || bad="$bad inject"
-	[ -z "$bad" ] || { fail "$t: set-up:$bad"; fleet_cleanup; return; }
+		--count 3 --payload 100 2>"$TMPD/fleet.err" || unexpected "set-up: inject" "$(head -1 "$TMPD/fleet.err")"
+	expect_clean || { expect_verdict "$t" "-"; fleet_cleanup; return; }
 
 	# JSON: each of ours once, named or by inode, the 3 drops only on dev2
 	json=$("$CG" status --json)
@@ -73,20 +72,16 @@ case_fleet() {
 			if length == 1 then .[0] | [.netns_ino, .netns, .device, .dropped,
 				.dropped_unreadable, .backend, .attached] | map(tostring) | join("\t")
 			else "\(length) entries" end' <<<"$json")
-		[ "$got" = "$want	$BACKEND	true" ] || bad="$bad [$got]"
+		expect_eq "status --json: the row of netns ${want%%	*}" "$want	$BACKEND	true" "$got"
 	done
 	# the host's own rows, if any: netns null, and its inode
-	[ "$(jq --argjson self "$(stat -L -c %i /proc/self/ns/net)" \
-		'[.[] | select(.netns == null and .netns_ino != $self)] | length' <<<"$json")" = 0 ] ||
-		bad="$bad host-row"
-	if [ -z "$bad" ]; then
-		pass "$t: status --json lists the taps of 2 named and 1 unnamed netns once each; 3 drops on one"
-	else
-		fail "$t: status --json:$bad; got $json"
-	fi
+	expect_eq "status --json: rows of netns null other than the host's" 0 \
+		"$(jq --argjson self "$(stat -L -c %i /proc/self/ns/net)" \
+		'[.[] | select(.netns == null and .netns_ino != $self)] | length' <<<"$json")"
+	expect_clean || unexpected "status --json" "$json"
+	expect_verdict "$t" "status --json lists the taps of 2 named and 1 unnamed netns once each; 3 drops on one"
 
 	# text: one line per device; --netns narrows to one namespace
-	bad=""
 	"$CG" status >"$TMPD/fleet.txt"
 	mode=$(jq -r --argjson i "$ino1" '.[] | select(.netns_ino == $i) | .mode' <<<"$json")
 	# (text escapes a backslash as \\, as it writes other odd bytes as \xHH)
@@ -95,85 +90,69 @@ case_fleet() {
 		(if .loader_version then ", attached by csum-guard \(.loader_version)" else "" end) +
 		(if .module_version then "; module \(.module_version)" else "" end)' <<<"$json")
 	case $BACKEND in
-	bpf) [[ $code == "; program "????????????????", attached by csum-guard $(cat "$TOP/VERSION")" ]] ;;
-	kmod) [ "$code" = "; module $(cat /sys/module/csum_guard/version)" ] ;;
-	esac || bad="$bad code:[$code]"
+	bpf) expect_glob "the code that guards it, in the text" \
+		"; program ????????????????, attached by csum-guard $(cat "$TOP/VERSION")" "$code" ;;
+	kmod) expect_eq "the code that guards it, in the text" "; module $(cat /sys/module/csum_guard/version)" "$code" ;;
+	esac
 	for d in "$dev1 netns $n1|0" "$dev2 netns $n2|3" "$dev3 netns $ino3|0"; do
 		e=${d%|*}
 		e=${e//\\/\\\\}
-		[ "$(grep -cxF "$e: guarded by $BACKEND ($mode), dropped ${d#*|}, dropped_unreadable 0$code" \
-			"$TMPD/fleet.txt")" = 1 ] || bad="$bad text:${d%% *}"
+		expect_eq "text: lines of ${d%% *}" 1 \
+			"$(grep -cxF "$e: guarded by $BACKEND ($mode), dropped ${d#*|}, dropped_unreadable 0$code" "$TMPD/fleet.txt")"
 	done
-	got=$("$CG" status --netns "$n1" --json |
-		jq -r '[.[] | "\(.device) \(.netns) \(.netns_ino)"] | join(",")')
-	[ "$got" = "$dev1 $n1 $ino1" ] || bad="$bad --netns:[$got]"
-	got=$("$CG" status "$dev3" --netns "$u" --json |
-		jq -r '"\(.device) \(.netns) \(.netns_ino) \(.attached)"')
-	[ "$got" = "$dev3 $ino3 $ino3 true" ] || bad="$bad DEV:[$got]"
+	expect_eq "status --netns $n1" "$dev1 $n1 $ino1" "$("$CG" status --netns "$n1" --json |
+		jq -r '[.[] | "\(.device) \(.netns) \(.netns_ino)"] | join(",")')"
+	expect_eq "status DEV --netns /proc/PID/ns/net" "$dev3 $ino3 $ino3 true" "$("$CG" status "$dev3" --netns "$u" --json |
+		jq -r '"\(.device) \(.netns) \(.netns_ino) \(.attached)"')"
 	# the inode status reports leads back to the namespace: --netns takes it
-	got=$("$CG" status "$dev3" --netns "$ino3" --json |
-		jq -r '"\(.device) \(.netns) \(.netns_ino) \(.attached)"')
-	[ "$got" = "$dev3 $ino3 $ino3 true" ] || bad="$bad --netns-ino:[$got]"
-	"$CG" status "$dev3" --netns 1 --json >/dev/null 2>&1 && bad="$bad --netns-ino-1"
-	if [ -z "$bad" ]; then
-		pass "$t: text status has one line per device; --netns NS and DEV --netns NS report only that; --netns takes the inode status gives an unnamed namespace"
-	else
-		fail "$t:$bad; text: $(tr '\n' '|' <"$TMPD/fleet.txt")"
-	fi
+	expect_eq "status DEV --netns INODE" "$dev3 $ino3 $ino3 true" "$("$CG" status "$dev3" --netns "$ino3" --json |
+		jq -r '"\(.device) \(.netns) \(.netns_ino) \(.attached)"')"
+	"$CG" status "$dev3" --netns 1 --json >/dev/null 2>&1 &&
+		unexpected "status DEV --netns 1" "expected a refusal, saw exit 0"
+	expect_clean || unexpected "text" "$(tr '\n' '|' <"$TMPD/fleet.txt")"
+	expect_verdict "$t" "text status has one line per device; --netns NS and DEV --netns NS report only that; --netns takes the inode status gives an unnamed namespace"
 
 	# Prometheus: strictly valid, and the same numbers as the JSON
-	bad=""
-	"$CG" status --prometheus >"$TMPD/fleet.prom" || bad="$bad rc"
+	expect_ok "status --prometheus" "$CG" status --prometheus >"$TMPD/fleet.prom"
 	json=$("$CG" status --json)
 	prom_parse "$FLEET_METRICS" <"$TMPD/fleet.prom" >"$TMPD/fleet.samples" 2>"$TMPD/fleet.perr" ||
-		bad="$bad parse:$(cat "$TMPD/fleet.perr")"
+		unexpected "status --prometheus" "expected a strict parse, saw $(cat "$TMPD/fleet.perr")"
 	want=$(prom_expect "$inos" <<<"$json" | sort)
 	got=$(awk -F '\t' -v a="$n1" -v b="$n2" -v c="$ino3" '$3 == a || $3 == b || $3 == c' \
 		"$TMPD/fleet.samples" | sort)
-	[ "$(wc -l <<<"$want")" = 15 ] && [ "$got" = "$want" ] || bad="$bad samples"
+	expect_eq "the samples expected from the JSON" 15 "$(wc -l <<<"$want")"
+	expect_eq "the samples, as the JSON's" "$want" "$got"
 	# which code guards each, and which csum-guard wrote the file
-	[ "$(grep -c '^csum_guard_guard_info{.*,program_tag="[0-9a-f]*",loader_version="[^"]*",object_sha256="[0-9a-f]*",module_version="[^"]*"} 1$' \
-		"$TMPD/fleet.prom")" -ge 3 ] || bad="$bad guard_info"
+	expect_gt "csum_guard_guard_info lines" 2 \
+		"$(grep -c '^csum_guard_guard_info{.*,program_tag="[0-9a-f]*",loader_version="[^"]*",object_sha256="[0-9a-f]*",module_version="[^"]*"} 1$' "$TMPD/fleet.prom")"
 	grep -qx "csum_guard_build_info{version=\"$(cat "$TOP/VERSION")\",abi=\"[0-9]*\"} 1" "$TMPD/fleet.prom" ||
-		bad="$bad build_info"
+		unexpected "csum_guard_build_info" "expected this version's line, saw none"
 	grep -qF "csum_guard_dropped_total{device=\"${p}\\\"q\\\\\",netns=\"$n2\",backend=\"$BACKEND\"" \
-		"$TMPD/fleet.prom" || bad="$bad escaping"
-	if [ -z "$bad" ]; then
-		pass "$t: --prometheus parses strictly (\\\" and \\\\ escaped in a device name," \
-			"an unnamed namespace by its inode), matches the JSON counters, says which code guards each" \
-			"(guard_info) and which csum-guard wrote it (build_info)"
-	else
-		fail "$t: --prometheus:$bad; want $(tr '\n\t' '| ' <<<"$want"); got $(tr '\n\t' '| ' <<<"$got")"
-	fi
+		"$TMPD/fleet.prom" || unexpected "escaping" "expected \\\" and \\\\ escaped in $dev2's labels, saw them not"
+	expect_verdict "$t" "--prometheus parses strictly (\\\" and \\\\ escaped in a device name, an unnamed namespace by its inode), matches the JSON counters, says which code guards each (guard_info) and which csum-guard wrote it (build_info)"
 
 	# nothing guarded there: the tap listed unguarded, for an alert on
 	# csum_guard_guarded == 0; still a valid file; --json and --prometheus
 	# exclude each other
-	bad=""
 	"$CG" detach "$dev1" --netns "$n1" --quiet
 	# (and a tap that is down, which carries nothing: not listed)
-	ip -n "$n1" tuntap add dev "${p}down" mode tap vnet_hdr || bad="$bad down-tap"
-	"$CG" status --netns "$n1" --prometheus >"$TMPD/fleet.prom" || bad="$bad rc"
-	got=$(prom_parse "$FLEET_METRICS" <"$TMPD/fleet.prom" 2>&1) || bad="$bad parse:$got"
-	[ "$got" = "$(printf 'csum_guard_build_info\t\t\t\t\t-\t1\ncsum_guard_guarded\t%s\t%s\t\t\tfalse\t0' "$dev1" "$n1")" ] &&
-		[ "$(grep -c '^# ' "$TMPD/fleet.prom")" = 12 ] || bad="$bad unguarded:[$got]"
+	ip -n "$n1" tuntap add dev "${p}down" mode tap vnet_hdr || unexpected "set-up" "the tap that is down"
+	expect_ok "status --prometheus, unguarded" "$CG" status --netns "$n1" --prometheus >"$TMPD/fleet.prom"
+	got=$(prom_parse "$FLEET_METRICS" <"$TMPD/fleet.prom" 2>&1) ||
+		unexpected "status --prometheus, unguarded" "expected a strict parse, saw $got"
+	expect_eq "status --prometheus, unguarded: the samples" \
+		"$(printf 'csum_guard_build_info\t\t\t\t\t-\t1\ncsum_guard_guarded\t%s\t%s\t\t\tfalse\t0' "$dev1" "$n1")" "$got"
+	expect_eq "status --prometheus, unguarded: comment lines" 12 "$(grep -c '^# ' "$TMPD/fleet.prom")"
 	grep -qx "csum_guard_build_info{version=\"$(cat "$TOP/VERSION")\",abi=\"[0-9]*\"} 1" "$TMPD/fleet.prom" ||
-		bad="$bad build_info"
-	got=$("$CG" status --netns "$n1" --json | jq -c 'map([.device, .kind, .guarded, .attached, .backend])')
-	[ "$got" = "[[\"$dev1\",\"tun\",false,false,null]]" ] || bad="$bad json:$got"
-	got=$("$CG" status --netns "$n1")
-	[ "$got" = "$(printf '%s netns %s: not guarded (tun)\nno guarded devices in netns %s' "$dev1" "$n1" "$n1")" ] ||
-		bad="$bad text:[$got]"
+		unexpected "csum_guard_build_info, unguarded" "expected this version's line, saw none"
+	expect_eq "status --json, unguarded" "[[\"$dev1\",\"tun\",false,false,null]]" \
+		"$("$CG" status --netns "$n1" --json | jq -c 'map([.device, .kind, .guarded, .attached, .backend])')"
+	expect_eq "status, unguarded" \
+		"$(printf '%s netns %s: not guarded (tun)\nno guarded devices in netns %s' "$dev1" "$n1" "$n1")" \
+		"$("$CG" status --netns "$n1")"
 	"$CG" status --json --prometheus >/dev/null 2>&1
-	rc=$?
-	[ $rc = 2 ] || bad="$bad exclusive:rc=$rc"
-	if [ -z "$bad" ]; then
-		pass "$t: an unguarded tap: listed with guarded false and its kind (JSON, text), one that is down not," \
-			"csum_guard_guarded 0 and no counters in --prometheus, which stays valid;" \
-			"--json --prometheus is bad usage"
-	else
-		fail "$t:$bad"
-	fi
+	expect_eq "status --json --prometheus: exit status" 2 $?
+	expect_verdict "$t" "an unguarded tap: listed with guarded false and its kind (JSON, text), one that is down not, csum_guard_guarded 0 and no counters in --prometheus, which stays valid; --json --prometheus is bad usage"
 	fleet_cleanup
 }
 cg_case fleet
@@ -184,40 +163,42 @@ cg_case fleet
 # strict readers take (the bytes become U+FFFD, ESC \u001b in JSON), text
 # output, messages and watch's log show them as \xHH, never raw.
 case_odd_names() {
-	local t="odd-names [$BACKEND]" ns=$'cgodd\xff'"$CG_PFX" a=$'\xff\xfe' b=$'t\e[31m' bad= out d
+	local t="odd-names [$BACKEND]" ns=$'cgodd\xff'"$CG_PFX" a=$'\xff\xfe' b=$'t\e[31m' out d
 
 	ip netns add "$ns" && ip -n "$ns" tuntap add dev "$a" mode tap vnet_hdr &&
 		ip -n "$ns" tuntap add dev "$b" mode tap vnet_hdr ||
 		{ fail "$t: set-up"; ip netns del "$ns" 2>/dev/null; return; }
 	for d in "$a" "$b"; do
-		out=$("$CG" attach "$d" --netns "$ns" --backend "$BACKEND" 2>&1) || bad="$bad attach"
-		[[ $out == *$'\e'* || $out == *$'\xff'* ]] && bad="$bad raw-in-attach"
+		out=$("$CG" attach "$d" --netns "$ns" --backend "$BACKEND" 2>&1) ||
+			unexpected "attach of an odd name" "expected exit 0, saw exit $?"
+		[[ $out == *$'\e'* || $out == *$'\xff'* ]] &&
+			unexpected "attach's messages" "expected no raw ESC or \\xff byte, saw $(cat -v <<<"$out")"
 	done
-	"$CG" status --netns "$ns" --json >"$TMPD/odd.json" || bad="$bad json-rc"
-	iconv -f UTF-8 -t UTF-8 <"$TMPD/odd.json" >/dev/null 2>&1 || bad="$bad json-not-utf8"
+	expect_ok "status --json" "$CG" status --netns "$ns" --json >"$TMPD/odd.json"
+	iconv -f UTF-8 -t UTF-8 <"$TMPD/odd.json" >/dev/null 2>&1 ||
+		unexpected "status --json" "expected valid UTF-8, saw bytes that are not"
 	# U+FFFD twice, as bytes: $'\u...' needs a UTF-8 locale, which a guest lacks
-	[ "$(jq -r '[.[].device] | sort | join(",")' "$TMPD/odd.json")" = \
-	  $'t\e[31m,\xef\xbf\xbd\xef\xbf\xbd' ] ||
-		bad="$bad json-devices:$(jq -c '[.[].device]' "$TMPD/odd.json")"
-	"$CG" status --netns "$ns" --prometheus >"$TMPD/odd.prom" || bad="$bad prom-rc"
-	iconv -f UTF-8 -t UTF-8 <"$TMPD/odd.prom" >/dev/null 2>&1 || bad="$bad prom-not-utf8"
+	expect_eq "status --json's devices" $'t\e[31m,\xef\xbf\xbd\xef\xbf\xbd' \
+		"$(jq -r '[.[].device] | sort | join(",")' "$TMPD/odd.json")"
+	expect_ok "status --prometheus" "$CG" status --netns "$ns" --prometheus >"$TMPD/odd.prom"
+	iconv -f UTF-8 -t UTF-8 <"$TMPD/odd.prom" >/dev/null 2>&1 ||
+		unexpected "status --prometheus" "expected valid UTF-8, saw bytes that are not"
 	prom_parse "$FLEET_METRICS" <"$TMPD/odd.prom" >/dev/null 2>"$TMPD/odd.perr" ||
-		bad="$bad prom-parse:$(cat "$TMPD/odd.perr")"
-	grep -q $'\e' "$TMPD/odd.prom" && bad="$bad raw-esc-in-prom"
+		unexpected "status --prometheus" "expected a strict parse, saw $(cat "$TMPD/odd.perr")"
+	grep -q $'\e' "$TMPD/odd.prom" && unexpected "status --prometheus" "expected no raw ESC, saw one"
 	"$CG" status --netns "$ns" >"$TMPD/odd.txt" 2>&1
-	grep -q $'\e\|\xff' "$TMPD/odd.txt" && bad="$bad raw-in-text"
-	grep -qF 't\x1b[31m netns cgodd\xff' "$TMPD/odd.txt" || bad="$bad text:$(cat -v "$TMPD/odd.txt")"
-	out=$("$CG" attach $'x\e]0;pwn\a' --netns "$ns" 2>&1) && bad="$bad attach-of-nothing"
-	[[ $out == *$'\e'* || $out == *$'\a'* ]] && bad="$bad raw-in-error"
+	grep -q $'\e\|\xff' "$TMPD/odd.txt" && unexpected "status's text" "expected no raw ESC or \\xff byte, saw one"
+	grep -qF 't\x1b[31m netns cgodd\xff' "$TMPD/odd.txt" ||
+		unexpected "status's text" "expected the names escaped, saw $(cat -v "$TMPD/odd.txt")"
+	out=$("$CG" attach $'x\e]0;pwn\a' --netns "$ns" 2>&1) &&
+		unexpected "attach of a device that is not there" "expected a refusal, saw exit 0"
+	[[ $out == *$'\e'* || $out == *$'\a'* ]] &&
+		unexpected "attach's error" "expected no raw ESC or BEL, saw $(cat -v <<<"$out")"
 	for d in "$a" "$b"; do
-		"$CG" detach "$d" --netns "$ns" --quiet || bad="$bad detach"
+		"$CG" detach "$d" --netns "$ns" --quiet || unexpected "detach of an odd name" "expected exit 0, saw exit $?"
 	done
 	ip netns del "$ns"
-	if [ -z "$bad" ]; then
-		pass "$t: device names \\xff\\xfe and ESC[31m in netns cgodd\\xff: JSON and Prometheus valid UTF-8 that strict readers take, text and messages escaped"
-	else
-		fail "$t:$bad"
-	fi
+	expect_verdict "$t" "device names \\xff\\xfe and ESC[31m in netns cgodd\\xff: JSON and Prometheus valid UTF-8 that strict readers take, text and messages escaped"
 }
 cg_case odd_names
 
@@ -227,7 +208,7 @@ cg_case odd_names
 #
 #   netns $VM: tap0 guarded;  a sleep holds /run/csum-guard.lock meanwhile
 case_status_unlocked() {
-	local t="status-unlocked [$BACKEND]" lpid why= out
+	local t="status-unlocked [$BACKEND]" lpid out
 
 	topo_up --mtu 1500 && guard_on || { fail "$t: set-up"; topo_down; return; }
 	# the sleep itself holds it: killing it lets go
@@ -238,23 +219,20 @@ case_status_unlocked() {
 		"$CG" --wait 0 attach tap0 --netns "$VM" --backend "$BACKEND" --quiet 2>/dev/null || break
 		sleep 0.05
 	done
-	"$CG" --wait 0 attach tap0 --netns "$VM" --backend "$BACKEND" --quiet 2>/dev/null &&
-		why="$why; the lock was never held"
-	out=$(timeout 20 "$CG" status --json) || why="$why; status --json failed or waited: rc $?"
-	[ "$(jq -r --arg ns "$VM" '.[] | select(.netns == $ns and .device == "tap0") | .attached' \
-		<<<"$out")" = true ] || why="$why; status --json without tap0 guarded: $out"
-	out=$(timeout 20 "$CG" status --prometheus) || why="$why; status --prometheus failed or waited: rc $?"
-	grep -q "^csum_guard_guarded{device=\"tap0\",netns=\"$VM\"" <<<"$out" ||
-		why="$why; --prometheus without tap0: $(head -c 300 <<<"$out")"
-	kill -0 $lpid 2>/dev/null || why="$why; the lock holder is gone"
+	expect_refused "attach --wait 0 under the held lock" "$CG" --wait 0 attach tap0 --netns "$VM" \
+		--backend "$BACKEND" --quiet
+	out=$(timeout 20 "$CG" status --json)
+	expect_eq "status --json under the lock: exit status" 0 $?
+	expect_eq "status --json under the lock: tap0 attached ($out)" true \
+		"$(jq -r --arg ns "$VM" '.[] | select(.netns == $ns and .device == "tap0") | .attached' <<<"$out")"
+	out=$(timeout 20 "$CG" status --prometheus)
+	expect_eq "status --prometheus under the lock: exit status" 0 $?
+	expect_grep "status --prometheus under the lock: tap0" "^csum_guard_guarded{device=\"tap0\",netns=\"$VM\"" - <<<"$out"
+	kill -0 $lpid 2>/dev/null || unexpected "the lock holder" "expected alive, saw it gone"
 	kill $lpid
 	wait $lpid 2>/dev/null
-	"$CG" detach tap0 --netns "$VM" --quiet || why="$why; detach after the lock was let go"
+	expect_ok "detach after the lock was let go" "$CG" detach tap0 --netns "$VM" --quiet
 	topo_down
-	if [ -z "$why" ]; then
-		pass "$t: status --json and --prometheus listed the guard while another process held the host lock"
-	else
-		fail "$t: ${why#; }"
-	fi
+	expect_verdict "$t" "status --json and --prometheus listed the guard while another process held the host lock"
 }
 cg_case status_unlocked

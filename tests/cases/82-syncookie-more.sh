@@ -3,7 +3,7 @@
 # look: a listener's TCP_MAXSEG above the device's MSS, attach run again
 # with --allow, a server with a default route, and status --prometheus
 # read from the responder's own namespace. The topology and helpers are
-# 80-syncookie.sh's (sc_up, sc_on, sc_counters, ...): a client and a
+# tests/lib/syncookie.sh's (sc_up, sc_on, sc_counters, ...): a client and a
 # server namespace over a veth pair.
 
 # sc_synack_delta SRC [DST]: SYNs from SRC to the server's protected port;

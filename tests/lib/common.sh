@@ -41,7 +41,7 @@ SNIFF_DST=$FAR_IP	# what the capture reports; a case may make it local
 CG_PFX=${CG_PFX:-cgt$$}
 VM=$CG_PFX-vm
 FAR=$CG_PFX-far
-SC_C=$CG_PFX-sc		# the SYN-cookie cases' client and server (tests/cases/80-syncookie.sh)
+SC_C=$CG_PFX-sc		# the SYN-cookie cases' client and server (tests/lib/syncookie.sh)
 SC_S=$CG_PFX-ss
 SC_V=$CG_PFX-sv		# a guest behind the SYN-cookie server, which forwards to it
 TMPD=${TMPD:-$(mktemp -d /tmp/cg-test.XXXXXX)}
@@ -260,6 +260,38 @@ print_table() {
 
 # --- topology ---------------------------------------------------------
 
+# netns_new NS...: namespaces of their own, each with its loopback up.
+netns_new() {
+	local ns
+
+	for ns; do
+		ip netns add "$ns" && ip -n "$ns" link set lo up || return 1
+	done
+}
+
+# veth_pair NS_A DEV_A NS_B DEV_B [--mtu N] [ADDR_A ADDR_B]...: a veth pair
+# joining two namespaces that exist, DEV_A in NS_A and DEV_B in NS_B, each
+# pair of addresses given on its two ends (an IPv6 one without DAD), both
+# ends up. The one link of every two-namespace topology of the suite
+# (topo_up, vol_up in tests/cases/35-traffic.sh, sc_up and syn_forward's
+# guest in tests/lib/syncookie.sh and tests/cases/80-sc-answer.sh).
+veth_pair() {
+	local na=$1 da=$2 nb=$3 db=$4 mtu=()
+
+	shift 4
+	if [ "${1:-}" = --mtu ]; then
+		mtu=(mtu "$2")
+		shift 2
+	fi
+	ip -n "$na" link add "$da" "${mtu[@]}" type veth peer name "$db" "${mtu[@]}" netns "$nb" || return 1
+	while [ $# -ge 2 ]; do
+		ip -n "$na" addr add "$1" dev "$da" $([[ $1 == *:* ]] && echo nodad) &&
+			ip -n "$nb" addr add "$2" dev "$db" $([[ $2 == *:* ]] && echo nodad) || return 1
+		shift 2
+	done
+	ip -n "$na" link set "$da" up && ip -n "$nb" link set "$db" up
+}
+
 # topo_up [--tx-csum-off] [--mtu N] [--ipv6] [--vlan] [--qinq]
 # Returns 3 when the kernel cannot make VLAN devices (why: $TMPD/vlan.err).
 #   --vlan: the guest also lives on tap0.100 (802.1Q), 10.0.100.0/24
@@ -280,17 +312,11 @@ topo_up() {
 	topo_down
 	# without udev nobody made /dev/net/tun: loading tun does
 	[ -e /dev/net/tun ] || modprobe tun 2>/dev/null
-	ip netns add "$VM" && ip netns add "$FAR" || return 1
-	ip -n "$VM" link set lo up
-	ip -n "$FAR" link set lo up
+	netns_new "$VM" "$FAR" || return 1
 	ip -n "$VM" tuntap add dev tap0 mode tap vnet_hdr || return 1
 	ip -n "$VM" addr add 10.0.0.1/24 dev tap0
 	ip -n "$VM" link set tap0 up
-	ip -n "$VM" link add veth0 mtu "$mtu" type veth peer name veth1 mtu "$mtu" netns "$FAR" || return 1
-	ip -n "$VM" addr add 10.1.0.1/24 dev veth0
-	ip -n "$FAR" addr add $FAR_IP/24 dev veth1
-	ip -n "$VM" link set veth0 up
-	ip -n "$FAR" link set veth1 up
+	veth_pair "$VM" veth0 "$FAR" veth1 --mtu "$mtu" 10.1.0.1/24 $FAR_IP/24 || return 1
 	ip netns exec "$VM" sysctl -qw net.ipv4.ip_forward=1 \
 		net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
 		net.ipv4.conf.tap0.rp_filter=0

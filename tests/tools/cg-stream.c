@@ -48,7 +48,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 
-#include "../../bench/util.h"
+#include "util.h"
 
 #define PROG		"cg-stream"
 

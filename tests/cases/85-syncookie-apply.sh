@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-# 84-syncookie-apply.sh - csum-guard syncookie apply: responders declared in
+# 85-syncookie-apply.sh - csum-guard syncookie apply: responders declared in
 # a file, made so, and (--follow) kept so. The topology and helpers are
-# 80-syncookie.sh's (sc_up, sc_on, connect, inject ...), plus a second veth
+# tests/lib/syncookie.sh's (sc_up, sc_on, connect, inject ...), plus a second veth
 # pair inside the server's namespace for a responder attached by hand:
 #
 #   netns $SC_C (client)                      netns $SC_S (server)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * util.c - helpers of the benchmark tools, and of tests/tools/cg-stream.
+ * util.c - helpers of the benchmark tools (bench/), and of tests/tools/cg-stream.
  *
  * Only the network namespace is entered, never the mount namespace, so
  * that bpffs pins made afterwards land on the host's /sys/fs/bpf (under
@@ -19,7 +19,7 @@
 #include <netinet/in.h>
 
 #include "util.h"
-#include "../lib/netns.h"
+#include "../../lib/netns.h"
 
 int cgb_netns_enter(const char *ns)
 {

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-# 83-lib-shared.sh - what both guards take from lib/, seen from outside:
+# 86-lib-shared.sh - what both guards take from lib/, seen from outside:
 # the programs they run (nft, iptables, modprobe) are found where the
 # system keeps them, whatever PATH the caller has.
 #
-# Uses the responder's topology of 80-syncookie.sh (sc_up).
+# Uses the responder's topology of tests/lib/syncookie.sh (sc_up).
 
 # root's PATH under cron: no sbin directory
 CRON_PATH=/usr/bin:/bin
