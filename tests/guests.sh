@@ -66,7 +66,7 @@ guest_boot() {
 	*-arm64) bld=$TOP/build/arm64 t=2 ;;
 	*) bld=$TOP/build t=1 ;;
 	esac
-	"$TOP/tests/guest/run.sh" --kernel "$k" --timeout $(($([ "$CG_DEPTH" = full ] && echo 3600 || echo 2400) * t)) \
+	"$TOP/tests/guest/run.sh" --kernel "$k" --timeout $(($([ "$CG_DEPTH" = full ] && echo 5400 || echo 2400) * t)) \
 		--modules-dir "$moddir" -- \
 		env CG_MODULE_SRCVERSION="$srcv" CG_PFX=cgg CG_DEPTH="$CG_DEPTH" CG_BUILD_DIR="$bld" \
 		"$TOP/tests/run.sh" --here \
