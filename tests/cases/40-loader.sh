@@ -409,7 +409,7 @@ case_cli_habits() {
 	for a in "attach tap0 --netns $VM --help" "detach -h" "status --help" "watch --help" \
 		 "completion -h" "syncookie attach tap0 --ports 80 --netns $VM --help" "check --help"; do
 		expect_ok "$a" "$CG" $a >"$TMPD/out" &&
-			expect_grep "$a: the first line" '^Usage: csum-guard ' <(head -1 "$TMPD/out") &&
+			expect_grep "$a: the first line" '^Usage: csum-guard ' - <<<"$(head -1 "$TMPD/out")" &&
 			expect_eq "$a: stderr" "" "$(cat "$TMPD/expect.err")"
 	done
 	for a in "-V" "--version" "status --version" "attach tap0 --netns $VM -V"; do

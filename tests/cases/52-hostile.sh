@@ -41,9 +41,12 @@ hk_watch_once() {
 	[ -n "${CG_GUEST:-}" ] && end=$((SECONDS + 90))
 
 	shift 3
+	# emptied before: the watcher's shell truncates it only once forked,
+	# and the loop below must not take the last watcher's line for its own
+	: >"$out"
 	"$CG" watch --backend "$BACKEND" --match "$dev" --no-completion "$@" >"$out" 2>&1 &
 	wpid=$!
-	until grep -qE "^(already guarded|guarded|cannot guard) $dev netns " "$out"; do
+	until grep -qsE "^(already guarded|guarded|cannot guard) $dev netns " "$out"; do
 		[ $SECONDS -lt $end ] && kill -0 $wpid 2>/dev/null || break
 		sleep 0.1
 	done
@@ -135,6 +138,7 @@ hu_watch() {
 	local out=$1 sock=$2
 
 	shift 2
+	: >"$out"	# emptied before the shell of the background job does it
 	NOTIFY_SOCKET=$sock prlimit --nofile=1024:8192 unshare -m --propagation private \
 		sh -c 'mount -t bpf -o ro bpf /sys/fs/bpf && exec "$@"' sh \
 		"$CG" watch --backend bpf --match "${CG_PFX}u0" --no-completion "$@" >"$out" 2>&1 &
@@ -350,6 +354,7 @@ case_hostile_rebind() {
 	a=$(stat -L -c %i "/run/netns/$x")
 	b=$(stat -L -c %i "/run/netns/$y")
 	until [ "$(stat -L -c %i /proc/$spid/ns/net 2>/dev/null)" = "$a" ]; do sleep 0.05; done
+	: >"$out"
 	"$CG" watch --backend "$BACKEND" --match "$dev" --no-completion >"$out" 2>&1 &
 	wpid=$!
 	end=$((SECONDS + lim))
