@@ -205,6 +205,21 @@ int cg_cli_device(int argc, char **argv, const char *what, bool takes_dev, bool 
 	return 0;
 }
 
+int cg_cli_shared_set(int val, const char *arg, const char **netns)
+{
+	switch (val) {
+	case 'n':
+		if (!*arg)
+			return cg_usage_err("--netns needs a name or a path");
+		*netns = arg;
+		return 0;
+	case 'q':
+		cg_quiet = true;
+		return 0;
+	}
+	return -1;
+}
+
 int cg_cli_need_root(const char *verb)
 {
 	if (geteuid() == 0)

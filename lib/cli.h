@@ -80,6 +80,14 @@ int cg_cli_device(int argc, char **argv, const char *what, bool takes_dev, bool 
 /* Is dev a name a device could have? */
 bool cg_cli_dev_valid(const char *dev);
 
+/*
+ * The options both command lines handle alike, for their parsers' set():
+ * --netns ('n', into *netns; refused empty) and --quiet ('q', cg_quiet).
+ * 0 when val was one of them, 2 with one line said, -1 when it is the
+ * caller's own.
+ */
+int cg_cli_shared_set(int val, const char *arg, const char **netns);
+
 /* 0 as root; otherwise one line, "cannot VERB: must be run as root", and -EPERM */
 int cg_cli_need_root(const char *verb);
 

@@ -37,13 +37,11 @@ static int cg_args_set(int val, const char *arg, void *ctx)
 {
 	struct cg_args *a = ctx;
 	const char **m;
+	int ret = cg_cli_shared_set(val, arg, &a->netns);
 
+	if (ret >= 0)
+		return ret;
 	switch (val) {
-	case 'n':
-		if (!*arg)
-			return cg_usage_err("--netns needs a name or a path");
-		a->netns = arg;
-		break;
 	case 'l':
 		a->log_drops = true;
 		break;
@@ -70,9 +68,6 @@ static int cg_args_set(int val, const char *arg, void *ctx)
 		break;
 	case 'j':
 		a->json = true;
-		break;
-	case 'q':
-		cg_quiet = true;
 		break;
 	case 'p':
 		if (!cg_check_path_valid(arg))

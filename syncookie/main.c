@@ -121,13 +121,11 @@ static int sc_args_set(int val, const char *arg, void *ctx)
 	static const enum sc_mode mode_val[] = { SC_AUTO, SC_XDP, SC_XDP_GENERIC, SC_TC, SC_NFT };
 	struct sc_args *a = ctx;
 	unsigned int i;
+	int ret = cg_cli_shared_set(val, arg, &a->netns);
 
+	if (ret >= 0)
+		return ret;
 	switch (val) {
-	case 'n':
-		if (!*arg)
-			return cg_usage_err("--netns needs a name or a path");
-		a->netns = arg;
-		break;
 	case 'p':
 		if (sc_parse_ports(arg, a))
 			return cg_usage_err("--ports needs 1 to %d ports 1-65535, comma-separated, "
@@ -157,9 +155,6 @@ static int sc_args_set(int val, const char *arg, void *ctx)
 		break;
 	case 'A':
 		a->all = true;
-		break;
-	case 'q':
-		cg_quiet = true;
 		break;
 	case 'c':
 		if (!*arg)

@@ -719,6 +719,21 @@ UNIT_TEST(test_lib_state_cli)
 					cg_cli_dev_valid("\xff\xfe") && cg_cli_dev_valid("a&1"));
 }
 
+/* lib/cli: the options both command lines set alike (the refusal of an
+ * empty --netns is bad_input's, which sees its one line) */
+UNIT_TEST(test_lib_cli_shared)
+{
+	const char *ns = NULL;
+	bool quiet = cg_quiet;
+
+	EXPECT("lib-cli-shared-netns", !cg_cli_shared_set('n', "vm1", &ns) && ns && !strcmp(ns, "vm1"));
+	cg_quiet = false;
+	EXPECT("lib-cli-shared-quiet", !cg_cli_shared_set('q', NULL, &ns) && cg_quiet);
+	cg_quiet = quiet;
+	ns = NULL;
+	EXPECT("lib-cli-shared-other", cg_cli_shared_set('j', NULL, &ns) == -1 && !ns);
+}
+
 /* lib/log: the reason an operation records for its caller to say */
 UNIT_TEST(test_lib_ack)
 {
