@@ -28,24 +28,11 @@ WPID=
 
 cleanup() {
 	[ -n "$WPID" ] && kill "$WPID" 2>/dev/null && wait "$WPID" 2>/dev/null
-	for f in /run/netns/"$PFX"-*; do
-		[ -e "$f" ] || continue
-		"$CG" detach --all --netns "${f##*/}" --quiet 2>/dev/null
-		echo "netns del ${f##*/}"
-	done | ip -batch - 2>/dev/null
+	many_netns_down '*' 1
 	rm -rf "$TMPD"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-
-now_us() { echo "${EPOCHREALTIME/./}"; }
-stamp() {
-	local l
-
-	while IFS= read -r l; do
-		echo "${EPOCHREALTIME/./} $l"
-	done
-}
 
 # until PATTERN SECONDS: the stamp of the watcher's first line matching it
 until_line() {
@@ -87,7 +74,7 @@ note "containers: none present: $(grep '^0 new' "$TMPD/raw" | cut -d' ' -f3 | tr
 
 # CT_N containers at once
 t0=$(now_us)
-for ((i = 0; i < CT_N; i++)); do echo "netns add $PFX-c$i"; done | ip -batch - || die "namespaces"
+many_netns "$PFX-c" "$CT_N" || die "namespaces"
 for ((i = 0; i < CT_N; i++)); do
 	printf 'link add %s type veth peer name %s netns %s\nlink set %s up\n' \
 		"${PFX}h$i" "${PFX}e$i" "$PFX-c$i" "${PFX}h$i"

@@ -171,6 +171,39 @@ netns_del() {
 	true
 }
 
+# many_netns NAME N: namespaces NAME0 .. NAME<N-1>, in one `ip -batch` run
+many_netns() {
+	local i
+
+	for ((i = 0; i < $2; i++)); do echo "netns add $1$i"; done | ip -batch -
+}
+
+# many_netns_down GLOB DETACH: the run's namespaces $PFX-GLOB deleted in
+# one `ip -batch` run; with DETACH 1 each one's guards detached first (a
+# cleanup after a failure), with 0 not (they were)
+many_netns_down() {
+	local f
+
+	for f in /run/netns/"$PFX"-$1; do
+		[ -e "$f" ] || continue
+		[ "$2" = 1 ] && "$CG" detach --all --netns "${f##*/}" --quiet 2>/dev/null
+		echo "netns del ${f##*/}"
+	done | ip -batch - 2>/dev/null
+	true
+}
+
+# microseconds, without a process: what stamp marks a watcher's lines with
+now_us() { echo "${EPOCHREALTIME/./}"; }
+
+# stamp: each line of stdin with the microsecond it came at (a watcher's log)
+stamp() {
+	local l
+
+	while IFS= read -r l; do
+		echo "${EPOCHREALTIME/./} $l"
+	done
+}
+
 # tapwrite KIND COUNT: "batch_ns wall_ns cpu_ns" per packet (see tapwrite.c)
 tapwrite() {
 	local out

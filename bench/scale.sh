@@ -31,47 +31,26 @@ UPID=
 cleanup() {
 	[ -n "$WPID" ] && kill "$WPID" 2>/dev/null && wait "$WPID" 2>/dev/null
 	[ -n "$UPID" ] && kill "$UPID" 2>/dev/null
-	for f in /run/netns/"$PFX"-*; do
-		[ -e "$f" ] || continue
-		"$CG" detach --all --netns "${f##*/}" --quiet 2>/dev/null
-		echo "netns del ${f##*/}"
-	done | ip -batch - 2>/dev/null
+	many_netns_down '*' 1
 	rm -rf "$TMPD"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
 now_ns() { date +%s%N; }
-# microseconds, without a process: what the watcher's lines are stamped with
-now_us() { echo "${EPOCHREALTIME/./}"; }
-
-# the watcher's log, each line stamped as it comes (now_us)
-stamp() {
-	local l
-
-	while IFS= read -r l; do
-		echo "${EPOCHREALTIME/./} $l"
-	done
-}
 
 # topo_up N: N/2 namespaces of two taps each
 topo_up() {
 	local i
 
-	for ((i = 0; i < $1 / 2; i++)); do echo "netns add $PFX-s$i"; done | ip -batch - || return 1
+	many_netns "$PFX-s" $(($1 / 2)) || return 1
 	for ((i = 0; i < $1 / 2; i++)); do
 		printf 'tuntap add dev tap0 mode tap vnet_hdr\ntuntap add dev tap1 mode tap vnet_hdr\nlink set tap0 up\nlink set tap1 up\n' |
 			ip -n "$PFX-s$i" -batch - || return 1
 	done
 }
 
-topo_down() {
-	local f
-
-	for f in /run/netns/"$PFX"-s*; do [ -e "$f" ] && echo "netns del ${f##*/}"; done |
-		ip -batch - 2>/dev/null
-	true
-}
+topo_down() { many_netns_down 's*' 0; }
 
 # each_tap VERB: VERB every tap, one loader run each
 each_tap() {
