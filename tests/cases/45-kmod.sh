@@ -9,11 +9,8 @@ case_module_identity() {
 	[ -n "${CG_MODULE_SRCVERSION:-}" ] || { skip "$t: no DKMS build to compare with"; return; }
 	topo_up --mtu 1500 && guard_on || { fail "$t: set-up"; topo_down; return; }
 	got=$(cat /sys/module/csum_guard/srcversion 2>/dev/null)
-	if [ "$got" = "$CG_MODULE_SRCVERSION" ]; then
-		pass "$t: the loaded module is the DKMS build (srcversion $got)"
-	else
-		fail "$t: loaded srcversion $got, DKMS built $CG_MODULE_SRCVERSION"
-	fi
+	expect_eq "the loaded module's srcversion, the DKMS build's" "$CG_MODULE_SRCVERSION" "$got"
+	expect_verdict "$t" "the loaded module is the DKMS build (srcversion $got)"
 	guard_off
 	topo_down
 }
@@ -26,19 +23,13 @@ case_rmmod_guarded() {
 	[ "$BACKEND" = kmod ] || return 0
 	topo_up --mtu 1500 && guard_on || { fail "$t: set-up"; topo_down; return; }
 	"$CG" attach veth0 --netns "$VM" --backend kmod --quiet
-	if ! timeout 30 rmmod csum_guard; then
-		fail "$t: rmmod failed with guarded devices"
-		topo_down
-		return
-	fi
-	if [ "$(guard_counters)" != "0 0 false" ]; then
-		fail "$t: still reported guarded after rmmod"
-	elif guard_on && inject_sniff "$TMPD/rm" --csum-start 20 --csum-offset 6 --count 2 &&
-	     [ "$(guard_counters)" = "2 0 true" ] && [ "$(sniff_datagrams "$TMPD/rm")" = 0 ]; then
-		pass "$t: rmmod with 2 guarded devices, then attach reloads and drops again"
-	else
-		fail "$t: after reload: counters $(guard_counters)"
-	fi
+	expect_ok "rmmod with guarded devices" timeout 30 rmmod csum_guard &&
+		expect_eq "tap0's [dropped, unreadable, attached] after rmmod" "0 0 false" "$(guard_counters)" &&
+		expect_ok "attach after rmmod" guard_on &&
+		expect_ok "bad frames through" inject_sniff "$TMPD/rm" --csum-start 20 --csum-offset 6 --count 2 &&
+		expect_eq "after reload: [dropped, unreadable, attached] for 2 bad frames" "2 0 true" "$(guard_counters)" &&
+		expect_drop "after reload" "$TMPD/rm"
+	expect_verdict "$t" "rmmod with 2 guarded devices, then attach reloads and drops again"
 	guard_off
 	topo_down
 }
@@ -59,24 +50,19 @@ case_kmod_dump() {
 	# "IFINDEX NAME" of each, in the order they were made
 	ip -n "$VM" -o link show | awk -F': ' '$2 ~ /^kd[0-9]+$/ { print $1, $2 }' | sort -n >"$out.devs"
 	ids=$(cut -d' ' -f1 "$out.devs")
-	if ! ip netns exec "$VM" "$KDUMP" attach $ids 2>"$out.err"; then
-		fail "$t: cg-kdump attach: $(cat "$out.err")"
-		topo_down
-		return
+	if expect_ok "cg-kdump attach" ip netns exec "$VM" "$KDUMP" attach $ids; then
+		ip netns exec "$VM" "$KDUMP" dump >"$out.still" 2>&1
+		# the first device listed goes after the first read
+		ip netns exec "$VM" "$KDUMP" dump --detach-between "$(head -1 <<<"$ids")" >"$out.moved" 2>&1
+		want=$( (sed 1d "$out.devs" | cut -d' ' -f2; echo tap0) | sort)
+		expect_match "the dump of an unchanged list of $((n + 1)), no NLM_F_DUMP_INTR" \
+			"^summary messages=$((n + 1)) intr=0 rounds=[3-9]" "$(grep '^summary' "$out.still" || cat "$out.still")" &&
+			expect_match "a device detached between rounds, NLM_F_DUMP_INTR" \
+				"^summary .* intr=1 rounds=[3-9]" "$(grep '^summary' "$out.moved" || cat "$out.moved")" &&
+			expect_eq "the $n guarded devices status lists, once each" "$(tr '\n' ' ' <<<"$want")" \
+				"$("$CG" status --netns "$VM" --json | jq -r '.[] | select(.attached) | .device' | sort | tr '\n' ' ')"
 	fi
-	ip netns exec "$VM" "$KDUMP" dump >"$out.still" 2>&1
-	# the first device listed goes after the first read
-	ip netns exec "$VM" "$KDUMP" dump --detach-between "$(head -1 <<<"$ids")" >"$out.moved" 2>&1
-	want=$( (sed 1d "$out.devs" | cut -d' ' -f2; echo tap0) | sort)
-	if ! grep -q "^summary messages=$((n + 1)) intr=0 rounds=[3-9]" "$out.still"; then
-		fail "$t: unchanged list of $((n + 1)): $(cat "$out.still")"
-	elif ! grep -q "^summary .* intr=1 rounds=[3-9]" "$out.moved"; then
-		fail "$t: a device detached between rounds, no NLM_F_DUMP_INTR: $(cat "$out.moved")"
-	elif [ "$("$CG" status --netns "$VM" --json | jq -r '.[] | select(.attached) | .device' | sort)" != "$want" ]; then
-		fail "$t: status does not list the $n guarded devices once each"
-	else
-		pass "$t: $((n + 1)) devices, $(sed -n 's/.*rounds=//p' "$out.still") rounds: unchanged, no NLM_F_DUMP_INTR; one detached between rounds, flagged; status lists each once"
-	fi
+	expect_verdict "$t" "$((n + 1)) devices, $(sed -n 's/.*rounds=//p' "$out.still") rounds: unchanged, no NLM_F_DUMP_INTR; one detached between rounds, flagged; status lists each once"
 	topo_down
 }
 cg_case kmod_dump
@@ -103,7 +89,7 @@ comp_send() {
 # The topologies that get past the ingress guards (macvtap, tunnels, a tc
 # redirect) have their completion rows in 12-topology.sh.
 case_completion() {
-	local t="completion [$BACKEND]" n=3 p src args bad good r why= rows= kernel
+	local t="completion [$BACKEND]" n=3 p src args bad good r rows= kernel
 	local b4="--csum-start 20 --csum-offset 6 --count 3 --payload 1000"
 	local b6="--ipv6 --csum-start 22 --csum-offset 6 --count 3 --payload 1000"
 
@@ -117,7 +103,7 @@ case_completion() {
 	"$CG" completion off
 	# every refusal is a drop event too, where "completion", named by the
 	# device and its namespace, with the offsets in the frame
-	events_start "$TMPD/comp.ev" || why="$why events did not start: $(cat "$TMPD/comp.ev.err");"
+	events_start "$TMPD/comp.ev" || unexpected "events" "did not start: $(cat "$TMPD/comp.ev.err")"
 	for p in tx frag tx6 xtcsum nfqueue xtcsum6 nfqueue6; do
 		local site= ipt=iptables SNIFF_DST=$FAR_IP
 		bad=$b4 good="--count 3 --payload 1000" src=$GUEST_IP
@@ -147,27 +133,27 @@ case_completion() {
 			r="$r (this kernel refuses it at that site itself)"
 		else
 			kernel=unknown
-			why="$why $p: without the guard the bad frame arrived intact ($1 from $2): no completion ran;"
+			unexpected "$p without the guard" "the bad frame arrived intact ($1 from $2): no completion ran"
 		fi
 		"$CG" completion on --quiet
 		set -- $(comp_send "$TMPD/comp-on" $bad)
 		r="$r; on: $1 arrived from $2, $3 refused"
 		case $kernel in
 		rewrites)
-			if [ "$3" != $n ] || { [ "$1" != 0 ] && { [ "$site" != xtcsum ] || [ "$2" != "$src" ]; }; }; then
-				why="$why $p: completion on: $1 arrived from $2, $3 refused (want $n refused, nothing rewritten${site:+ or through})"
-			fi
+			expect_eq "$p, completion on: bad frames refused ($1 arrived from $2)" $n "$3"
+			# xt_CHECKSUM ignores the refusal: its frames arrive untouched
+			[ "$1" = 0 ] || { [ "$site" = xtcsum ] && [ "$2" = "$src" ]; } ||
+				unexpected "$p, completion on: what arrived" "expected nothing rewritten${site:+ or through}, saw $1 from $2"
 			;;
 		fixed)
-			[ "$1" = 0 ] || [ "$2" = "$src" ] ||
-				why="$why $p: completion on, kernel fixed: $1 arrived from $2;"
+			[ "$1" = 0 ] || expect_eq "$p, completion on, kernel fixed: the source of the $1 that arrived" "$src" "$2"
 			;;
 		esac
 		set -- $(comp_send "$TMPD/comp-good" $good)
-		if [ "$1" != $n ] || [ "$2" != "$src" ] || [ "$3" != 0 ] ||
-		   { [ -n "$site" ] && [ "$4" != $n ]; } || grep -q csum_ok=0 "$TMPD/comp-good"; then
-			why="$why $p: good frames with completion on: $1 arrived from $2, $3 refused${site:+, the rule saw $4};"
-		fi
+		expect_eq "$p, good frames with completion on: [arrived, from, refused]" "$n $src 0" "$1 $2 $3"
+		[ -z "$site" ] || expect_eq "$p, good frames with completion on: the rule saw" $n "$4"
+		grep -q csum_ok=0 "$TMPD/comp-good" &&
+			unexpected "$p, good frames with completion on" "one arrived with a bad checksum (csum_ok=0)"
 		"$CG" completion off --quiet
 		rows="$rows $p ($r);"
 		topo_down
@@ -179,18 +165,20 @@ case_completion() {
 		"\(.protocol) \(.csum_start - .ip_header)"' "$TMPD/comp.ev" 2>/dev/null | sort | uniq -c |
 		awk '{ printf "%s%s:%s+%s", (NR > 1) ? "," : "", $2, $3, $1 }')
 	# IPv4: csum_start 6 bytes into the header, IPv6 8; both happened
-	[[ $ev =~ ^IPv4:6\+[0-9]+,IPv6:8\+[0-9]+$ ]] ||
-		why="$why completion events: [$ev] $(head -c 300 "$TMPD/comp.ev");"
+	expect_match "completion events, protocol:offset+count" '^IPv4:6\+[0-9]+,IPv6:8\+[0-9]+$' "$ev" ||
+		unexpected "completion events" "$(head -c 300 "$TMPD/comp.ev")"
 	# what operators read: Prometheus and probe agree with the command
 	"$CG" completion on --quiet
 	local j prom
 	j=$("$CG" completion --json)
 	prom=$("$CG" status --prometheus)
-	grep -qx 'csum_guard_completion_enabled 1' <<<"$prom" &&
-	grep -qx "csum_guard_completion_refused_total{reason=\"header\"} $(jq -r .dropped <<<"$j")" <<<"$prom" &&
-	[ "$(jq -r .dropped <<<"$j")" -ge $((3 * n)) ] &&
-	[ "$("$CG" probe --json | jq -r '.completion')" = true ] ||
-		why="$why reports: completion $j, prometheus $(grep completion <<<"$prom" | tr '\n' ' ');"
+	expect_grep "Prometheus: the completion guard enabled" '^csum_guard_completion_enabled 1$' - \
+		<<<"$(grep completion <<<"$prom")"
+	expect_grep "Prometheus: the refusals, as completion --json's ($j)" \
+		"^csum_guard_completion_refused_total{reason=\"header\"} $(jq -r .dropped <<<"$j")\$" - \
+		<<<"$(grep completion <<<"$prom")"
+	expect_gt "completion --json's dropped, at least $((3 * n))" $((3 * n - 1)) "$(jq -r .dropped <<<"$j")"
+	expect_eq "probe's completion" true "$("$CG" probe --json | jq -r '.completion')"
 	# watch with no options switches it on where the module loads
 	"$CG" completion off --quiet
 	timeout 20 "$CG" watch --match 'cgnomatch*' >"$TMPD/comp.watch" 2>&1 &
@@ -201,24 +189,15 @@ case_completion() {
 	done
 	kill -TERM $wp 2>/dev/null
 	wait $wp
-	grep -qx 'completion guard on' "$TMPD/comp.watch" &&
-	[ "$("$CG" completion --json | jq -r .on)" = true ] ||
-		why="$why watch did not switch it on: $(head -3 "$TMPD/comp.watch" | tr '\n' ' ');"
+	expect_grep "watch's log: it switched the completion guard on" '^completion guard on$' "$TMPD/comp.watch" &&
+		expect_eq "completion after watch" true "$("$CG" completion --json | jq -r .on)"
 	# rmmod while it is on, packets or not: nothing left, and it comes back off
-	if ! timeout 30 rmmod csum_guard; then
-		why="$why rmmod with the completion guard on failed;"
-	elif [ "$("$CG" completion on >/dev/null && "$CG" completion --json | jq -r .on)" != true ]; then
-		why="$why after rmmod, on again failed;"
-	fi
+	expect_ok "rmmod with the completion guard on" timeout 30 rmmod csum_guard &&
+		expect_eq "after rmmod, completion on again" true \
+			"$("$CG" completion on >/dev/null && "$CG" completion --json | jq -r .on)"
 	"$CG" completion off --quiet
-	if dmesg | grep -q 'WARNING:\|BUG:'; then
-		why="$why the kernel logged a warning: $(dmesg | grep -m1 'WARNING:\|BUG:');"
-	fi
-	if [ -z "$why" ]; then
-		pass "$t: no ingress guard; bad frames refused at skb_checksum_help(), good ones intact:$rows each refusal a drop event ($ev); status, Prometheus and probe report it; watch switches it on; rmmod while on is clean"
-	else
-		fail "$t:$why"
-	fi
+	expect_eq "the kernel's first warning" "" "$(dmesg | grep -m1 'WARNING:\|BUG:')"
+	expect_verdict "$t" "no ingress guard; bad frames refused at skb_checksum_help(), good ones intact:$rows each refusal a drop event ($ev); status, Prometheus and probe report it; watch switches it on; rmmod while on is clean"
 }
 cg_case completion
 
@@ -229,7 +208,7 @@ cg_case completion
 # nothing of ours is left in ftrace, the module unloads, the kernel warned
 # about nothing.
 case_completion_reload() {
-	local t="completion/reload [$BACKEND]" why= rx tx cycles=0 rc
+	local t="completion/reload [$BACKEND]" rx tx cycles=0 rc
 	local ef=/sys/kernel/tracing/enabled_functions
 
 	[ "$BACKEND" = kmod ] || return 0
@@ -248,31 +227,23 @@ case_completion_reload() {
 		>"$TMPD/rl.tx" 2>&1 &
 	tx=$!
 	while kill -0 $tx 2>/dev/null; do
-		timeout 30 rmmod csum_guard || { why="$why rmmod failed in cycle $((cycles + 1));"; break; }
-		"$CG" completion on --quiet || { why="$why on again failed in cycle $((cycles + 1));"; break; }
+		expect_ok "rmmod in cycle $((cycles + 1))" timeout 30 rmmod csum_guard || break
+		expect_ok "on again in cycle $((cycles + 1))" "$CG" completion on --quiet || break
 		kill -0 $tx 2>/dev/null && cycles=$((cycles + 1))
 	done
 	wait $tx
 	rc=$?
-	[ $rc = 0 ] || why="$why connector exit $rc: $(tr '\n' ' ' <"$TMPD/rl.tx");"
+	expect_eq "the connector's exit ($(tr '\n' ' ' <"$TMPD/rl.tx"))" 0 $rc
 	wait $rx
 	rc=$?
-	[ $rc = 0 ] || why="$why listener exit $rc: $(tr '\n' ' ' <"$TMPD/rl");"
-	[ $cycles -ge 3 ] || why="$why only $cycles cycles while the stream ran;"
+	expect_eq "the listener's exit ($(tr '\n' ' ' <"$TMPD/rl"))" 0 $rc
+	expect_gt "cycles while the stream ran, at least 3" 2 $cycles
 	"$CG" completion off --quiet
-	grep -q skb_checksum_help "$ef" 2>/dev/null &&
-		why="$why skb_checksum_help still traced after off: $(grep skb_checksum_help "$ef");"
-	timeout 30 rmmod csum_guard || why="$why the final rmmod failed;"
-	grep -q skb_checksum_help "$ef" 2>/dev/null &&
-		why="$why skb_checksum_help still traced after rmmod;"
-	if dmesg | grep -q 'WARNING:\|BUG:'; then
-		why="$why the kernel logged: $(dmesg | grep -m1 'WARNING:\|BUG:');"
-	fi
-	if [ -z "$why" ]; then
-		pass "$t: $cycles cycles of rmmod and on again while a TCP stream crossed the guard, $(fields "$TMPD/rl" tcp bytes) byte-exact; nothing left traced, rmmod clean"
-	else
-		fail "$t:$why"
-	fi
+	expect_eq "skb_checksum_help traced after off" "" "$(grep skb_checksum_help "$ef" 2>/dev/null)"
+	expect_ok "the final rmmod" timeout 30 rmmod csum_guard
+	expect_eq "skb_checksum_help traced after rmmod" "" "$(grep skb_checksum_help "$ef" 2>/dev/null)"
+	expect_eq "the kernel's first warning" "" "$(dmesg | grep -m1 'WARNING:\|BUG:')"
+	expect_verdict "$t" "$cycles cycles of rmmod and on again while a TCP stream crossed the guard, $(fields "$TMPD/rl" tcp bytes) byte-exact; nothing left traced, rmmod clean"
 	topo_down
 }
 cg_case completion_reload
@@ -283,7 +254,7 @@ cg_case completion_reload
 # on` fails and says why, the module says it in the kernel log, and once the
 # other user is gone the guard goes on and off, leaving nothing traced.
 case_completion_held() {
-	local t="completion/held [$BACKEND]" ko why= ef=/sys/kernel/tracing/enabled_functions
+	local t="completion/held [$BACKEND]" ko ef=/sys/kernel/tracing/enabled_functions
 
 	[ "$BACKEND" = kmod ] || return 0
 	for ko in "$BLD"/hold/*/cg_hold.ko ""; do
@@ -300,29 +271,19 @@ case_completion_held() {
 		return
 	fi
 	dmesg -c >/dev/null
-	if "$CG" completion on 2>"$TMPD/comp.err"; then
-		why="$why completion on succeeded while cg_hold holds skb_checksum_help;"
-		"$CG" completion off --quiet
-	else
-		grep -q 'already redirected by another ftrace user' "$TMPD/comp.err" ||
-			why="$why the loader said: $(cat "$TMPD/comp.err");"
+	if expect_refused "completion on while cg_hold holds skb_checksum_help" "$CG" completion on; then
+		expect_grep "what the loader said" 'already redirected by another ftrace user' "$TMPD/expect.err"
 		dmesg | grep -q 'another ftrace user with IPMODIFY (a live patch?) holds skb_checksum_help' ||
-			why="$why the kernel log does not say why: $(dmesg | grep -m1 csum_guard);"
-		[ "$("$CG" completion --json | jq -r .on)" = false ] ||
-			why="$why completion reads on after the refusal;"
-	fi
-	rmmod cg_hold || why="$why rmmod cg_hold failed;"
-	if ! "$CG" completion on --quiet 2>"$TMPD/comp.err"; then
-		why="$why on after cg_hold left: $(cat "$TMPD/comp.err");"
-	fi
-	"$CG" completion off --quiet
-	grep -q skb_checksum_help "$ef" 2>/dev/null &&
-		why="$why skb_checksum_help still traced: $(grep skb_checksum_help "$ef");"
-	if [ -z "$why" ]; then
-		pass "$t: refused while another IPMODIFY user held skb_checksum_help, said so to the user and in the kernel log; on and off once it left, nothing traced"
+			unexpected "the kernel log" "does not say why: $(dmesg | grep -m1 csum_guard)"
+		expect_eq "completion after the refusal" false "$("$CG" completion --json | jq -r .on)"
 	else
-		fail "$t:$why"
+		"$CG" completion off --quiet
 	fi
+	expect_ok "rmmod cg_hold" rmmod cg_hold
+	expect_ok "on after cg_hold left" "$CG" completion on --quiet
+	"$CG" completion off --quiet
+	expect_eq "skb_checksum_help traced" "" "$(grep skb_checksum_help "$ef" 2>/dev/null)"
+	expect_verdict "$t" "refused while another IPMODIFY user held skb_checksum_help, said so to the user and in the kernel log; on and off once it left, nothing traced"
 }
 cg_case completion_held
 
@@ -334,16 +295,12 @@ case_one_backend() {
 		{ [ "$BACKEND" = bpf ] && skip "$t: needs both backends on one kernel"; return 0; }
 	[ "$BACKEND" = bpf ] && other=kmod || other=bpf
 	topo_up --mtu 1500 && guard_on || { fail "$t: set-up"; topo_down; return; }
-	if "$CG" attach tap0 --netns "$VM" --backend $other 2>"$TMPD/err"; then
-		fail "$t: --backend $other attached over $BACKEND"
-	elif ! grep -q "already guarded by the $BACKEND backend" "$TMPD/err"; then
-		fail "$t: refused, but said: $(cat "$TMPD/err")"
-	elif "$CG" attach tap0 --netns "$VM" --quiet &&
-	     [ "$("$CG" status tap0 --netns "$VM" --json | jq -r .backend)" = "$BACKEND" ]; then
-		pass "$t: --backend $other refused; auto keeps $BACKEND"
-	else
-		fail "$t: auto attach moved the guard off $BACKEND"
-	fi
+	expect_refused "--backend $other over $BACKEND" "$CG" attach tap0 --netns "$VM" --backend $other &&
+		expect_grep "what the refusal said" "already guarded by the $BACKEND backend" "$TMPD/expect.err" &&
+		expect_ok "auto attach" "$CG" attach tap0 --netns "$VM" --quiet &&
+		expect_eq "the backend after auto attach" "$BACKEND" \
+			"$("$CG" status tap0 --netns "$VM" --json | jq -r .backend)"
+	expect_verdict "$t" "--backend $other refused; auto keeps $BACKEND"
 	guard_off
 	topo_down
 }
