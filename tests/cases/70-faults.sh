@@ -135,33 +135,32 @@ running_log_drops() {
 # fault_converged LOG_DROPS MODE [EGRESS]: one guard of $BACKEND on tap0
 # with those options, really in place: a bad frame is dropped and counted;
 # bpf: one program held, no other new one on the host, the program that
-# runs has those options, on as many hooks as asked for.
-# Prints what is wrong, nothing when all holds.
+# runs has those options, on as many hooks as asked for. Its checks are
+# named after TAG, the step they follow.
 fault_converged() {
-	local want=$1 mode=$2 egress=${3:-false} json n d0 d1
+	local tag=$1 want=$2 mode=$3 egress=${4:-false} json n d0 d1
 
 	# veth0, the topology's link to $FAR, faces a container (its peer is in
 	# another namespace): status lists it, unguarded; the guards are tap0's
 	json=$(fcg status --netns "$VM" --json | jq -c 'map(select(.device != "veth0"))')
 	n=${json//[^\{]/}
-	[ "${#n} $(jget "$json" device) $(jget "$json" backend) $(jget "$json" log_drops) $(jget "$json" egress)" = \
-	  "1 tap0 $BACKEND $want $egress" ] ||
-		{ echo "status: ${json:-nothing}, want log_drops $want egress $egress"; return; }
+	expect_eq "$tag: status's [guards, device, backend, log_drops, egress] (${json:-nothing})" \
+		"1 tap0 $BACKEND $want $egress" \
+		"${#n} $(jget "$json" device) $(jget "$json" backend) $(jget "$json" log_drops) $(jget "$json" egress)" ||
+		return
 	d0=$(jget "$json" dropped)
-	ip netns exec "$VM" "$INJECT" --dev tap0 --csum-start 20 --csum-offset 6 --payload 64 ||
-		echo "inject failed"
-	d1=$(jget "$(fcg status tap0 --netns "$VM" --json)" dropped)
-	[ "$d1" = $((d0 + 1)) ] || echo "bad frame: dropped $d0 -> $d1"
-	[ "$BACKEND" = bpf ] || return
+	expect_ok "$tag: inject" ip netns exec "$VM" "$INJECT" --dev tap0 --csum-start 20 --csum-offset 6 --payload 64
+	expect_eq "$tag: dropped after a bad frame ($d0 before)" $((d0 + 1)) \
+		"$(jget "$(fcg status tap0 --netns "$VM" --json)" dropped)"
+	[ "$BACKEND" = bpf ] || return 0
 	PROG_SHARED=$(fault_shared)
-	[ "$(grep -c . <<<"$PROG_SHARED")" -le 2 ] || echo "shared programs: $(echo $PROG_SHARED), want 2 at most"
-	prog_check 1 $(fault_progs)
+	[ "$(grep -c . <<<"$PROG_SHARED")" -le 2 ] ||
+		unexpected "$tag: shared programs" "expected 2 at most, saw $(echo $PROG_SHARED)"
+	expect_eq "$tag: the programs held" "" "$(prog_check 1 $(fault_progs))"
 	PROG_SHARED=
-	[ "$(running_log_drops "$mode")" = "$want" ] ||
-		echo "running program has log_drops=$(running_log_drops "$mode"), status says $want"
+	expect_eq "$tag: the running program's log_drops, as status says" "$want" "$(running_log_drops "$mode")"
 	n=$(fault_hooks "$mode" | grep -c .)
-	[ "$n" = $([ "$egress" = true ] && echo 2 || echo 1) ] ||
-		echo "$n hooks of ours, egress $egress"
+	expect_eq "$tag: hooks of ours, egress $egress" $([ "$egress" = true ] && echo 2 || echo 1) "$n"
 }
 
 # "pid name what killed" per call of the set in an strace output, in
@@ -217,7 +216,7 @@ fault_kill() {
 # fault_bad.
 fault_seq() {
 	local kind=$1 mode=$2 ref=$TMPD/fault.ref out=$TMPD/fault.out before after
-	local m=() args=(--netns "$VM" --backend "$BACKEND" --quiet) i why points t1 step
+	local m=() args=(--netns "$VM" --backend "$BACKEND" --quiet) i points t1 step record
 	local json pre=() op=() back=() oldl=false newl=false olde=false newe=false
 
 	[ "$BACKEND" = bpf ] && m=(--mode "$mode")
@@ -259,53 +258,54 @@ fault_seq() {
 	while [ -n "$points" ]; do
 		i=${points%%$'\n'*}
 		t1=${EPOCHREALTIME/./}
-		why=
+		# each point's checks on a record of their own, for its note
+		record=$EXPECT_FAILED
+		expect_reset
 		case $kind in
 		fresh*) fault_cold ;;
-		detach*) fcg attach tap0 "${args[@]}" "${m[@]}" "${op[@]}" || why="set-up attach failed" ;;
-		*) fcg attach tap0 "${args[@]}" "${m[@]}" "${pre[@]}" || why="set-up attach failed" ;;
+		detach*) expect_ok "set-up attach" fcg attach tap0 "${args[@]}" "${m[@]}" "${op[@]}" ;;
+		*) expect_ok "set-up attach" fcg attach tap0 "${args[@]}" "${m[@]}" "${pre[@]}" ;;
 		esac
 		case $kind in
 		fresh*|detach*) ;;
 		*) ip netns exec "$VM" "$INJECT" --dev tap0 --csum-start 20 --csum-offset 6 --payload 64 ;;
 		esac
-		fault_kill "$i" "$ref" "$out" "$@" || why="$why kill missed"
+		fault_kill "$i" "$ref" "$out" "$@" || unexpected "kill" "missed"
 		case $kind in
 		fresh*)
-			fcg attach tap0 "${args[@]}" "${m[@]}" "${op[@]}" || why="$why re-attach failed"
-			why="$why $(fault_converged false "$mode" $newe)"
+			expect_ok "re-attach" fcg attach tap0 "${args[@]}" "${m[@]}" "${op[@]}"
+			fault_converged "re-attach" false "$mode" $newe
 			;;
 		detach*)
 			# half a detach never claims a guard that is not there
 			json=$(fcg status tap0 --netns "$VM" --json)
-			[ "$(jget "$json" attached)" = true ] && why="$why $(fault_converged false "$mode" $olde)"
+			[ "$(jget "$json" attached)" = true ] && fault_converged "half a detach" false "$mode" $olde
 			;;
 		*)
 			# the counters survive whatever the killed run did
-			[ "$(jget "$(fcg status tap0 --netns "$VM" --json)" dropped)" = 1 ] ||
-				why="$why counters lost"
-			fcg attach tap0 "${args[@]}" "${m[@]}" "${back[@]}" || why="$why old-options attach failed"
-			why="$why $(fault_converged $oldl "$mode" $olde)"
-			fcg attach tap0 "${args[@]}" "${m[@]}" "${op[@]}" || why="$why re-attach failed"
-			why="$why $(fault_converged $newl "$mode" $newe)"
+			expect_eq "dropped after the kill" 1 "$(jget "$(fcg status tap0 --netns "$VM" --json)" dropped)"
+			expect_ok "old-options attach" fcg attach tap0 "${args[@]}" "${m[@]}" "${back[@]}"
+			fault_converged "old-options attach" $oldl "$mode" $olde
+			expect_ok "re-attach" fcg attach tap0 "${args[@]}" "${m[@]}" "${op[@]}"
+			fault_converged "re-attach" $newl "$mode" $newe
 			# and the counters survive the convergence
-			[ "$(jget "$(fcg status tap0 --netns "$VM" --json)" dropped)" = 3 ] ||
-				why="$why counters lost on re-attach"
+			expect_eq "dropped after re-attach" 3 "$(jget "$(fcg status tap0 --netns "$VM" --json)" dropped)"
 			;;
 		esac
-		fcg detach tap0 --netns "$VM" --quiet || why="$why detach failed"
+		expect_ok "detach" fcg detach tap0 --netns "$VM" --quiet
 		after=$(fault_snapshot)
 		if [ "$after" != "$before" ]; then
 			echo "$before" >"$TMPD/fault.before"
-			why="$why state differs: $(echo "$after" | diff "$TMPD/fault.before" - | grep '^[<>]' | tr '\n' ' ')"
+			unexpected "the state after" "it differs: $(echo "$after" | diff "$TMPD/fault.before" - | grep '^[<>]' | tr '\n' ' ')"
 		fi
-		[ "$BACKEND" = bpf ] && why="$why $(prog_check 0 $(fault_progs))"
-		why=$(echo $why)
-		if [ -n "$why" ]; then
+		[ "$BACKEND" = bpf ] && expect_eq "the programs held after" "" "$(prog_check 0 $(fault_progs))"
+		if ! expect_clean; then
 			fault_scrub
 			fault_bad=$((fault_bad + 1))
-			note "$kind/$mode killed at $i/$fault_points ($(fault_calls "$ref" | sed -n "${i}p" | cut -d' ' -f2,3)): $why"
+			note "$kind/$mode killed at $i/$fault_points ($(fault_calls "$ref" | sed -n "${i}p" | cut -d' ' -f2,3)): ${EXPECT_FAILED#; }"
 		fi
+		# a point's failures are its note and fault_bad; the case's record goes on
+		EXPECT_FAILED=$record
 		fault_tried=$((fault_tried + 1))
 		# the first point says what one costs: keep within the budget
 		if [ $fault_tried = 1 ] && [ -n "${FAULT_BUDGET:-}" ]; then
@@ -331,7 +331,7 @@ fault_cold() {
 
 case_kill_attach() {
 	local t="kill-attach [$BACKEND]" modes kind kinds mode total=0 tried=0 bad=0 runs=() t0=$SECONDS
-	local FAULT_BUDGET=${FAULT_BUDGET:-} why=
+	local FAULT_BUDGET=${FAULT_BUDGET:-} scope=
 
 	command -v strace >/dev/null || { skip "$t: strace missing"; return; }
 	case $BACKEND in
@@ -349,17 +349,17 @@ case_kill_attach() {
 	if [ -n "${CG_GUEST:-}" ] && [ "$CG_DEPTH" = quick ] && [ -z "${FAULT_MODES:-}${FAULT_KINDS:-}" ]; then
 		modes=${modes%% *}
 		kinds="fresh update detach"
-		why="$why; quick run under TCG: $modes, fresh, update and detach only"
+		scope="$scope; quick run under TCG: $modes, fresh, update and detach only"
 	fi
 	modes=${FAULT_MODES:-$modes}
 	if [ -n "${CG_GUEST:-}" ] && [ -z "$FAULT_BUDGET" ]; then
 		FAULT_BUDGET=$(($([ "$CG_DEPTH" = full ] && echo 210 || echo 75) / ($(wc -w <<<"$modes") * $(wc -w <<<"$kinds"))))
-		why="$why; under TCG only the points at and right after a change of state, about $FAULT_BUDGET s per operation"
+		scope="$scope; under TCG only the points at and right after a change of state, about $FAULT_BUDGET s per operation"
 	elif [ -z "$FAULT_BUDGET" ] && [ "$CG_DEPTH" = quick ]; then
 		FAULT_BUDGET=$((150 / ($(wc -w <<<"$modes") * 8)))
-		why="$why; quick run: only the points at and right after a change of state, about $FAULT_BUDGET s per operation"
+		scope="$scope; quick run: only the points at and right after a change of state, about $FAULT_BUDGET s per operation"
 	elif [ -n "$FAULT_BUDGET" ]; then
-		why="$why; FAULT_BUDGET: only the points at and right after a change of state, about $FAULT_BUDGET s per operation"
+		scope="$scope; FAULT_BUDGET: only the points at and right after a change of state, about $FAULT_BUDGET s per operation"
 	fi
 	[ -e /dev/net/tun ] || modprobe tun 2>/dev/null
 	ip netns add "$VM" && ip -n "$VM" tuntap add dev tap0 mode tap vnet_hdr &&
@@ -373,7 +373,7 @@ case_kill_attach() {
 		fcg detach tap0 --netns "$VM" --quiet
 	elif [ -n "$(egress_unavailable)" ]; then
 		kinds=$(printf '%s\n' $kinds | grep -v egress)
-		why="$why; no egress kinds: $(egress_unavailable)"
+		scope="$scope; no egress kinds: $(egress_unavailable)"
 	fi
 	for mode in $modes; do
 		for kind in $kinds; do
@@ -387,12 +387,10 @@ case_kill_attach() {
 	fcg detach tap0 --netns "$VM" --quiet
 	fault_mnt_down
 	topo_down
-	reliability "kill_attach [$BACKEND]: killed at $tried of $total kill points (${runs[*]}), $((tried - bad)) converged, $bad leaks or divergences, $((SECONDS - t0)) s$why$(prog_disturbed)"
-	if [ $tried -gt 0 ] && [ $bad = 0 ]; then
-		pass "$t: killed at $tried of $total steps (${runs[*]}), every re-run converged, nothing left"
-	else
-		fail "$t: $bad of $tried kill points did not converge"
-	fi
+	reliability "kill_attach [$BACKEND]: killed at $tried of $total kill points (${runs[*]}), $((tried - bad)) converged, $bad leaks or divergences, $((SECONDS - t0)) s$scope$(prog_disturbed)"
+	expect_gt "kill points tried" 0 $tried
+	expect_eq "kill points that did not converge, of $tried (each one's note above)" 0 $bad
+	expect_verdict "$t" "killed at $tried of $total steps (${runs[*]}), every re-run converged, nothing left"
 }
 cg_case kill_attach
 
@@ -428,7 +426,7 @@ many_listed() {
 # verified once for the host, and it goes with the last of them.
 case_many_taps() {
 	local t="many-taps [$BACKEND]" nns=64 per=4 budget=140 scale= i c t0 ta td
-	local nss=() inos out=$TMPD/many why= leaks=0 p1
+	local nss=() inos out=$TMPD/many leaks=0 p1
 
 	[ "$CG_DEPTH" = quick ] && budget=60
 
@@ -474,10 +472,10 @@ case_many_taps() {
 	many_loop attach rev "${nss[@]}" >"$out.a2" &
 	wait $p1 $!
 	ta=$((SECONDS - t0))
-	[ -s "$out.a1" ] || [ -s "$out.a2" ] && why="$why attach runs failed: $(cat "$out.a1" "$out.a2" | head -3 | tr '\n' ' ')"
-	c=$(many_listed '["tap0","tap1","tap2","tap3"]' "${nss[@]}")
-	[ "$c" = 0 ] || why="$why $c namespaces do not list their 4 taps guarded once by $BACKEND"
-	[ "$BACKEND" = bpf ] && why="$why $(prog_check 1 $(many_progs $inos))"
+	expect_eq "attach runs that failed" "" "$(cat "$out.a1" "$out.a2" | head -3 | tr '\n' ' ')"
+	expect_eq "namespaces that do not list their 4 taps guarded once by $BACKEND" 0 \
+		"$(many_listed '["tap0","tap1","tap2","tap3"]' "${nss[@]}")"
+	[ "$BACKEND" = bpf ] && expect_eq "the programs held, guarded" "" "$(prog_check 1 $(many_progs $inos))"
 
 	t0=$SECONDS
 	many_loop detach fwd "${nss[@]}" >"$out.d1" &
@@ -485,25 +483,20 @@ case_many_taps() {
 	many_loop detach rev "${nss[@]}" >"$out.d2" &
 	wait $p1 $!
 	td=$((SECONDS - t0))
-	[ -s "$out.d1" ] || [ -s "$out.d2" ] && why="$why detach runs failed: $(cat "$out.d1" "$out.d2" | head -3 | tr '\n' ' ')"
+	expect_eq "detach runs that failed" "" "$(cat "$out.d1" "$out.d2" | head -3 | tr '\n' ' ')"
 	c=$(many_listed '[]' "${nss[@]}")
-	[ "$c" = 0 ] || { why="$why $c namespaces still list guards"; leaks=$((leaks + c)); }
+	expect_eq "namespaces that still list guards" 0 "$c" || leaks=$((leaks + c))
 	for i in $inos; do
-		[ -e "/sys/fs/bpf/csum_guard/$i" ] && leaks=$((leaks + 1)) && why="$why pins left in $i"
+		[ -e "/sys/fs/bpf/csum_guard/$i" ] && leaks=$((leaks + 1)) && unexpected "pins" "left in $i"
 	done
 	if [ "$BACKEND" = bpf ]; then
-		c=$(prog_check 0 $(many_progs $inos))
-		[ -n "$c" ] && leaks=$((leaks + 1)) && why="$why $c"
+		expect_eq "the programs held, detached" "" "$(prog_check 0 $(many_progs $inos))" ||
+			leaks=$((leaks + 1))
 	fi
 	many_down "${nss[@]}"
 
 	reliability "many_taps [$BACKEND]: $((nns * per)) taps in $nns namespaces, 2 racing loaders, $((nns * per * 4)) loader runs (attach ${ta} s, detach ${td} s), $leaks leaks$(prog_disturbed)${scale:+ ($scale)}"
-	why=$(echo $why)
-	if [ -z "$why" ]; then
-		pass "$t: $((nns * per)) taps in $nns namespaces, 2 loaders racing: each guarded once, then nothing left"
-	else
-		fail "$t:$why"
-	fi
+	expect_verdict "$t" "$((nns * per)) taps in $nns namespaces, 2 loaders racing: each guarded once, then nothing left"
 }
 cg_case many_taps
 
