@@ -54,15 +54,12 @@ docs_skip_why() {
 case_docs_commands() {
 	local t="docs-commands" f line cmd rest out rc want json keys ran=0 skipped=0 why
 	local -a lines
-	local i n bad=0 prom= jsons=0 err w ino
+	local i n prom= jsons=0 err w ino
 
 	topo_up || { fail "$t: topology"; return; }
 	mapfile -t lines < <(cd "$TOP" && docs_blocks README.md doc/*.md)
 	n=${#lines[@]}
-	if [ "$n" = 0 ]; then
-		fail "$t: no fenced block in README.md or doc/*.md"
-		return
-	fi
+	expect_gt "lines of fenced blocks in README.md and doc/*.md" 0 "$n"
 	for ((i = 0; i < n; i++)); do
 		IFS=: read -r f line rest <<<"${lines[i]}"
 		# a Prometheus example: the block from its first # HELP line
@@ -72,10 +69,8 @@ case_docs_commands() {
 		fi
 		if [ -n "$prom" ]; then
 			if [ "$rest" = -- ]; then
-				if ! err=$(prom_parse "" <"$TMPD/docs.prom" 2>&1 >/dev/null); then
-					fail "$t: $prom: the Prometheus example does not parse: $err"
-					bad=1
-				fi
+				err=$(prom_parse "" <"$TMPD/docs.prom" 2>&1 >/dev/null) ||
+					unexpected "$prom: the Prometheus example" "does not parse: $err"
 				prom=
 			else
 				echo "$rest" >>"$TMPD/docs.prom"
@@ -84,10 +79,8 @@ case_docs_commands() {
 		fi
 		if [[ $rest == '{'* ]]; then
 			jsons=$((jsons + 1))
-			jq -e . >/dev/null 2>&1 <<<"$rest" || {
-				fail "$t: $f:$line: the JSON example does not parse: $rest"
-				bad=1
-			}
+			jq -e . >/dev/null 2>&1 <<<"$rest" ||
+				unexpected "$f:$line: the JSON example" "does not parse: $rest"
 			continue
 		fi
 		[[ $rest == 'csum-guard '* ]] || continue
@@ -109,32 +102,22 @@ case_docs_commands() {
 		rc=$?
 		ran=$((ran + 1))
 		echo "# docs: ran $f:$line: $cmd: exit $rc"
-		if [ "$rc" != "$want" ]; then
-			fail "$t: $f:$line: '$cmd' exited $rc, the docs say $want: $(head -c 300 "$TMPD/docs.err")"
-			bad=1
-		elif [ -n "$json" ]; then
+		if expect_eq "$f:$line: '$cmd': the exit status the docs say ($(head -c 300 "$TMPD/docs.err"))" \
+			"$want" "$rc" && [ -n "$json" ]; then
 			keys=$(jq -r --argjson got "$(tail -1 <<<"$out")" \
 				'keys_unsorted - ($got | keys_unsorted) | join(" ")' <<<"$json" 2>/dev/null) ||
 				keys="(the command did not print JSON: $(head -c 200 <<<"$out"))"
-			if [ -n "$keys" ]; then
-				fail "$t: $f:$line: '$cmd' printed no $keys, which the docs show"
-				bad=1
-			fi
+			expect_eq "$f:$line: '$cmd': keys the docs show that it did not print" "" "$keys"
 		fi
 	done
 	# whatever the docs attached to tap0 goes, pins and all
 	ino=$(stat -L -c %i "/run/netns/$VM")
 	"$CG" detach tap0 --netns "$VM" --quiet
-	if [ -e "/sys/fs/bpf/csum_guard/$ino" ]; then
-		fail "$t: pins left under /sys/fs/bpf/csum_guard/$ino after detach"
-		bad=1
-	fi
+	[ -e "/sys/fs/bpf/csum_guard/$ino" ] &&
+		unexpected "pins under /sys/fs/bpf/csum_guard/$ino" "left after detach"
 	topo_down
-	if [ "$ran" = 0 ]; then
-		fail "$t: no csum-guard command of the docs ran ($skipped skipped)"
-	elif [ $bad = 0 ]; then
-		pass "$t: $ran csum-guard commands of README.md and doc/*.md ran as shown, $skipped skipped by the rule, $jsons JSON examples parse"
-	fi
+	expect_gt "csum-guard commands of the docs that ran ($skipped skipped)" 0 "$ran"
+	expect_verdict "$t" "$ran csum-guard commands of README.md and doc/*.md ran as shown, $skipped skipped by the rule, $jsons JSON examples parse"
 }
 cg_host_case docs_commands
 
@@ -168,7 +151,7 @@ promtool_get() {
 # CsumGuardAhead, unreadable drops CsumGuardDrops, and an unguarded tap
 # is pending at 30 s and firing at 2 minutes (for: 1m).
 case_prom_alerts() {
-	local t="prom-alerts" promtool d=$TMPD/alerts why= n
+	local t="prom-alerts" promtool d=$TMPD/alerts n
 
 	if ! promtool=$(promtool_get); then
 		fail "$t: no promtool: $promtool"
@@ -179,26 +162,22 @@ case_prom_alerts() {
 	     inb && /^- alert:/ { rule = 1 }
 	     inb && rule { print "  " $0 }' "$TOP/README.md" >"$d/rules.body"
 	n=$(grep -c -- '- alert:' "$d/rules.body")
-	if [ "$n" -lt 3 ]; then
-		fail "$t: README.md shows $n alert rules, not the three it describes"
-		return
-	fi
+	expect_gt "alert rules README.md shows, the three it describes" 2 "$n" ||
+		{ expect_verdict "$t" "-"; return; }
 	{ echo "groups:"; echo "- name: csum-guard"; echo "  rules:"; cat "$d/rules.body"; } >"$d/rules.yml"
-	if ! "$promtool" check rules "$d/rules.yml" >"$d/check.out" 2>&1; then
-		fail "$t: promtool check rules: $(grep -v '^$' "$d/check.out" | tail -2 | tr '\n' ' ')"
-		return
-	fi
+	"$promtool" check rules "$d/rules.yml" >"$d/check.out" 2>&1 ||
+		unexpected "promtool check rules" "$(grep -v '^$' "$d/check.out" | tail -2 | tr '\n' ' ')"
+	expect_clean || { expect_verdict "$t" "-"; return; }
 
 	topo_up --mtu 1500 || { fail "$t: set-up"; topo_down; return; }
-	ip -n "$VM" tuntap add dev tap7 mode tap vnet_hdr && ip -n "$VM" link set tap7 up ||
-		why="$why; cannot make tap7"
-	"$CG" attach tap0 --netns "$VM" --quiet || why="$why; attach failed"
-	ip netns exec "$VM" "$INJECT" --dev tap0 --csum-start 20 --csum-offset 6 --count 3 ||
-		why="$why; inject failed"
-	"$CG" status --netns "$VM" --prometheus >"$d/status.prom" || why="$why; status --prometheus failed"
+	expect_ok "make tap7" ip -n "$VM" tuntap add dev tap7 mode tap vnet_hdr &&
+		expect_ok "tap7 up" ip -n "$VM" link set tap7 up
+	expect_ok "attach" "$CG" attach tap0 --netns "$VM" --quiet
+	expect_ok "inject" ip netns exec "$VM" "$INJECT" --dev tap0 --csum-start 20 --csum-offset 6 --count 3
+	expect_ok "status --prometheus" "$CG" status --netns "$VM" --prometheus >"$d/status.prom"
 	"$CG" detach tap0 --netns "$VM" --quiet
 	topo_down
-	[ -z "$why" ] || { fail "$t: ${why#; }"; return; }
+	expect_clean || { expect_verdict "$t" "-"; return; }
 
 	# name<TAB>labels as JSON (empty values dropped, as Prometheus does)<TAB>value
 	awk '!/^#/ && NF {
@@ -212,11 +191,11 @@ case_prom_alerts() {
 		}
 		printf "%s\t{%s}\t%s\n", name, out, val
 	}' "$d/status.prom" >"$d/samples"
-	grep -q "^csum_guard_guarded	.*\"tap7\".*	0$" "$d/samples" ||
-		why="$why; status --prometheus has no csum_guard_guarded 0 for the unguarded tap7"
-	grep -q "^csum_guard_dropped_total	.*\"tap0\".*	3$" "$d/samples" ||
-		why="$why; status --prometheus has no csum_guard_dropped_total 3 for tap0"
-	[ -z "$why" ] || { fail "$t: ${why#; }"; return; }
+	expect_grep "status --prometheus: csum_guard_guarded 0 for the unguarded tap7" \
+		"^csum_guard_guarded	.*\"tap7\".*	0$" "$d/samples"
+	expect_grep "status --prometheus: csum_guard_dropped_total 3 for tap0" \
+		"^csum_guard_dropped_total	.*\"tap0\".*	3$" "$d/samples"
+	expect_clean || { expect_verdict "$t" "-"; return; }
 	# the test, in JSON (which is YAML): the series and the alerts expected
 	jq -R -s --arg rules "$d/rules.yml" '
 		[split("\n")[] | select(length > 0) | split("\t") |
@@ -248,11 +227,9 @@ case_prom_alerts() {
 				{eval_time: "2m", alertname: "CsumGuardUnguardedDevice",
 				 exp_alerts: [{exp_labels: {device: "tap7", netns: "vm1"}}]}]}]}' \
 		"$d/samples" >"$d/test.yml" || { fail "$t: cannot make the rules test"; return; }
-	if "$promtool" test rules "$d/test.yml" >"$d/test.out" 2>&1; then
-		pass "$t: README's $n alert rules pass promtool check rules, and over this host's status --prometheus fire for the unguarded tap and the tap that dropped, with their labels, and not for what is fine"
-	else
-		fail "$t: promtool test rules: $(grep -v '^$' "$d/test.out" | head -12 | tr '\n' ' ' | cut -c1-900)"
-	fi
+	"$promtool" test rules "$d/test.yml" >"$d/test.out" 2>&1 ||
+		unexpected "promtool test rules" "$(grep -v '^$' "$d/test.out" | head -12 | tr '\n' ' ' | cut -c1-900)"
+	expect_verdict "$t" "README's $n alert rules pass promtool check rules, and over this host's status --prometheus fire for the unguarded tap and the tap that dropped, with their labels, and not for what is fine"
 }
 cg_host_case prom_alerts
 
@@ -264,7 +241,7 @@ docs_anchors() {
 	grep -E '^#{1,6} ' "$1" | sed -E 's/^#+ //' | tr 'A-Z' 'a-z' | sed -E 's/[^a-z0-9 _-]//g; s/ /-/g'
 }
 case_docs_links() {
-	local t="docs-links" f l path frag target n=0 bad=()
+	local t="docs-links" f l path frag target n=0
 
 	for f in "$TOP/README.md" "$TOP"/doc/*.md; do
 		while read -r l; do
@@ -274,17 +251,15 @@ case_docs_links() {
 			[ -n "$path" ] && target=$(dirname "$f")/$path
 			n=$((n + 1))
 			if [ ! -e "$target" ]; then
-				bad+=("${f#"$TOP"/}: ($l): no such file")
-			elif [ -n "$frag" ] && [[ $target == *.md ]] && ! docs_anchors "$target" | grep -qx -- "$frag"; then
-				bad+=("${f#"$TOP"/}: ($l): no such heading")
+				unexpected "${f#"$TOP"/}: ($l)" "no such file"
+			elif [ -n "$frag" ] && [[ $target == *.md ]]; then
+				expect_grep "${f#"$TOP"/}: ($l): a heading of $(basename "$target")" "^$frag\$" - \
+					<<<"$(docs_anchors "$target")"
 			fi
 		done < <(grep -o '\]([^)]*)' "$f" | sed 's/^](//; s/)$//' | grep -vE '^[a-z]+:')
 	done
-	if [ ${#bad[@]} = 0 ] && [ $n -gt 50 ]; then
-		pass "$t: the $n relative links of README.md and doc/*.md lead to a file and, where they name one, a heading"
-	else
-		fail "$t: ${#bad[@]} of $n links lead nowhere: ${bad[*]:0:5}"
-	fi
+	expect_gt "relative links of README.md and doc/*.md" 50 $n
+	expect_verdict "$t" "the $n relative links of README.md and doc/*.md lead to a file and, where they name one, a heading"
 }
 cg_host_case docs_links
 
@@ -321,37 +296,31 @@ help_synopsis() {
 # command's --help lists; each command's --help is its own (its usage
 # first, its options only).
 case_docs_synopsis() {
-	local t="docs-synopsis" d=$TMPD/synopsis why= c o
+	local t="docs-synopsis" d=$TMPD/synopsis c o
 	mkdir -p "$d"
 	man_synopsis >"$d/man"
 	help_synopsis >"$d/help"
-	if [ "$(wc -l <"$d/help")" -lt 15 ]; then
-		fail "$t: csum-guard --help gave $(wc -l <"$d/help") usage forms: $(head -3 "$d/help")"
-		return
-	fi
-	if ! diff "$d/man" "$d/help" >"$d/diff"; then
-		fail "$t: the man page's SYNOPSIS and the command table differ: $(grep '^[<>]' "$d/diff" | head -4 | tr '\n' ' ')"
-		return
-	fi
+	expect_gt "usage forms csum-guard --help gives ($(head -3 "$d/help" | tr '\n' '|'))" 14 \
+		"$(wc -l <"$d/help")" || { expect_verdict "$t" "-"; return; }
+	diff "$d/man" "$d/help" >"$d/diff" ||
+		unexpected "the man page's SYNOPSIS" "differs from the command table: $(grep '^[<>]' "$d/diff" | head -4 | tr '\n' ' ')"
+	expect_clean || { expect_verdict "$t" "-"; return; }
 	for c in attach detach upgrade status probe watch events check completion \
 		 "syncookie attach" "syncookie detach" "syncookie status" "syncookie probe" \
 		 "syncookie apply"; do
 		# shellcheck disable=SC2086
-		"$CG" $c --help >"$d/one" 2>&1 || why="$why $c:exit"
-		head -1 "$d/one" | grep -q "^Usage: csum-guard $c\b" || why="$why $c:usage($(head -1 "$d/one"))"
+		"$CG" $c --help >"$d/one" 2>&1 || unexpected "$c --help" "expected exit 0, saw exit $?"
+		expect_grep "$c --help: its first line" "^Usage: csum-guard $c\b" - <<<"$(head -1 "$d/one")"
 		grep -q "^Usage: csum-guard $c\b" "$d/one" && [ "$(grep -c '^ *csum-guard [a-z]' "$d/one")" -le 2 ] ||
-			why="$why $c:not-its-own"
+			unexpected "$c --help" "expected its own usage alone, saw $(grep -c '^ *csum-guard [a-z]' "$d/one") forms"
 		for o in $(sed -n 's/^  \(--[a-z0-9-]*\).*/\1/p' "$d/one"); do
-			grep -qF -- "$(sed 's/-/\\-/g' <<<"$o")" doc/csum-guard.8 || why="$why $c:$o-not-in-man"
+			grep -qF -- "$(sed 's/-/\\-/g' <<<"$o")" doc/csum-guard.8 ||
+				unexpected "$c $o" "expected in the man page, not there"
 		done
 	done
 	# an option of another command is refused, naming the one it goes with
-	"$CG" status --egress >/dev/null 2>"$d/err" && why="$why status-took-egress"
-	grep -q -- '--egress goes with attach' "$d/err" || why="$why goes-with($(cat "$d/err"))"
-	if [ -n "$why" ]; then
-		fail "$t:$why"
-		return
-	fi
-	pass "$t: the man page's $(wc -l <"$d/man") synopsis forms are the command table's; every command's --help is its own, with options the man page names"
+	expect_refused "status --egress" "$CG" status --egress >/dev/null &&
+		expect_grep "what status --egress said" '--egress goes with attach' "$TMPD/expect.err"
+	expect_verdict "$t" "the man page's $(wc -l <"$d/man") synopsis forms are the command table's; every command's --help is its own, with options the man page names"
 }
 cg_case docs_synopsis
