@@ -54,86 +54,62 @@ dpkg_retry() {
 	return $rc
 }
 
-# The checks that need no system change. Sets why on failure.
+# The checks that need no system change; the first that fails is recorded
+# (expect.sh) and ends them.
 dist_check_artifacts() {
 	local dist=$1 ver=$2 f
 
-	if ! make -s --no-print-directory -C "$TOP" dist >"$TMPD/dist-make.log" 2>&1; then
-		why="make dist failed: $(tail -1 "$TMPD/dist-make.log")"
-		return 1
-	fi
-	if ! (cd "$dist" && sha256sum --quiet -c ./*.sha256 SHA256SUMS) >"$TMPD/dist-sums" 2>&1; then
-		why="build/dist digests do not verify: $(head -1 "$TMPD/dist-sums")"
-		return 1
-	fi
-	if [ "$(wc -l <"$dist/SHA256SUMS")" != "$(ls "$dist"/*.sha256 | wc -l)" ]; then
-		why="SHA256SUMS does not cover every artifact with a .sha256"
-		return 1
-	fi
+	make -s --no-print-directory -C "$TOP" dist >"$TMPD/dist-make.log" 2>&1 ||
+		{ unexpected "make dist" "failed: $(tail -1 "$TMPD/dist-make.log")"; return 1; }
+	(cd "$dist" && sha256sum --quiet -c ./*.sha256 SHA256SUMS) >"$TMPD/dist-sums" 2>&1 ||
+		{ unexpected "build/dist's digests" "do not verify: $(head -1 "$TMPD/dist-sums")"; return 1; }
+	expect_eq "lines of SHA256SUMS, one for each artifact with a .sha256" \
+		"$(ls "$dist"/*.sha256 | wc -l)" "$(wc -l <"$dist/SHA256SUMS")" || return 1
 	# A second build, of a copy of the tree in another directory: every
 	# artifact the same bytes (the release date is the one make used here)
 	local sde
 	sde=$(git -C "$TOP" log -1 --format=%ct 2>/dev/null || stat -c %Y "$TOP/VERSION")
 	rm -rf "$TMPD/tree2" && mkdir -p "$TMPD/tree2"
 	(cd "$TOP" && tar --exclude=./build --exclude=./.git -cf - .) | tar -C "$TMPD/tree2" -xf -
-	if ! make -s --no-print-directory -C "$TMPD/tree2" SOURCE_DATE_EPOCH="$sde" dist \
-		>"$TMPD/dist-make2.log" 2>&1; then
-		why="make dist of a copy of the tree failed: $(tail -1 "$TMPD/dist-make2.log")"
-		return 1
-	fi
-	if ! cmp -s "$dist/SHA256SUMS" "$TMPD/tree2/build/dist/SHA256SUMS"; then
-		why="a second build in another directory differs: $(diff "$dist/SHA256SUMS" \
-			"$TMPD/tree2/build/dist/SHA256SUMS" | grep '^>' | head -2 | tr '\n' ' ')"
-		return 1
-	fi
+	make -s --no-print-directory -C "$TMPD/tree2" SOURCE_DATE_EPOCH="$sde" dist \
+		>"$TMPD/dist-make2.log" 2>&1 ||
+		{ unexpected "make dist of a copy of the tree" "failed: $(tail -1 "$TMPD/dist-make2.log")"; return 1; }
+	cmp -s "$dist/SHA256SUMS" "$TMPD/tree2/build/dist/SHA256SUMS" ||
+		{ unexpected "a second build in another directory" "differs: $(diff "$dist/SHA256SUMS" \
+			"$TMPD/tree2/build/dist/SHA256SUMS" | grep '^>' | head -2 | tr '\n' ' ')"; return 1; }
 	rm -rf "$TMPD/tree2"
 	# The tarball's tree is the .deb's /usr/src/csum-guard-VERSION, and
 	# DKMS takes it from a source tree.
 	mkdir -p "$TMPD/dist-tar" "$TMPD/dist-deb" "$TMPD/dist-dkms"
-	if ! tar -C "$TMPD/dist-tar" -xzf "$dist/csum-guard-$ver.tar.gz" ||
-	   ! dpkg-deb -x "$dist/csum-guard-dkms_${ver}_all.deb" "$TMPD/dist-deb"; then
-		why="cannot unpack the tarball or the .deb"
+	expect_ok "unpack the tarball" tar -C "$TMPD/dist-tar" -xzf "$dist/csum-guard-$ver.tar.gz" &&
+		expect_ok "unpack the .deb" dpkg-deb -x "$dist/csum-guard-dkms_${ver}_all.deb" "$TMPD/dist-deb" ||
 		return 1
-	fi
-	if ! diff -r "$TMPD/dist-tar/csum-guard-$ver" "$TMPD/dist-deb/usr/src/csum-guard-$ver" \
-	     >"$TMPD/dist-diff" 2>&1; then
-		why="the tarball and the .deb ship different trees: $(head -1 "$TMPD/dist-diff")"
-		return 1
-	fi
-	if ! dkms --sourcetree "$TMPD/dist-tar" --dkmstree "$TMPD/dist-dkms" \
-	     add -m csum-guard -v "$ver" >"$TMPD/dist-dkms.log" 2>&1; then
-		why="dkms add of the unpacked tarball failed: $(grep -m1 -i error "$TMPD/dist-dkms.log")"
-		return 1
-	fi
+	diff -r "$TMPD/dist-tar/csum-guard-$ver" "$TMPD/dist-deb/usr/src/csum-guard-$ver" >"$TMPD/dist-diff" 2>&1 ||
+		{ unexpected "the tarball's and the .deb's trees" "differ: $(head -1 "$TMPD/dist-diff")"; return 1; }
+	dkms --sourcetree "$TMPD/dist-tar" --dkmstree "$TMPD/dist-dkms" \
+		add -m csum-guard -v "$ver" >"$TMPD/dist-dkms.log" 2>&1 ||
+		{ unexpected "dkms add of the unpacked tarball" "failed: $(grep -m1 -i error "$TMPD/dist-dkms.log")"; return 1; }
 }
 
-# dpkg -i, the module in the guest, dpkg -r. Sets why on failure, detail
-# on success.
+# dpkg -i, the module in the guest, dpkg -r. The first check that fails
+# is recorded and ends it; on success it sets detail.
 dist_install_cycle() {
-	local deb=$1 ver=$2 kver=$3 ko srcv out n idx
+	local deb=$1 ver=$2 kver=$3 ko srcv out n idx st
 
-	if ! dpkg_retry -i "$deb"; then
-		why="dpkg -i failed: $(grep -m1 -iE 'error|fail' "$TMPD/dpkg.log")"
-		return 1
-	fi
+	dpkg_retry -i "$deb" ||
+		{ unexpected "dpkg -i" "failed: $(grep -m1 -iE 'error|fail' "$TMPD/dpkg.log")"; return 1; }
 	cp "$TMPD/dpkg.log" "$TMPD/dpkg-i.log"
 	# Where the running kernel has no headers (the host), the postinst says
 	# so in one line and goes on.
-	if [ ! -e "/lib/modules/$(uname -r)/build/Makefile" ] &&
-	   [ "$(grep -c "no headers for the running kernel $(uname -r)" "$TMPD/dpkg-i.log")" != 1 ]; then
-		why="the postinst did not say in one line that $(uname -r) has no headers"
-		return 1
+	if [ ! -e "/lib/modules/$(uname -r)/build/Makefile" ]; then
+		expect_eq "the postinst's lines saying that $(uname -r) has no headers" 1 \
+			"$(grep -c "no headers for the running kernel $(uname -r)" "$TMPD/dpkg-i.log")" || return 1
 	fi
 	grep '^csum-guard-dkms:' "$TMPD/dpkg-i.log" | sed 's/^/# postinst: /'
-	if ! dkms status -m csum-guard -v "$ver" -k "$kver" | grep -q ': installed'; then
-		why="dpkg -i left csum-guard/$ver not installed for $kver: $(dkms status -m csum-guard)"
-		return 1
-	fi
+	expect_grep "dkms status after dpkg -i: csum-guard/$ver installed for $kver ($(dkms status -m csum-guard))" \
+		': installed' - <<<"$(dkms status -m csum-guard -v "$ver" -k "$kver")" || return 1
 	ko=$(ls "/lib/modules/$kver/updates/dkms/"csum_guard.ko* 2>/dev/null | head -1)
-	if [ -z "$ko" ]; then
-		why="no csum_guard.ko in /lib/modules/$kver/updates/dkms"
-		return 1
-	fi
+	expect_ne "csum_guard.ko in /lib/modules/$kver/updates/dkms" "" "$ko" || return 1
 	srcv=$(modinfo -F srcversion "$ko")
 	n=$(dkms status -m csum-guard -v "$ver" | grep -c ': installed')
 
@@ -142,39 +118,28 @@ dist_install_cycle() {
 		'modprobe csum_guard && echo "version=$(cat /sys/module/csum_guard/version)" &&
 		 echo "srcversion=$(cat /sys/module/csum_guard/srcversion)" && "$0" probe --json' \
 		"$CG" 2>&1)
-	if [ "$(sed -n 's/^version=//p' <<<"$out")" != "$ver" ] ||
-	   [ "$(sed -n 's/^srcversion=//p' <<<"$out")" != "$srcv" ] ||
-	   [ "$(grep '^{' <<<"$out" | jq -r '"\(.kmod_loaded) \(.backend)"')" != "true kmod" ]; then
-		why="in $DIST_KERNEL the module did not load as the package's $ver: $(tail -3 <<<"$out" | tr '\n' ' ')"
+	expect_eq "in $DIST_KERNEL, the module's [version, srcversion] and probe's [kmod_loaded, backend] ($(tail -3 <<<"$out" | tr '\n' ' '))" \
+		"$ver $srcv true kmod" \
+		"$(sed -n 's/^version=//p' <<<"$out") $(sed -n 's/^srcversion=//p' <<<"$out") $(grep '^{' <<<"$out" | jq -r '"\(.kmod_loaded) \(.backend)"')" ||
 		return 1
-	fi
 
-	if ! dpkg_retry -r csum-guard-dkms; then
-		why="dpkg -r failed: $(grep -m1 -iE 'error|fail' "$TMPD/dpkg.log")"
-		return 1
-	fi
-	if dpkg-query -W -f='${db:Status-Status}\n' csum-guard-dkms 2>/dev/null | grep -qv '^not-installed$'; then
-		why="dpkg -r left the package $(dpkg-query -W -f='${db:Status-Status}' csum-guard-dkms)"
-		return 1
-	fi
+	dpkg_retry -r csum-guard-dkms ||
+		{ unexpected "dpkg -r" "failed: $(grep -m1 -iE 'error|fail' "$TMPD/dpkg.log")"; return 1; }
+	st=$(dpkg-query -W -f='${db:Status-Status}\n' csum-guard-dkms 2>/dev/null)
+	[ -z "$st" ] || expect_eq "the package's status after dpkg -r" not-installed "$st" || return 1
 	out=$({
 		ls -d /usr/src/csum-guard-* /var/lib/dkms/csum-guard
 		find /lib/modules -path '/lib/modules/*/kernel' -prune -o -name 'csum_guard.ko*' -print
 		dkms status -m csum-guard
 	} 2>/dev/null)
-	if [ -n "$out" ]; then
-		why="dpkg -r left: $(tr '\n' ' ' <<<"$out")"
-		return 1
-	fi
+	expect_eq "what dpkg -r left of the package and DKMS" "" "${out//$'\n'/ }" || return 1
 	# Nothing else either (empty directories, other kernels' indexes), but
 	# what the test made for the guest kernel and dkms's own MOK key.
 	# depmod's indexes are compared apart: see dist_indexes.
 	out=$(system_files_snapshot | grep -vF "${made:-/-}" | grep -vxF "${link:-/-} l" |
 		{ if [ -n "$mok" ]; then grep -v '/var/lib/dkms/mok\.'; else cat; fi } | dist_no_indexes)
-	if [ "$out" != "$(dist_no_indexes <<<"$before")" ]; then
-		why="dpkg -r did not undo dpkg -i: $(diff <(dist_no_indexes <<<"$before") <(echo "$out") | grep '^[<>]' | head -3 | tr '\n' ' ')"
-		return 1
-	fi
+	[ "$out" = "$(dist_no_indexes <<<"$before")" ] ||
+		{ unexpected "dpkg -r" "did not undo dpkg -i: $(diff <(dist_no_indexes <<<"$before") <(echo "$out") | grep '^[<>]' | head -3 | tr '\n' ' ')"; return 1; }
 	idx=$(LC_ALL=C comm -13 <(echo "$indexes0") <(dist_indexes | grep -vF "${made:-/-}") |
 		sed 's|^/lib/modules/\([^/]*\)/.*|\1|' | sort -u | paste -sd, -)
 	detail="dpkg -i built $ver for $n kernel(s) with headers, $kver among them; loaded in $DIST_KERNEL as version $ver (srcversion $srcv, probe: kmod); dpkg -r left nothing${idx:+ but the depmod indexes of $idx, which the test removes}"
@@ -198,12 +163,12 @@ dist_restore() {
 }
 
 case_dist_deb() {
-	local t="dist-deb" dist=$TOP/build/dist ver deb why= detail= before after
+	local t="dist-deb" dist=$TOP/build/dist ver deb detail= before after
 	local KVER HEADERS KERNEL MODULES made= link= mok= indexes0
 
 	ver=$(cat "$TOP/VERSION")
 	deb=$dist/csum-guard-dkms_${ver}_all.deb
-	dist_check_artifacts "$dist" "$ver" || { fail "$t: $why"; return; }
+	dist_check_artifacts "$dist" "$ver" || { expect_verdict "$t" "-"; return; }
 	if ! eval "$("$TOP/tests/guest/fetch.sh" "$DIST_KERNEL" 2>"$TMPD/dist-fetch.err")" ||
 	   [ -z "${KVER:-}" ]; then
 		fail "$t: fetch $DIST_KERNEL: $(tail -1 "$TMPD/dist-fetch.err")"
@@ -245,12 +210,8 @@ case_dist_deb() {
 	exec 7>&-
 
 	[ "$before" = "$after" ] ||
-		why="${why:+$why; }the system is not as before: $(diff <(echo "$before") <(echo "$after") | grep '^[<>]' | head -3 | tr '\n' ' ')"
-	if [ -n "$why" ]; then
-		fail "$t: $why"
-	else
-		pass "$t: digests verify, a second build in another directory is identical; $detail"
-	fi
+		unexpected "the system after" "not as before: $(diff <(echo "$before") <(echo "$after") | grep '^[<>]' | head -3 | tr '\n' ' ')"
+	expect_verdict "$t" "digests verify, a second build in another directory is identical; $detail"
 }
 cg_host_case dist_deb
 
@@ -259,7 +220,7 @@ cg_host_case dist_deb
 # with the version filled in and every command and option of the loader's
 # own usage text documented.
 case_make_install() {
-	local t="make-install" d=$TMPD/install man why= w
+	local t="make-install" d=$TMPD/install man w
 
 	rm -rf "$d"
 	if ! make -s -C "$TOP" install DESTDIR="$d" PREFIX=/usr/local >"$TMPD/install.log" 2>&1; then
@@ -267,38 +228,34 @@ case_make_install() {
 		return
 	fi
 	man=$d/usr/local/share/man/man8/csum-guard.8
-	"$d/usr/local/sbin/csum-guard" version | grep -q "^csum-guard $(cat "$TOP/VERSION") " ||
-		why="$why; the installed loader does not say version $(cat "$TOP/VERSION")"
+	expect_grep "the installed loader's version" "^csum-guard $(cat "$TOP/VERSION") " - \
+		<<<"$("$d/usr/local/sbin/csum-guard" version)"
 	cmp -s "$d/usr/local/lib/csum-guard/csum_guard.bpf.o" "$TOP/build/csum_guard.bpf.o" ||
-		why="$why; the installed object is not the one built"
+		unexpected "the installed object" "is not the one built"
 	# where systemd looks for the admin's units, running the loader installed
-	grep -qx 'ExecStart=/usr/local/sbin/csum-guard watch' \
-		"$d/usr/local/lib/systemd/system/csum-guard-watch.service" 2>/dev/null ||
-		why="$why; no unit in lib/systemd/system running /usr/local/sbin/csum-guard watch"
-	grep -qx 'ExecStart=/usr/local/sbin/csum-guard syncookie apply --follow' \
-		"$d/usr/local/lib/systemd/system/csum-guard-syncookie.service" 2>/dev/null &&
-	grep -q '^After=.*nftables.service' "$d/usr/local/lib/systemd/system/csum-guard-syncookie.service" ||
-		why="$why; no unit running /usr/local/sbin/csum-guard syncookie apply --follow after nftables.service"
+	expect_grep "lib/systemd/system/csum-guard-watch.service" '^ExecStart=/usr/local/sbin/csum-guard watch$' \
+		"$d/usr/local/lib/systemd/system/csum-guard-watch.service"
+	expect_grep "lib/systemd/system/csum-guard-syncookie.service" \
+		'^ExecStart=/usr/local/sbin/csum-guard syncookie apply --follow$' \
+		"$d/usr/local/lib/systemd/system/csum-guard-syncookie.service" &&
+		expect_grep "csum-guard-syncookie.service, after nftables.service" '^After=.*nftables.service' \
+			"$d/usr/local/lib/systemd/system/csum-guard-syncookie.service"
 	if [ ! -s "$man" ]; then
-		why="$why; no man page at share/man/man8/csum-guard.8"
+		unexpected "the man page" "none at share/man/man8/csum-guard.8"
 	else
-		grep -q '@VERSION@' "$man" && why="$why; the man page still says @VERSION@"
-		grep -q "csum-guard $(cat "$TOP/VERSION")" "$man" || why="$why; the man page has no version"
+		grep -q '@VERSION@' "$man" && unexpected "the man page" "still says @VERSION@"
+		expect_grep "the man page's version" "csum-guard $(cat "$TOP/VERSION")" "$man"
 		# every command and --option of the usage text, in the man page
 		for w in $("$CG" help | grep -o -- '--[a-z0-9-]*\|^ *Usage: csum-guard [a-z]*\|^ *csum-guard [a-z]*' |
 			   awk '{ print $NF }' | sort -u); do
 			case $w in
 			--*) grep -qF -- "${w//-/\\-}" "$man" ;;	# roff escapes each -
 			*) grep -qF "csum-guard $w" "$man" ;;
-			esac || why="$why; $w is not in the man page"
+			esac || unexpected "$w" "expected in the man page, not there"
 		done
 	fi
 	rm -rf "$d"
-	if [ -z "$why" ]; then
-		pass "$t: loader, object, csum-guard(8), csum-guard-watch.service and csum-guard-syncookie.service installed; the man page names every command and option"
-	else
-		fail "$t: ${why#; }"
-	fi
+	expect_verdict "$t" "loader, object, csum-guard(8), csum-guard-watch.service and csum-guard-syncookie.service installed; the man page names every command and option"
 }
 cg_host_case make_install
 
@@ -313,7 +270,7 @@ cg_host_case make_install
 # detached, the unit no longer enabled, no file of the package or of its
 # enablement left in the root.
 case_portable() {
-	local t="portable-loader" ROOT= r why= ns=$CG_PFX-port glibc ver deb wants left
+	local t="portable-loader" ROOT= r ns=$CG_PFX-port glibc ver deb wants left
 
 	ver=$(cat "$TOP/VERSION")
 	deb=$(ls "$TOP/build/dist/csum-guard_${ver}_$(dpkg --print-architecture).deb" 2>/dev/null)
@@ -344,78 +301,66 @@ case_portable() {
 	mkdir -p "$r/run/netns"
 	mount -t proc proc "$r/proc" && mount --rbind /sys "$r/sys" &&
 	mount --rbind /dev "$r/dev" && mount --rbind /run/netns "$r/run/netns" ||
-		why="$why; cannot mount /proc, /sys, /dev or /run/netns in the root"
+		unexpected "mounts in the root" "cannot mount /proc, /sys, /dev or /run/netns"
 	cp "$deb" "$r/tmp/" && chroot "$r" dpkg -i "/tmp/${deb##*/}" >"$TMPD/port.dpkg" 2>&1 ||
-		why="$why; dpkg -i in the root: $(grep -m1 -iE 'error|depend' "$TMPD/port.dpkg")"
+		unexpected "dpkg -i in the root" "failed: $(grep -m1 -iE 'error|depend' "$TMPD/port.dpkg")"
 	rm -f "$r/tmp/${deb##*/}"
 	wants=$r/etc/systemd/system/multi-user.target.wants/csum-guard-watch.service
-	[ "$(readlink "$wants")" = /lib/systemd/system/csum-guard-watch.service ] ||
-		why="$why; the unit is not enabled: $(ls -l "$wants" 2>&1)"
-	grep -qx 'ExecStart=/usr/sbin/csum-guard watch' "$r/lib/systemd/system/csum-guard-watch.service" ||
-		why="$why; the unit does not run /usr/sbin/csum-guard watch"
+	expect_eq "csum-guard-watch.service enabled ($(ls -l "$wants" 2>&1))" \
+		/lib/systemd/system/csum-guard-watch.service "$(readlink "$wants")"
+	expect_grep "what csum-guard-watch.service runs" '^ExecStart=/usr/sbin/csum-guard watch$' \
+		"$r/lib/systemd/system/csum-guard-watch.service"
 	# the declared responders' unit: enabled too (postinst starts nothing of it)
-	[ "$(readlink "${wants%/*}/csum-guard-syncookie.service")" = \
-	  /lib/systemd/system/csum-guard-syncookie.service ] ||
-		why="$why; csum-guard-syncookie.service is not enabled"
-	grep -qx 'ExecStart=/usr/sbin/csum-guard syncookie apply --follow' \
-		"$r/lib/systemd/system/csum-guard-syncookie.service" ||
-		why="$why; the syncookie unit does not run /usr/sbin/csum-guard syncookie apply --follow"
+	expect_eq "csum-guard-syncookie.service enabled" /lib/systemd/system/csum-guard-syncookie.service \
+		"$(readlink "${wants%/*}/csum-guard-syncookie.service")"
+	expect_grep "what csum-guard-syncookie.service runs" \
+		'^ExecStart=/usr/sbin/csum-guard syncookie apply --follow$' \
+		"$r/lib/systemd/system/csum-guard-syncookie.service"
 	glibc=$(chroot "$r" /usr/bin/ldd --version 2>/dev/null | head -1)
-	[ -e "$r/usr/lib/x86_64-linux-gnu/libbpf.so.1" ] && why="$why; the root has libbpf.so.1"
-	chroot "$r" csum-guard version >"$TMPD/port.out" 2>&1 &&
-		grep -q "^csum-guard $ver " "$TMPD/port.out" ||
-		why="$why; version: $(head -1 "$TMPD/port.out")"
-	chroot "$r" csum-guard probe --json >"$TMPD/port.probe" 2>"$TMPD/port.err" &&
-		[ "$(jq -r .backend "$TMPD/port.probe")" = "$(jq -r .backend <("$CG" probe --json))" ] ||
-		why="$why; probe: $(head -c 200 "$TMPD/port.probe" "$TMPD/port.err")"
-	if [ -z "$why" ]; then
-		if chroot "$r" csum-guard attach tap0 --netns "$ns" --quiet 2>"$TMPD/port.err"; then
-			ip netns exec "$ns" "$INJECT" --dev tap0 --csum-start 20 --csum-offset 6 --count 2 \
-				2>>"$TMPD/port.err" || why="$why; inject failed"
-			[ "$(chroot "$r" csum-guard status tap0 --netns "$ns" --json | jq -r .dropped)" = 2 ] ||
-				why="$why; status from the root: $(chroot "$r" csum-guard status tap0 --netns "$ns" --json)"
-		else
-			why="$why; attach from the root: $(cat "$TMPD/port.err")"
-		fi
+	[ -e "$r/usr/lib/x86_64-linux-gnu/libbpf.so.1" ] && unexpected "the root" "has libbpf.so.1"
+	chroot "$r" csum-guard version >"$TMPD/port.out" 2>&1
+	expect_grep "version in the root" "^csum-guard $ver " "$TMPD/port.out"
+	chroot "$r" csum-guard probe --json >"$TMPD/port.probe" 2>"$TMPD/port.err" ||
+		unexpected "probe in the root" "failed: $(head -c 200 "$TMPD/port.err")"
+	expect_eq "probe's backend in the root, as here" "$("$CG" probe --json | jq -r .backend)" \
+		"$(jq -r .backend "$TMPD/port.probe" 2>/dev/null)"
+	if expect_clean && expect_ok "attach from the root" chroot "$r" csum-guard attach tap0 --netns "$ns" --quiet; then
+		expect_ok "inject" ip netns exec "$ns" "$INJECT" --dev tap0 --csum-start 20 --csum-offset 6 --count 2
+		expect_eq "dropped, as status from the root says" 2 \
+			"$(chroot "$r" csum-guard status tap0 --netns "$ns" --json | jq -r .dropped)"
 	fi
 	# an upgrade to the next release (this package with csum-guard-next in
 	# it, VERSION+next): the postinst moves the guard to the new program
-	if [ -z "$why" ]; then
+	if expect_clean; then
 		rm -rf "$TMPD/nextdeb" && dpkg-deb -R "$deb" "$TMPD/nextdeb" &&
 		cp "$TOP/build/tests/csum-guard-next" "$TMPD/nextdeb/usr/sbin/csum-guard" &&
 		sed -i "s/^Version: .*/Version: $ver+next/" "$TMPD/nextdeb/DEBIAN/control" &&
 		(cd "$TMPD/nextdeb" && find usr lib -type f | LC_ALL=C sort | xargs md5sum) \
 			>"$TMPD/nextdeb/DEBIAN/md5sums" &&
 		dpkg-deb --root-owner-group -b "$TMPD/nextdeb" "$r/tmp/next.deb" >/dev/null ||
-			why="$why; cannot make the next release's package"
+			unexpected "the next release's package" "cannot be made"
 		chroot "$r" dpkg -i /tmp/next.deb >"$TMPD/port.dpkg" 2>&1 ||
-			why="$why; dpkg -i of the next release: $(grep -m1 -iE 'error|fail' "$TMPD/port.dpkg")"
+			unexpected "dpkg -i of the next release" "failed: $(grep -m1 -iE 'error|fail' "$TMPD/port.dpkg")"
 		grep -q "upgraded tap0 in netns $ns: csum-guard $ver's program replaced by csum-guard $ver+next's" \
-			"$TMPD/port.dpkg" || why="$why; the upgrade said: $(tr '\n' '|' <"$TMPD/port.dpkg")"
-		[ "$(chroot "$r" csum-guard status tap0 --netns "$ns" --json | jq -r '"\(.loader_version) \(.dropped)"')" = "$ver+next 2" ] ||
-			why="$why; after the upgrade: $(chroot "$r" csum-guard status tap0 --netns "$ns" --json)"
+			"$TMPD/port.dpkg" || unexpected "what the upgrade said" "$(tr '\n' '|' <"$TMPD/port.dpkg")"
+		expect_eq "[loader_version, dropped] after the upgrade" "$ver+next 2" \
+			"$(chroot "$r" csum-guard status tap0 --netns "$ns" --json | jq -r '"\(.loader_version) \(.dropped)"')"
 		rm -rf "$TMPD/nextdeb" "$r/tmp/next.deb"
 	fi
 	# purge: the guard and a SYN responder go with the package, and every file
-	chroot "$r" csum-guard syncookie attach tap0 --netns "$ns" --ports 80 --mode tc \
-		--set-sysctl --quiet 2>>"$TMPD/port.err" || why="$why; syncookie attach from the root"
+	expect_ok "syncookie attach from the root" chroot "$r" csum-guard syncookie attach tap0 --netns "$ns" \
+		--ports 80 --mode tc --set-sysctl --quiet
 	chroot "$r" dpkg --purge csum-guard >"$TMPD/port.dpkg" 2>&1 ||
-		why="$why; dpkg --purge in the root: $(grep -m1 -iE 'error|fail' "$TMPD/port.dpkg")"
-	[ "$("$CG" status tap0 --netns "$ns" --json | jq -r .attached)" = false ] ||
-		why="$why; still guarded after dpkg --purge"
-	[ "$("$CG" syncookie status --netns "$ns" --json | jq length)" = 0 ] &&
-		[ "$(ip netns exec "$ns" sysctl -n net.ipv4.tcp_syncookies)" = 1 ] ||
-		why="$why; the SYN responder or its sysctl stays after dpkg --purge"
+		unexpected "dpkg --purge in the root" "failed: $(grep -m1 -iE 'error|fail' "$TMPD/port.dpkg")"
+	expect_eq "attached, after dpkg --purge" false "$("$CG" status tap0 --netns "$ns" --json | jq -r .attached)"
+	expect_eq "[SYN responders, tcp_syncookies] after dpkg --purge" "0 1" \
+		"$("$CG" syncookie status --netns "$ns" --json | jq length) $(ip netns exec "$ns" sysctl -n net.ipv4.tcp_syncookies)"
 	left=$(cd "$TMPD/ovl-up" && find . \( -iname '*csum*guard*' -o -lname '*csum*guard*' \) -print | head -3)
-	[ -z "$left" ] || why="$why; dpkg --purge left $(echo $left)"
+	expect_eq "what dpkg --purge left" "" "$(echo $left)"
 	umount -R "$r/run/netns" "$r/dev" "$r/sys" "$r/proc" 2>/dev/null
-	umount "$r" || why="$why; the root stays mounted"
+	expect_ok "umount the root" umount "$r"
 	ip netns del "$ns" 2>/dev/null
-	if [ -z "$why" ]; then
-		pass "$t: ${deb##*/} in a Debian 11 root ($glibc, no libbpf.so.1): dpkg -i enabled csum-guard-watch.service and csum-guard-syncookie.service; version, probe, attach, a bad frame dropped and counted; dpkg -i of the next release moved the guard to its program, counters kept; dpkg --purge detached the guard and a SYN responder (sysctl put back) and left no file"
-	else
-		fail "$t: ${why#; }"
-	fi
+	expect_verdict "$t" "${deb##*/} in a Debian 11 root ($glibc, no libbpf.so.1): dpkg -i enabled csum-guard-watch.service and csum-guard-syncookie.service; version, probe, attach, a bad frame dropped and counted; dpkg -i of the next release moved the guard to its program, counters kept; dpkg --purge detached the guard and a SYN responder (sysctl put back) and left no file"
 }
 cg_host_case portable
 
@@ -426,7 +371,7 @@ cg_host_case portable
 # in (Type=notify, before libvirt, wanted by multi-user.target), the libvirt
 # hook byte for byte, the man page of this version.
 case_lintian() {
-	local t="lintian" dist=$TOP/build/dist ver debs out why= x=$TMPD/loader-deb n arch want
+	local t="lintian" dist=$TOP/build/dist ver debs out x=$TMPD/loader-deb n arch want
 
 	ver=$(cat "$TOP/VERSION")
 	arch=$(dpkg --print-architecture)
@@ -445,31 +390,27 @@ case_lintian() {
 	# shellcheck disable=SC2086
 	lintian --fail-on error,warning --tag-display-limit 0 -I $debs \
 		>"$TMPD/lintian.out" 2>"$TMPD/lintian.err" ||
-		why="$why; lintian failed: $(grep -E '^[EW]:' "$TMPD/lintian.out" | head -3 | tr '\n' ' ')$(grep -v 'root privileges' "$TMPD/lintian.err" | head -1)"
-	grep -qE '^[EW]:' "$TMPD/lintian.out" && why="$why; $(grep -E '^[EW]:' "$TMPD/lintian.out" | head -3 | tr '\n' ' ')"
+		unexpected "lintian" "failed: $(grep -E '^[EW]:' "$TMPD/lintian.out" | head -3 | tr '\n' ' ')$(grep -v 'root privileges' "$TMPD/lintian.err" | head -1)"
+	expect_eq "lintian's errors and warnings" "" "$(grep -E '^[EW]:' "$TMPD/lintian.out" | head -3 | tr '\n' ' ')"
 	# shellcheck disable=SC2086
 	lintian --fail-on none --show-overrides $debs 2>/dev/null | grep '^O:' >"$TMPD/lintian.o"
 
 	rm -rf "$x" && mkdir -p "$x" && dpkg-deb -x "$dist/csum-guard_${ver}_$arch.deb" "$x"
 	cmp -s "$x/usr/share/doc/csum-guard/examples/libvirt-qemu-hook" "$TOP/packaging/libvirt-qemu-hook" ||
-		why="$why; the hook shipped is not packaging/libvirt-qemu-hook"
-	[ -x "$x/usr/share/doc/csum-guard/examples/libvirt-qemu-hook" ] || why="$why; the hook is not executable"
+		unexpected "the hook shipped" "is not packaging/libvirt-qemu-hook"
+	[ -x "$x/usr/share/doc/csum-guard/examples/libvirt-qemu-hook" ] ||
+		unexpected "the hook shipped" "is not executable"
 	out=$x/lib/systemd/system/csum-guard-watch.service
 	for n in 'Type=notify' 'ExecStart=/usr/sbin/csum-guard watch' 'WantedBy=multi-user.target'; do
-		grep -qx "$n" "$out" 2>/dev/null || why="$why; the unit lacks $n"
+		grep -qx "$n" "$out" 2>/dev/null || unexpected "the unit" "lacks $n"
 	done
 	for n in libvirtd.service virtqemud.service pve-guests.service; do
-		grep '^Before=' "$out" 2>/dev/null | grep -qw "$n" || why="$why; the unit is not ordered before $n"
+		grep '^Before=' "$out" 2>/dev/null | grep -qw "$n" || unexpected "the unit" "is not ordered before $n"
 	done
-	zcat "$x/usr/share/man/man8/csum-guard.8.gz" 2>/dev/null | grep -q "csum-guard $ver" ||
-		why="$why; the man page is not of $ver"
-	"$x/usr/sbin/csum-guard" version | grep -q "^csum-guard $ver " || why="$why; the packaged loader is not $ver"
+	expect_grep "the man page's version" "csum-guard $ver" - <<<"$(zcat "$x/usr/share/man/man8/csum-guard.8.gz" 2>/dev/null)"
+	expect_grep "the packaged loader's version" "^csum-guard $ver " - <<<"$("$x/usr/sbin/csum-guard" version)"
 	rm -rf "$x"
-	if [ -z "$why" ]; then
-		pass "$t: $(echo $debs | xargs -n1 basename | paste -sd' ') lintian-clean ($(grep -c '^I:' "$TMPD/lintian.out") informational tags, $(grep -c . "$TMPD/lintian.o") overridden with reasons); unit, hook, man page and loader as the tree has them"
-	else
-		fail "$t: ${why#; }"
-	fi
+	expect_verdict "$t" "$(echo $debs | xargs -n1 basename | paste -sd' ') lintian-clean ($(grep -c '^I:' "$TMPD/lintian.out") informational tags, $(grep -c . "$TMPD/lintian.o") overridden with reasons); unit, hook, man page and loader as the tree has them"
 }
 cg_host_case lintian
 
@@ -480,7 +421,7 @@ cg_host_case lintian
 # does not emulate, and probe says so. Its package has the files of the
 # amd64 one, the same BPF object byte for byte, and that loader.
 case_dist_arm64() {
-	local t="dist-arm64" dist=$TOP/build/dist ver why= a=$TMPD/deb-arm64 b=$TMPD/deb-native probe
+	local t="dist-arm64" dist=$TOP/build/dist ver a=$TMPD/deb-arm64 b=$TMPD/deb-native probe
 
 	if [ "$(dpkg --print-architecture)" != amd64 ]; then
 		skip "$t: the arm64 loader is cross-built on amd64 machines only"
@@ -490,34 +431,28 @@ case_dist_arm64() {
 	ver=$(cat "$TOP/VERSION")
 	for f in csum-guard-arm64 "csum-guard_${ver}_arm64.deb"; do
 		[ -f "$dist/$f" ] || { fail "$t: no build/dist/$f (make dist)"; return; }
-		grep -q "  $f\$" "$dist/SHA256SUMS" || why="$why; $f is not in SHA256SUMS"
+		expect_grep "SHA256SUMS lists $f" "  $f\$" "$dist/SHA256SUMS"
 	done
-	(cd "$dist" && sha256sum --quiet -c SHA256SUMS) >/dev/null 2>&1 || why="$why; SHA256SUMS does not verify"
-	readelf -h "$dist/csum-guard-arm64" 2>/dev/null | grep -q 'Machine:.*AArch64' ||
-		why="$why; csum-guard-arm64 is not an AArch64 executable"
+	(cd "$dist" && sha256sum --quiet -c SHA256SUMS) >/dev/null 2>&1 || unexpected "SHA256SUMS" "does not verify"
+	expect_grep "csum-guard-arm64's machine" 'Machine:.*AArch64' - <<<"$(readelf -h "$dist/csum-guard-arm64" 2>/dev/null)"
 	readelf -l "$dist/csum-guard-arm64" 2>/dev/null | grep -q INTERP &&
-		why="$why; csum-guard-arm64 is not static (it asks for a dynamic loader)"
-	qemu-aarch64 "$dist/csum-guard-arm64" version 2>&1 | grep -q "^csum-guard $ver " ||
-		why="$why; under qemu-aarch64 it says: $(qemu-aarch64 "$dist/csum-guard-arm64" version 2>&1 | head -1)"
+		unexpected "csum-guard-arm64" "is not static (it asks for a dynamic loader)"
+	expect_grep "csum-guard-arm64 version under qemu-aarch64" "^csum-guard $ver " - \
+		<<<"$(qemu-aarch64 "$dist/csum-guard-arm64" version 2>&1)"
 	probe=$(qemu-aarch64 "$dist/csum-guard-arm64" probe --json 2>/dev/null)
 	jq -e '.btf and .kfunc and (.bpf_unavailable | test("Function not implemented"))' <<<"$probe" >/dev/null ||
-		why="$why; probe under qemu-aarch64: $(head -c 300 <<<"$probe")"
+		unexpected "probe under qemu-aarch64" "expected BTF, the kfunc and bpf() not implemented, saw $(head -c 300 <<<"$probe")"
 	rm -rf "$a" "$b" && mkdir -p "$a" "$b" &&
 		dpkg-deb -x "$dist/csum-guard_${ver}_arm64.deb" "$a" && dpkg-deb -x "$dist/csum-guard_${ver}_amd64.deb" "$b" ||
-		why="$why; cannot unpack the packages"
-	[ "$(dpkg-deb -f "$dist/csum-guard_${ver}_arm64.deb" Architecture)" = arm64 ] ||
-		why="$why; the arm64 package says Architecture $(dpkg-deb -f "$dist/csum-guard_${ver}_arm64.deb" Architecture)"
+		unexpected "the packages" "cannot be unpacked"
+	expect_eq "the arm64 package's Architecture" arm64 "$(dpkg-deb -f "$dist/csum-guard_${ver}_arm64.deb" Architecture)"
 	[ "$(cd "$a" && find . | sort)" = "$(cd "$b" && find . | sort)" ] ||
-		why="$why; the packages' files differ: $(diff <(cd "$a" && find . | sort) <(cd "$b" && find . | sort) | grep '^[<>]' | head -3 | tr '\n' ' ')"
+		unexpected "the packages' files" "differ: $(diff <(cd "$a" && find . | sort) <(cd "$b" && find . | sort) | grep '^[<>]' | head -3 | tr '\n' ' ')"
 	cmp -s "$a/usr/lib/csum-guard/csum_guard.bpf.o" "$b/usr/lib/csum-guard/csum_guard.bpf.o" ||
-		why="$why; the two packages carry different BPF objects"
-	readelf -h "$a/usr/sbin/csum-guard" 2>/dev/null | grep -q 'Machine:.*AArch64' ||
-		why="$why; the arm64 package's loader is not AArch64"
+		unexpected "the two packages' BPF objects" "differ"
+	expect_grep "the arm64 package's loader's machine" 'Machine:.*AArch64' - \
+		<<<"$(readelf -h "$a/usr/sbin/csum-guard" 2>/dev/null)"
 	rm -rf "$a" "$b"
-	if [ -z "$why" ]; then
-		pass "$t: csum-guard-arm64 and csum-guard_${ver}_arm64.deb: static AArch64, in SHA256SUMS; under qemu-aarch64 it is $ver and reads the kernel's BTF (the kfunc found; bpf() is not emulated); the package has the amd64 one's files and the same BPF object"
-	else
-		fail "$t: ${why#; }"
-	fi
+	expect_verdict "$t" "csum-guard-arm64 and csum-guard_${ver}_arm64.deb: static AArch64, in SHA256SUMS; under qemu-aarch64 it is $ver and reads the kernel's BTF (the kfunc found; bpf() is not emulated); the package has the amd64 one's files and the same BPF object"
 }
 cg_host_case dist_arm64
