@@ -112,8 +112,8 @@ bool cg_wmatch(const struct cg_watch *w, const char *name)
  * *gone: the device is not there any more (its RTM_DELLINK may have been lost).
  * ahead (may be NULL): what runs before that guard there.
  */
-static const struct cg_backend *cg_wstatus(struct cg_wns *ns, struct cg_wdev *d,
-					   struct cg_status *st, bool *gone, struct cg_ahead *ahead)
+const struct cg_backend *cg_wstatus(struct cg_wns *ns, struct cg_wdev *d,
+				    struct cg_status *st, bool *gone, struct cg_ahead *ahead)
 {
 	char name[IF_NAMESIZE];
 	struct cg_target t = {
@@ -154,12 +154,16 @@ static void cg_wahead(const struct cg_ahead *a, const char *dev, const char *nsl
  * with it. why gets the reason on failure, as the attach code worded it;
  * -ESTALE when the namespace meant is no longer the one its path names.
  */
-static int cg_wspawn(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d,
-		     char *why, size_t n)
+int cg_wspawn(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d, char *why, size_t n)
 {
+	/* a guard put back (heal.c) gets what it had: backend, mode, options */
 	struct cg_attach_req r = {
-		.dev = d->name, .netns = ns->own ? NULL : ns->arg, .backend = w->backend,
-		.opts = { .log_drops = w->log_drops, .preloaded = w->preload },
+		.dev = d->name, .netns = ns->own ? NULL : ns->arg,
+		.backend = d->had_by != CG_CHOICE_NONE ? d->had_by : w->backend,
+		.opts = { .log_drops = w->log_drops || d->had_log_drops, .egress = d->had_egress,
+			  .mode = !strcmp(d->had_mode, "tcx") ? CG_ATTACH_TCX :
+				  !strcmp(d->had_mode, "clsact") ? CG_ATTACH_CLSACT : CG_ATTACH_AUTO,
+			  .preloaded = w->preload },
 		.netns_ino = ns->ino,
 	};
 	struct cg_attach_result res;
@@ -268,6 +272,7 @@ static bool cg_wguard(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d)
 		cg_log(CG_PRIO_INFO, dev, nsl, "already guarded %s netns %s (%s, %s%s)", dev, nsl,
 		       b->name, st.mode, cg_opts_text(&st));
 		cg_wahead(&ahead, dev, nsl);
+		cg_whad(d, b, &st);
 		d->state = CG_W_DONE;
 		return true;
 	}
@@ -282,6 +287,7 @@ static bool cg_wguard(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d)
 			cg_log(CG_PRIO_INFO, dev, nsl, "guarded %s netns %s (%s, %s%s)", dev, nsl,
 			       b->name, st.mode, cg_opts_text(&st));
 			cg_wahead(&ahead, dev, nsl);
+			cg_whad(d, b, &st);
 			d->state = CG_W_DONE;
 			return true;
 		}
