@@ -136,7 +136,7 @@ int cg_bpf_status(const struct cg_target *t, struct cg_status *st)
  * what a hook that someone took off should have. -ENOENT: no guard's
  * state. Reads bpffs only, from any namespace.
  */
-int cg_bpf_recorded(const struct cg_target *t, bool *egress, bool *log_drops)
+int cg_bpf_recorded(const struct cg_target *t, struct cg_recorded *r)
 {
 	char dir[PATH_MAX];
 	struct cg_meta m;
@@ -148,8 +148,10 @@ int cg_bpf_recorded(const struct cg_target *t, bool *egress, bool *log_drops)
 		return err;
 	if (m.abi != CG_ABI_VERSION || m.ifindex != (__u32)t->ifindex)
 		return -ENOENT;
-	*egress = m.flags & CG_F_EGRESS;
-	*log_drops = m.flags & CG_F_LOG_DROPS;
+	r->egress = m.flags & CG_F_EGRESS;
+	r->log_drops = m.flags & CG_F_LOG_DROPS;
+	r->from_object = m.flags & CG_META_OBJECT;
+	snprintf(r->mode, sizeof(r->mode), "%s", cg_mode_name(m.mode));
 	return 0;
 }
 

@@ -85,7 +85,8 @@ static bool cg_wheal_one(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *
 	int hint = d->check ? d->hint : -1;
 	const struct cg_backend *b;
 	enum cg_repair_reason r;
-	bool gone, rec_e = false, rec_l = false, rec;
+	struct cg_recorded rd = {};
+	bool gone, rec;
 	struct cg_status st;
 	__u64 t0 = cg_wnow_ms();
 	int err;
@@ -96,8 +97,8 @@ static bool cg_wheal_one(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *
 		cg_wdev_del(ns, d);
 		return false;
 	}
-	rec = !cg_bpf_recorded(&t, &rec_e, &rec_l);
-	if (b && b == cg_backends[CG_CHOICE_BPF] && rec && rec_e && !st.egress) {
+	rec = !cg_bpf_recorded(&t, &rd);
+	if (b && b == cg_backends[CG_CHOICE_BPF] && rec && rd.egress && !st.egress) {
 		r = CG_REPAIR_OPTIONS;	/* its egress hook taken off */
 	} else if (b) {
 		cg_whad(d, b, &st);	/* as it is: an operator's change stays */
@@ -106,8 +107,8 @@ static bool cg_wheal_one(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *
 		r = cg_wgone_why(d, hint);
 	}
 	if (rec && d->had_by != CG_CHOICE_KMOD) {
-		d->had_egress = rec_e;
-		d->had_log_drops = rec_l;
+		d->had_egress = rd.egress;
+		d->had_log_drops = rd.log_drops;
 	}
 	cg_text_safe(d->name, dev, sizeof(dev));
 	cg_text_safe(ns->label, nsl, sizeof(nsl));

@@ -333,7 +333,7 @@ case_docs_synopsis() {
 		fail "$t: the man page's SYNOPSIS and the command table differ: $(grep '^[<>]' "$d/diff" | head -4 | tr '\n' ' ')"
 		return
 	fi
-	for c in attach detach upgrade status probe watch events check completion \
+	for c in attach detach upgrade status probe verify watch events check completion \
 		 "syncookie attach" "syncookie detach" "syncookie status" "syncookie probe" \
 		 "syncookie apply"; do
 		# shellcheck disable=SC2086
