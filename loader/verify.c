@@ -66,8 +66,10 @@ static enum cg_drift cg_verify_row(const struct cg_report_row *r, bool kmod_gone
 				 "is gone (attach --object puts it back)");
 			return CG_DRIFT_UNGUARDED;
 		} else if (kmod_gone) {
+			/* what its guards had went with it: put back with none */
 			*reason = CG_REPAIR_MODULE;
-			snprintf(why, n, "not guarded: the module csum_guard is not loaded");
+			snprintf(why, n, "not guarded: the module csum_guard is not loaded (its guards' "
+				 "options went with it)");
 		} else {
 			snprintf(why, n, "not guarded%s%s%s", r->kind ? " (" : "", r->kind ?: "",
 				 r->kind ? ")" : "");

@@ -13,10 +13,12 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <linux/rtnetlink.h>
 
 #include "journal.h"
@@ -29,6 +31,24 @@
 #include "watch_int.h"
 
 #define CG_SYS_MODULE_PATH	"/sys/module/csum_guard"
+#define CG_DEFER_MAX		4	/* CG_CHECK_MS each: then put back all the same */
+
+/*
+ * Is a command changing a guard now (the host lock held)? What it does
+ * half-way (an attach --no-egress takes the hook off before its meta says
+ * so) must not read as a drift: the look waits for it, a while at most.
+ */
+static bool cg_wlock_busy(void)
+{
+	int fd = open(CG_LOCK_PATH, O_RDONLY | O_CLOEXEC);
+	bool busy;
+
+	if (fd < 0)
+		return false;
+	busy = flock(fd, LOCK_SH | LOCK_NB) && errno == EWOULDBLOCK;
+	close(fd);	/* and the shared lock with it */
+	return busy;
+}
 
 /* What guards d now, kept for the day it is taken off */
 void cg_whad(struct cg_wdev *d, const struct cg_backend *b, const struct cg_status *st)
@@ -62,13 +82,15 @@ void cg_wtc_event(struct cg_wns *ns, const struct nlmsghdr *h)
 	}
 }
 
-/* Why d's guard is gone, from the event if one told, else from what it was */
-static enum cg_repair_reason cg_wgone_why(const struct cg_wdev *d, int hint)
+/* Why d's guard is gone, from the event if one told, else from what it
+ * was; mod_gone: the module was not loaded when this round began (the
+ * first device put back loads it again for the others) */
+static enum cg_repair_reason cg_wgone_why(const struct cg_wdev *d, int hint, bool mod_gone)
 {
 	if (hint >= 0 && hint < CG_REPAIR_MAX)
 		return hint;
 	if (d->had_by == CG_CHOICE_KMOD)
-		return access(CG_SYS_MODULE_PATH, F_OK) ? CG_REPAIR_MODULE : CG_REPAIR_HOOK;
+		return mod_gone ? CG_REPAIR_MODULE : CG_REPAIR_HOOK;
 	if (!strcmp(d->had_mode, "tcx"))
 		return CG_REPAIR_LINK;
 	return CG_REPAIR_FILTER;
@@ -78,7 +100,8 @@ static enum cg_repair_reason cg_wgone_why(const struct cg_wdev *d, int hint)
  * Look at d, and put its guard back if it is off or has lost an option
  * its meta records. False when d went away and was forgotten.
  */
-static bool cg_wheal_one(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d)
+static bool cg_wheal_one(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d,
+			 bool mod_gone)
 {
 	struct cg_target t = { .netns_ino = ns->ino, .ifindex = d->ifindex };
 	char why[1024], dev[4 * IF_NAMESIZE + 1], nsl[4 * sizeof(ns->label)];
@@ -102,10 +125,18 @@ static bool cg_wheal_one(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *
 		r = CG_REPAIR_OPTIONS;	/* its egress hook taken off */
 	} else if (b) {
 		cg_whad(d, b, &st);	/* as it is: an operator's change stays */
+		d->deferred = 0;
 		return true;
 	} else {
-		r = cg_wgone_why(d, hint);
+		r = cg_wgone_why(d, hint, mod_gone);
 	}
+	if (d->deferred < CG_DEFER_MAX && cg_wlock_busy()) {
+		d->deferred++;
+		d->check = true;	/* looked at again next round */
+		d->hint = hint >= 0 ? hint : CG_REPAIR_MAX;
+		return true;
+	}
+	d->deferred = 0;
 	if (rec && d->had_by != CG_CHOICE_KMOD) {
 		d->had_egress = rd.egress;
 		d->had_log_drops = rd.log_drops;
@@ -142,6 +173,7 @@ void cg_wheal_all(struct cg_watch *w)
 {
 	__u64 now = cg_wnow_ms();
 	bool periodic = now >= w->next_check;
+	bool mod_gone = access(CG_SYS_MODULE_PATH, F_OK) != 0;
 	struct cg_wdev *d;
 	int i, j;
 
@@ -155,7 +187,7 @@ void cg_wheal_all(struct cg_watch *w)
 			if (!d->check && !(periodic && (d->had_by == CG_CHOICE_KMOD ||
 							 !strcmp(d->had_mode, "tcx"))))
 				continue;
-			if (!cg_wheal_one(w, w->ns[i], d))
+			if (!cg_wheal_one(w, w->ns[i], d, mod_gone))
 				j--;	/* the last one moved into its place */
 		}
 	}

@@ -40,6 +40,7 @@ struct cg_wdev {
 	char had_mode[16];
 	bool check;		/* a tc event of its own: look now */
 	int hint;		/* what that event said (enum cg_repair_reason) */
+	int deferred;		/* looks put off: a command held the host lock */
 };
 
 struct cg_wns {
