@@ -35,9 +35,11 @@ heal_repairs() {
 heal_drop() {
 	local d0 d1
 	d0=$("$CG" status "$1" --netns "$2" --json | jq -r .dropped)
-	ip netns exec "$2" "$INJECT" --dev "$1" --csum-start 20 --csum-offset 6 2>/dev/null
+	ip netns exec "$2" "$INJECT" --dev "$1" --csum-start 20 --csum-offset 6 2>"$TMPD/heal.inject" ||
+		unexpected "$1: inject" "$(head -2 "$TMPD/heal.inject" | tr '\n' ' ')"
 	d1=$("$CG" status "$1" --netns "$2" --json | jq -r .dropped)
-	expect_counter "$1: drops after it was put back" 1 "$d0" "$d1"
+	expect_counter "$1: drops after it was put back" 1 "$d0" "$d1" ||
+		unexpected "$1: then" "$("$CG" status "$1" --netns "$2"; ip netns exec "$2" tc filter show dev "$1" ingress | tr '\n' ' ')"
 }
 
 # Under watch, each way a guard can be taken off or changed, one device
