@@ -43,6 +43,7 @@ static const struct cg_opt cg_opts[] = {
 	  "links included" },
 	{ "ready-on-failure", 'R', NULL, "say ready (READY=1) when every device there at "
 	  "the start is guarded or has failed, not only when each is guarded" },
+	{ "heal", 'H', NULL, "put back what drifted: attach it again as it was recorded" },
 	{ "quiet", 'q', NULL, "say nothing but errors" },
 	{ NULL, 0, NULL, NULL },
 };
@@ -161,6 +162,15 @@ static int cg_run_doctor(void *args, int argc, char **argv)
 	return cg_cmd_doctor(a->json);
 }
 
+static int cg_run_verify(void *args, int argc, char **argv)
+{
+	const struct cg_args *a = args;
+
+	if (a->noperands)
+		return cg_usage_err("verify takes no device: it looks at every guest-facing one");
+	return cg_cmd_verify(a->netns, a->heal, a->json);
+}
+
 static int cg_run_events(void *args, int argc, char **argv)
 {
 	const struct cg_args *a = args;
@@ -242,6 +252,15 @@ static const struct cg_cmd cg_cmds[] = {
 	  "finding (ok, warn, fail) and what to do. Exit status: 0 nothing failed\n"
 	  "(warnings allowed), 1 something failed. It changes nothing.\n",
 	  "jq", cg_run_doctor },
+	{ "verify", CG_USAGE("[--netns NS] [--heal] [--json]"),
+	  "Is every guest-facing device of every network namespace (or of NS) guarded\n"
+	  "as recorded? One line names each drift: a device not guarded (a guard's hook\n"
+	  "taken off, the module not loaded), a guard running without an option it was\n"
+	  "attached with, a program another csum-guard attached. --heal attaches each\n"
+	  "again as recorded (backend, mode, options) and counts it as watch counts its\n"
+	  "repairs. Exit status: 0 nothing drifted (or --heal put all of it back),\n"
+	  "1 something drifted. Without --heal it changes nothing.\n",
+	  "nHjq", cg_run_verify },
 	{ "watch", CG_USAGE("[--match GLOB[,GLOB...]]... [--backend auto|bpf|kmod] [--log-drops]\n"
 			    "[--no-completion] [--no-containers] [--ready-on-failure]"),
 	  "Guard every guest-facing device of every network namespace, those that\n"

@@ -31,6 +31,7 @@ struct cg_args {
 	bool log_drops, egress, all, json, prometheus, no_completion, no_containers;
 	bool no_egress, no_log_drops;	/* attach: turn off what the guard has */
 	bool ready_on_failure;	/* watch */
+	bool heal;		/* verify */
 	char **operands;
 	int noperands;
 };
@@ -72,6 +73,14 @@ struct cg_attach_result {
  * DEV in netns NS: ". It returns in the device's namespace.
  */
 int cg_attach(const struct cg_attach_req *r, struct cg_attach_result *res, struct cg_ack *ack);
+/*
+ * cg_attach() in a child process: the host lock is held and the namespace
+ * entered for the child's life only, and what the attach leaves behind
+ * (libbpf's objects, a failure half-way) dies with it. 0; -ESTALE when the
+ * namespace meant is no longer the one its path names; else -1, with the
+ * reason in why, as the attach code worded it.
+ */
+int cg_attach_child(const struct cg_attach_req *r, char *why, size_t n);
 /* The commands: exit status 0 or 1, with one line said on failure. */
 int cg_cmd_attach(struct cg_attach_req *r, const char *sha256);
 int cg_cmd_detach(const char *dev, const char *netns);
@@ -91,6 +100,8 @@ int cg_cmd_status(const struct cg_query *a);
 /* csum-guard completion on|off|status: exit status 0, 1 or 2 */
 int cg_cmd_completion(const struct cg_args *a);
 int cg_cmd_probe(const struct cg_query *a);
+/* csum-guard verify: exit status 0 (nothing drifted, or all healed), 1 */
+int cg_cmd_verify(const char *netns, bool heal, bool json);
 /* csum-guard doctor: exit status 0 (nothing failed), 1 (something did) */
 int cg_cmd_doctor(bool json);
 

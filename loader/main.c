@@ -109,6 +109,9 @@ static int cg_args_set(int val, const char *arg, void *ctx)
 	case 'R':
 		a->ready_on_failure = true;
 		break;
+	case 'H':
+		a->heal = true;
+		break;
 	}
 	return 0;
 }

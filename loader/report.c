@@ -12,6 +12,7 @@
 #include "json.h"
 #include "macros.h"
 #include "netns.h"
+#include "repairs.h"
 #include "report.h"
 
 const char *cg_report_netns(const struct cg_report_row *r, char *buf, size_t n)
@@ -113,4 +114,15 @@ void cg_report_prometheus_completion(const struct cg_completion *c, bool availab
 	       (unsigned long long)c->dropped);
 	printf("csum_guard_completion_refused_total{reason=\"unreadable\"} %llu\n",
 	       (unsigned long long)c->dropped_unreadable);
+}
+
+void cg_report_prometheus_repairs(const struct cg_repairs *r)
+{
+	int i;
+
+	fputs("# HELP csum_guard_repairs_total Guards put back by watch or verify --heal after they were taken off or changed, by reason.\n"
+	      "# TYPE csum_guard_repairs_total counter\n", stdout);
+	for (i = 0; i < CG_REPAIR_MAX; i++)
+		printf("csum_guard_repairs_total{reason=\"%s\"} %llu\n", cg_repair_name(i),
+		       (unsigned long long)r->by_reason[i]);
 }

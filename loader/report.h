@@ -53,4 +53,8 @@ void cg_report_prometheus(const struct cg_report_row *rows, int n);
  * it can be on here (it is, or nothing keeps it from being switched on) */
 void cg_report_prometheus_completion(const struct cg_completion *c, bool available);
 
+/* The guards put back, by reason (host-wide: repairs.h) */
+struct cg_repairs;
+void cg_report_prometheus_repairs(const struct cg_repairs *r);
+
 #endif /* CG_REPORT_H */

@@ -22,7 +22,11 @@
 #include "backends.h"
 #include "commands.h"
 #include "report.h"
+#include "repairs.h"
 #include "syncookie.h"
+
+/* the guards put back by watch or verify --heal, read once a status */
+static struct cg_repairs cg_status_repairs;
 
 
 /* "  ahead of the guard: ..." lines under a text row */
@@ -43,6 +47,7 @@ static void cg_print_status(const struct cg_query *a, const struct cg_report_row
 	const struct cg_status *st = &r->st;
 	char dev[4 * IF_NAMESIZE + 1], ns[4 * PATH_MAX + 1], ino[24];
 	const char *netns = cg_report_netns(r, ino, sizeof(ino));
+	__u64 repairs = cg_repairs_of(&cg_status_repairs, r->netns_ino, r->ifindex);
 	bool first = true;
 	int i;
 
@@ -65,6 +70,9 @@ static void cg_print_status(const struct cg_query *a, const struct cg_report_row
 			       *st->prog_tag ? "; program " : "", st->prog_tag,
 			       *st->loader ? ", attached by csum-guard " : "", st->loader,
 			       *st->module_version ? "; module " : "", st->module_version);
+		if (repairs)
+			printf("  put back %llu time%s after it was taken off or changed\n",
+			       (unsigned long long)repairs, repairs == 1 ? "" : "s");
 		cg_print_ahead(&r->ahead);
 		return;
 	}
@@ -111,6 +119,7 @@ static void cg_print_status(const struct cg_query *a, const struct cg_report_row
 	}
 	if (st->first_known)
 		cg_json_kv_u64(&first, "reordered", st->reordered);
+	cg_json_kv_u64(&first, "repairs", repairs);
 	putchar('}');
 }
 
@@ -424,6 +433,7 @@ int cg_cmd_status(const struct cg_query *a)
 	if (cg_cli_need_root("read status"))
 		return 1;
 	err = cg_status_rows(a->dev, a->netns, &rs, &ack);
+	cg_repairs_read(&cg_status_repairs);	/* none readable: none said */
 	if (err) {
 		if (a->dev || a->netns)
 			cg_err("cannot read status of %s: %s",
@@ -448,6 +458,7 @@ int cg_cmd_status(const struct cg_query *a)
 			if (!cc.on)
 				cg_kmod_probe_completion_only(&p);
 			cg_report_prometheus_completion(&cc, cc.on || !*p.completion_err);
+			cg_report_prometheus_repairs(&cg_status_repairs);
 			/* and the SYN responders of every namespace */
 			err = cg_syncookie_prometheus();
 			if (err) {

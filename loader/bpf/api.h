@@ -37,4 +37,13 @@ int cg_bpf_object_check(const void *data, size_t size, char *why, size_t why_len
  * a new fd, or -ENOENT when no guard runs (ring.c). */
 int cg_events_ring_fd(void);
 
+/* The options the guard of t was attached with (its meta), whatever its
+ * hooks run now: 0, or -ENOENT without such a guard (query.c) */
+struct cg_target;
+struct cg_recorded {
+	bool egress, log_drops, from_object;
+	char mode[16];		/* "tcx", "clsact" */
+};
+int cg_bpf_recorded(const struct cg_target *t, struct cg_recorded *r);
+
 #endif /* CG_BPF_API_H */

@@ -131,6 +131,30 @@ int cg_bpf_status(const struct cg_target *t, struct cg_status *st)
 	return cg_counters_read(dir, &m, st);
 }
 
+/*
+ * The options recorded for the guard of t (its meta), whatever runs now:
+ * what a hook that someone took off should have. -ENOENT: no guard's
+ * state. Reads bpffs only, from any namespace.
+ */
+int cg_bpf_recorded(const struct cg_target *t, struct cg_recorded *r)
+{
+	char dir[PATH_MAX];
+	struct cg_meta m;
+	int err;
+
+	cg_state_dir(dir, sizeof(dir), CG_PIN_ROOT, t->netns_ino, t->ifindex);
+	err = cg_meta_read(dir, &m);
+	if (err)
+		return err;
+	if (m.abi != CG_ABI_VERSION || m.ifindex != (__u32)t->ifindex)
+		return -ENOENT;
+	r->egress = m.flags & CG_F_EGRESS;
+	r->log_drops = m.flags & CG_F_LOG_DROPS;
+	r->from_object = m.flags & CG_META_OBJECT;
+	snprintf(r->mode, sizeof(r->mode), "%s", cg_mode_name(m.mode));
+	return 0;
+}
+
 struct cg_bpf_listing {
 	int *ifindexes;
 	int max, n;

@@ -310,6 +310,7 @@ int cg_watch(const struct cg_args *a)
 		if (scanned)
 			tm.next_named = pending && now < tm.quick_until ? now + CG_QUICK_MS : 0;
 		cg_wwork(&w);
+		cg_wheal_all(&w);
 		/* before ready: the VM managers that wait for it find it loaded */
 		cg_wpreload(&w);
 		cg_wready(&w);
@@ -324,6 +325,8 @@ int cg_watch(const struct cg_args *a)
 		wake = tm.next_named && tm.next_named < tm.next_scan ? tm.next_named : tm.next_scan;
 		if (w.ngone && w.prune_at < wake)
 			wake = w.prune_at;
+		if (w.next_check < wake)
+			wake = w.next_check;
 		ret = poll(pfd, n, wake > now ? (int)(wake - now) : 0);
 		if (ret < 0) {
 			if (errno == EINTR)

@@ -48,10 +48,11 @@ static void cg_wdump(struct cg_wns *ns)
 	ns->dump = send(ns->sock, &m.nh, m.nh.nlmsg_len, 0) < 0;
 }
 
-/* Inside the namespace: a link-event socket, then back to ours. */
+/* Inside the namespace: a socket for its link events, and its tc events
+ * (a guard's qdisc or filter deleted: heal.c), then back to ours. */
 static int cg_wsocket(struct cg_wns *ns)
 {
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = RTMGRP_LINK };
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = RTMGRP_LINK | RTMGRP_TC };
 	int buf = 1 << 20, fd, err;
 
 	err = cg_netns_enter(ns->nsfd);
@@ -491,8 +492,13 @@ void cg_wread(struct cg_watch *w, struct cg_wns *ns)
 			if (n == -EINTR)
 				continue;
 			if (n == -ENOBUFS) {
-				/* events were lost: a new dump catches up */
+				int i;
+
+				/* events were lost: a new dump catches up, and
+				 * every guard is looked at */
 				ns->dump = true;
+				for (i = 0; i < ns->ndevs; i++)
+					ns->devs[i].check = ns->devs[i].state == CG_W_DONE;
 				continue;
 			}
 			if (n != -EAGAIN) {
@@ -509,6 +515,9 @@ void cg_wread(struct cg_watch *w, struct cg_wns *ns)
 		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
 			if (h->nlmsg_type == RTM_NEWLINK || h->nlmsg_type == RTM_DELLINK)
 				cg_wlink(w, ns, h);
+			else if (h->nlmsg_type == RTM_DELQDISC || h->nlmsg_type == RTM_DELTFILTER ||
+				 h->nlmsg_type == RTM_NEWTFILTER)
+				cg_wtc_event(ns, h);
 			else if (h->nlmsg_type == NLMSG_DONE)
 				ns->listed = true;
 			else if (h->nlmsg_type == NLMSG_ERROR &&

@@ -112,8 +112,8 @@ bool cg_wmatch(const struct cg_watch *w, const char *name)
  * *gone: the device is not there any more (its RTM_DELLINK may have been lost).
  * ahead (may be NULL): what runs before that guard there.
  */
-static const struct cg_backend *cg_wstatus(struct cg_wns *ns, struct cg_wdev *d,
-					   struct cg_status *st, bool *gone, struct cg_ahead *ahead)
+const struct cg_backend *cg_wstatus(struct cg_wns *ns, struct cg_wdev *d,
+				    struct cg_status *st, bool *gone, struct cg_ahead *ahead)
 {
 	char name[IF_NAMESIZE];
 	struct cg_target t = {
@@ -147,80 +147,21 @@ static void cg_wahead(const struct cg_ahead *a, const char *dev, const char *nsl
 		       cg_text_safe(a->item[i], buf, sizeof(buf)));
 }
 
-/*
- * Attach to d in a child process, as `csum-guard attach` would: the host
- * lock is held and the namespace entered for the child's life only, and
- * what the attach leaves behind (libbpf's objects, a failure half-way) dies
- * with it. why gets the reason on failure, as the attach code worded it;
- * -ESTALE when the namespace meant is no longer the one its path names.
- */
-static int cg_wspawn(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d,
-		     char *why, size_t n)
+/* Attach to d in a child process (cg_attach_child()) */
+int cg_wspawn(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d, char *why, size_t n)
 {
+	/* a guard put back (heal.c) gets what it had: backend, mode, options */
 	struct cg_attach_req r = {
-		.dev = d->name, .netns = ns->own ? NULL : ns->arg, .backend = w->backend,
-		.opts = { .log_drops = w->log_drops, .preloaded = w->preload },
+		.dev = d->name, .netns = ns->own ? NULL : ns->arg,
+		.backend = d->had_by != CG_CHOICE_NONE ? d->had_by : w->backend,
+		.opts = { .log_drops = w->log_drops || d->had_log_drops, .egress = d->had_egress,
+			  .mode = !strcmp(d->had_mode, "tcx") ? CG_ATTACH_TCX :
+				  !strcmp(d->had_mode, "clsact") ? CG_ATTACH_CLSACT : CG_ATTACH_AUTO,
+			  .preloaded = w->preload },
 		.netns_ino = ns->ino,
 	};
-	struct cg_attach_result res;
-	struct cg_ack ack = {};
-	int fds[2], status, len = 0;
-	sigset_t none;
-	ssize_t got;
-	pid_t pid;
 
-	if (pipe2(fds, O_CLOEXEC)) {
-		snprintf(why, n, "pipe: %s", strerror(errno));
-		return -1;
-	}
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0) {
-		snprintf(why, n, "fork: %s", strerror(errno));
-		close(fds[0]);
-		close(fds[1]);
-		return -1;
-	}
-	if (!pid) {
-		int err;
-
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		close(fds[0]);
-		err = cg_attach(&r, &res, &ack);
-		if (err) {
-			const char *m = cg_ack_why(&ack, err);
-
-			if (write(fds[1], m, strlen(m)) < 0)
-				_exit(2);
-		}
-		_exit(err == -ESTALE ? 3 : err ? 1 : 0);
-	}
-	close(fds[1]);
-	for (;;) {
-		got = read(fds[0], why + len, n - 1 - len);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0 || (size_t)(len += got) == n - 1)
-			break;
-	}
-	why[len] = 0;
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (WIFEXITED(status) && !WEXITSTATUS(status))
-		return 0;
-	/* its path names another namespace now: the next scan finds its new one */
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
-		return -ESTALE;
-	if (!len) {
-		if (WIFEXITED(status))
-			snprintf(why, n, "attach exited with status %d", WEXITSTATUS(status));
-		else
-			snprintf(why, n, "attach killed by signal %d", WTERMSIG(status));
-	}
-	return -1;
+	return cg_attach_child(&r, why, n);
 }
 
 /*
@@ -268,6 +209,7 @@ static bool cg_wguard(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d)
 		cg_log(CG_PRIO_INFO, dev, nsl, "already guarded %s netns %s (%s, %s%s)", dev, nsl,
 		       b->name, st.mode, cg_opts_text(&st));
 		cg_wahead(&ahead, dev, nsl);
+		cg_whad(d, b, &st);
 		d->state = CG_W_DONE;
 		return true;
 	}
@@ -282,6 +224,7 @@ static bool cg_wguard(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d)
 			cg_log(CG_PRIO_INFO, dev, nsl, "guarded %s netns %s (%s, %s%s)", dev, nsl,
 			       b->name, st.mode, cg_opts_text(&st));
 			cg_wahead(&ahead, dev, nsl);
+			cg_whad(d, b, &st);
 			d->state = CG_W_DONE;
 			return true;
 		}

@@ -24,6 +24,8 @@
 #define CG_LABEL_MAX	(NAME_MAX + 32)
 #define CG_PRUNE_MS	200	/* first prune of a forgotten namespace's state */
 #define CG_PRUNE_TRIES	12	/* then again, at twice the wait each time */
+#define CG_CHECK_MS	250	/* the look at guards no event tells of: tcx
+				 * links, the module's hooks (heal.c) */
 
 enum cg_wstate { CG_W_TODO, CG_W_DONE, CG_W_FAILED };
 
@@ -32,6 +34,13 @@ struct cg_wdev {
 	char name[IF_NAMESIZE];
 	enum cg_wstate state;
 	__u64 retry_at;
+	/* what guarded it when last seen (heal.c): put back as it was */
+	enum cg_choice had_by;
+	bool had_egress, had_log_drops;
+	char had_mode[16];
+	bool check;		/* a tc event of its own: look now */
+	int hint;		/* what that event said (enum cg_repair_reason) */
+	int deferred;		/* looks put off: a command held the host lock */
 };
 
 struct cg_wns {
@@ -72,6 +81,7 @@ struct cg_watch {
 	__u64 *gone;
 	int ngone, prune_tries;
 	__u64 prune_at, prune_wait;
+	__u64 next_check;	/* CG_CHECK_MS */
 };
 
 /* watch.c: matching, guarding, pruning, readiness */
@@ -85,6 +95,17 @@ void cg_wprune(struct cg_watch *w);
 void cg_wwork(struct cg_watch *w);
 void cg_wready(struct cg_watch *w);
 void cg_wcompletion(const struct cg_watch *w);
+struct cg_ahead;
+struct cg_backend;
+struct cg_status;
+int cg_wspawn(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d, char *why, size_t n);
+const struct cg_backend *cg_wstatus(struct cg_wns *ns, struct cg_wdev *d, struct cg_status *st,
+				    bool *gone, struct cg_ahead *ahead);
+
+/* heal.c: guards taken off or changed, seen and put back */
+void cg_whad(struct cg_wdev *d, const struct cg_backend *b, const struct cg_status *st);
+void cg_wtc_event(struct cg_wns *ns, const struct nlmsghdr *h);
+void cg_wheal_all(struct cg_watch *w);
 
 /* ns.c */
 void cg_wns_free(struct cg_wns *ns);

@@ -305,7 +305,7 @@ case_docs_synopsis() {
 	diff "$d/man" "$d/help" >"$d/diff" ||
 		unexpected "the man page's SYNOPSIS" "differs from the command table: $(grep '^[<>]' "$d/diff" | head -4 | tr '\n' ' ')"
 	expect_clean || { expect_verdict "$t" "-"; return; }
-	for c in attach detach upgrade status probe watch events check completion \
+	for c in attach detach upgrade status probe verify watch events check completion \
 		 "syncookie attach" "syncookie detach" "syncookie status" "syncookie probe" \
 		 "syncookie apply"; do
 		# shellcheck disable=SC2086
