@@ -36,11 +36,11 @@ static const struct cg_opt cg_opts[] = {
 	{ "prometheus", 'P', NULL, "the counters in Prometheus' text format, for "
 	  "node_exporter's textfile collector" },
 	{ "path", 'p', "PATH[,PATH...]", "test only these: " CG_CHECK_PATHS },
-	{ "match", 'M', "GLOB[,GLOB...]", "guard only devices whose names match one "
-	  "(again: more globs)" },
+	{ "match", 'M', "GLOB[,GLOB...]", "only devices whose names match one (again: "
+	  "more globs): watch guards them, status marks the others excluded" },
 	{ "no-completion", 'C', NULL, "leave the module's completion guard as it is" },
 	{ "no-containers", 'N', NULL, "leave veth and netkit devices alone, containers' "
-	  "links included" },
+	  "links included (status: mark them excluded)" },
 	{ "ready-on-failure", 'R', NULL, "say ready (READY=1) when every device there at "
 	  "the start is guarded or has failed, not only when each is guarded" },
 	{ "quiet", 'q', NULL, "say nothing but errors" },
@@ -117,7 +117,9 @@ static int cg_run_upgrade(void *args, int argc, char **argv)
 static int cg_run_status(void *args, int argc, char **argv)
 {
 	const struct cg_args *a = args;
-	struct cg_query q = { .netns = a->netns, .json = a->json, .prometheus = a->prometheus };
+	struct cg_query q = { .netns = a->netns, .json = a->json, .prometheus = a->prometheus,
+			      .match = a->match, .nmatch = a->nmatch,
+			      .no_containers = a->no_containers };
 	int ret = cg_args_device(a, true, false, &q.dev);
 
 	if (ret)
@@ -223,12 +225,16 @@ static const struct cg_cmd cg_cmds[] = {
 	  "program, options and counters kept; guards from --object and the module's\n"
 	  "stay. The csum-guard package runs it when it is upgraded.\n",
 	  "q", cg_run_upgrade },
-	{ "status", CG_USAGE("[DEV] [--netns NS] [--json|--prometheus]"),
+	{ "status", CG_USAGE("[DEV] [--netns NS] [--json|--prometheus]\n"
+			     "[--match GLOB[,GLOB...]]... [--no-containers]"),
 	  "Say what guards DEV, or without DEV and --netns the guarded devices of every\n"
 	  "network namespace and the guest-facing ones left unguarded. --prometheus\n"
 	  "writes the counters for node_exporter's textfile collector\n"
-	  "(csum_guard_guarded 0: an unguarded device to alert on). It only reads.\n",
-	  "njPq", cg_run_status },
+	  "(csum_guard_guarded 0: an unguarded device to alert on). A device the\n"
+	  "completion guard covers where its own hook cannot exist is \"covered\"; one\n"
+	  "that --match or --no-containers, as watch takes them, leave alone is\n"
+	  "\"excluded\", not unguarded. It only reads.\n",
+	  "njPMNq", cg_run_status },
 	{ "probe", CG_USAGE("[--json]"),
 	  "Say what this host offers each backend, which one attach would choose, and\n"
 	  "why. It loads nothing that stays.\n",

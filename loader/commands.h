@@ -86,6 +86,11 @@ struct cg_query {
 	const char *netns;	/* NULL: every namespace (status without DEV) */
 	bool json;
 	bool prometheus;
+	/* status: what watch would leave alone, marked excluded (--match,
+	 * --no-containers as watch takes them) */
+	const char *const *match;
+	int nmatch;
+	bool no_containers;
 };
 int cg_cmd_status(const struct cg_query *a);
 /* csum-guard completion on|off|status: exit status 0, 1 or 2 */

@@ -5,8 +5,9 @@
 # prom_parse: a strict reader of the text format (0.0.4) on stdin. Each
 # metric family has one HELP and one TYPE before its samples, which come
 # together; names, labels, escapes (\\ \" \n only) and values are checked.
-# Prints a sample per line: name, device, netns, backend, mode, egress
-# ("-" when absent), value, tab-separated, label values unescaped. Exits 1
+# Prints a sample per line: name (with "/REASON" after it for a sample
+# with a reason label), device, netns, backend, mode, egress ("-" when
+# absent), value, tab-separated, label values unescaped. Exits 1
 # with the first fault on stderr, or when a family in $1 has no HELP/TYPE.
 prom_parse() {
 	awk -v want="$1" '
@@ -102,7 +103,7 @@ prom_parse() {
 		for (ln in lab)
 			if (lab[ln] ~ /\t/)
 				bad("a tab in a label value")
-		print m "\t" lab["device"] "\t" lab["netns"] "\t" lab["backend"] "\t" \
+		print m (("reason" in lab) ? "/" lab["reason"] : "") "\t" lab["device"] "\t" lab["netns"] "\t" lab["backend"] "\t" \
 			lab["mode"] "\t" (("egress" in lab) ? lab["egress"] : "-") "\t" f[1]
 	}
 	END {
@@ -117,4 +118,4 @@ prom_parse() {
 	}'
 }
 
-FLEET_METRICS="csum_guard_build_info csum_guard_guarded csum_guard_dropped_total csum_guard_dropped_unreadable_total csum_guard_guard_info csum_guard_ahead"
+FLEET_METRICS="csum_guard_build_info csum_guard_status_timestamp_seconds csum_guard_guarded csum_guard_excluded csum_guard_dropped_total csum_guard_guard_info csum_guard_ahead"
