@@ -43,6 +43,9 @@ static const struct cg_opt cg_opts[] = {
 	  "links included (status: mark them excluded)" },
 	{ "ready-on-failure", 'R', NULL, "say ready (READY=1) when every device there at "
 	  "the start is guarded or has failed, not only when each is guarded" },
+	{ "textfile", 'T', "PATH", "write status --prometheus and the watcher's own "
+	  "metrics to PATH (atomically, mode 0644) for node_exporter's textfile collector" },
+	{ "textfile-interval", 'I', "SECONDS", "how often --textfile is written (default 15)" },
 	{ "quiet", 'q', NULL, "say nothing but errors" },
 	{ NULL, 0, NULL, NULL },
 };
@@ -151,6 +154,8 @@ static int cg_run_watch(void *args, int argc, char **argv)
 
 	if (a->noperands)
 		return cg_usage_err("unexpected argument '%s'", a->operands[0]);
+	if (a->textfile_interval && !a->textfile)
+		return cg_usage_err("--textfile-interval goes with --textfile");
 	return cg_watch(a);
 }
 
@@ -249,7 +254,8 @@ static const struct cg_cmd cg_cmds[] = {
 	  "(warnings allowed), 1 something failed. It changes nothing.\n",
 	  "jq", cg_run_doctor },
 	{ "watch", CG_USAGE("[--match GLOB[,GLOB...]]... [--backend auto|bpf|kmod] [--log-drops]\n"
-			    "[--no-completion] [--no-containers] [--ready-on-failure]"),
+			    "[--no-completion] [--no-containers] [--ready-on-failure]\n"
+			    "[--textfile PATH [--textfile-interval SECONDS]]"),
 	  "Guard every guest-facing device of every network namespace, those that\n"
 	  "appear later included, until stopped (SIGTERM); the guards stay when it\n"
 	  "stops. It switches the module's completion guard on where the module runs\n"
@@ -257,8 +263,11 @@ static const struct cg_cmd cg_cmds[] = {
 	  "A container's link (a veth or netkit device whose peer is in another\n"
 	  "namespace) is guest-facing too, unless --no-containers.\n"
 	  "It says ready (READY=1) once every device there at its start is guarded;\n"
-	  "until then it names those it cannot guard and tries them again.\n",
-	  "MblCNRq", cg_run_watch },
+	  "until then it names those it cannot guard and tries them again.\n"
+	  "With --textfile it writes what status --prometheus says (devices it leaves\n"
+	  "alone marked excluded) and csum_guard_watch_last_scan_timestamp_seconds to\n"
+	  "PATH every --textfile-interval seconds, through a new file renamed over it.\n",
+	  "MblCNRTIq", cg_run_watch },
 	{ "events", CG_USAGE("[--json]"),
 	  "Write a line (--json: an object) for each drop of a guard attached with\n"
 	  "--log-drops, and each completion the completion guard refuses, named by\n"

@@ -31,6 +31,8 @@ struct cg_args {
 	bool log_drops, egress, all, json, prometheus, no_completion, no_containers;
 	bool no_egress, no_log_drops;	/* attach: turn off what the guard has */
 	bool ready_on_failure;	/* watch */
+	const char *textfile;	/* watch --textfile */
+	int textfile_interval;	/* watch --textfile-interval, seconds; 0: default */
 	char **operands;
 	int noperands;
 };

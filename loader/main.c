@@ -37,6 +37,8 @@ static int cg_args_set(int val, const char *arg, void *ctx)
 {
 	struct cg_args *a = ctx;
 	const char **m;
+	char *end;
+	long n;
 
 	switch (val) {
 	case 'n':
@@ -113,6 +115,17 @@ static int cg_args_set(int val, const char *arg, void *ctx)
 		break;
 	case 'R':
 		a->ready_on_failure = true;
+		break;
+	case 'T':
+		if (!*arg || arg[strlen(arg) - 1] == '/')
+			return cg_usage_err("--textfile needs a file's path");
+		a->textfile = arg;
+		break;
+	case 'I':
+		n = strtol(arg, &end, 10);
+		if (end == arg || *end || n < 1 || n > 86400)
+			return cg_usage_err("--textfile-interval needs seconds from 1 to 86400, not '%s'", arg);
+		a->textfile_interval = n;
 		break;
 	}
 	return 0;

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <net/if.h>
 #include <stdbool.h>
+#include <time.h>
 #include <linux/netlink.h>
 #include <linux/types.h>
 
@@ -24,6 +25,7 @@
 #define CG_LABEL_MAX	(NAME_MAX + 32)
 #define CG_PRUNE_MS	200	/* first prune of a forgotten namespace's state */
 #define CG_PRUNE_TRIES	12	/* then again, at twice the wait each time */
+#define CG_TEXTFILE_S	15	/* --textfile-interval's default */
 
 enum cg_wstate { CG_W_TODO, CG_W_DONE, CG_W_FAILED };
 
@@ -54,6 +56,10 @@ struct cg_watch {
 	bool no_completion;	/* --no-completion */
 	bool no_containers;	/* --no-containers: no veth, no netkit */
 	bool ready_on_failure;	/* --ready-on-failure */
+	const char *textfile;	/* --textfile: NULL none */
+	int textfile_interval;	/* --textfile-interval, seconds */
+	bool textfile_failed;	/* its last write failed, and that was said */
+	time_t last_scan;	/* the last full scan's end (Unix time) */
 	int unready;		/* the failures last said while not ready */
 	__u64 own_ino;
 	int sfd, ifd, wd;
@@ -85,6 +91,9 @@ void cg_wprune(struct cg_watch *w);
 void cg_wwork(struct cg_watch *w);
 void cg_wready(struct cg_watch *w);
 void cg_wcompletion(const struct cg_watch *w);
+
+/* textfile.c: --textfile written now */
+void cg_wtextfile(struct cg_watch *w);
 
 /* ns.c */
 void cg_wns_free(struct cg_wns *ns);
