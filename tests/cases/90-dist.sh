@@ -454,6 +454,10 @@ case_lintian() {
 	cmp -s "$x/usr/share/doc/csum-guard/examples/libvirt-qemu-hook" "$TOP/packaging/libvirt-qemu-hook" ||
 		why="$why; the hook shipped is not packaging/libvirt-qemu-hook"
 	[ -x "$x/usr/share/doc/csum-guard/examples/libvirt-qemu-hook" ] || why="$why; the hook is not executable"
+	for n in csum-guard.rules.yml csum-guard-dashboard.json; do
+		cmp -s "$x/usr/share/csum-guard/monitoring/$n" "$TOP/deploy/monitoring/$n" ||
+			why="$why; /usr/share/csum-guard/monitoring/$n is not deploy/monitoring's"
+	done
 	out=$x/lib/systemd/system/csum-guard-watch.service
 	for n in 'Type=notify' 'ExecStart=/usr/sbin/csum-guard watch' 'WantedBy=multi-user.target'; do
 		grep -qx "$n" "$out" 2>/dev/null || why="$why; the unit lacks $n"
@@ -466,7 +470,7 @@ case_lintian() {
 	"$x/usr/sbin/csum-guard" version | grep -q "^csum-guard $ver " || why="$why; the packaged loader is not $ver"
 	rm -rf "$x"
 	if [ -z "$why" ]; then
-		pass "$t: $(echo $debs | xargs -n1 basename | paste -sd' ') lintian-clean ($(grep -c '^I:' "$TMPD/lintian.out") informational tags, $(grep -c . "$TMPD/lintian.o") overridden with reasons); unit, hook, man page and loader as the tree has them"
+		pass "$t: $(echo $debs | xargs -n1 basename | paste -sd' ') lintian-clean ($(grep -c '^I:' "$TMPD/lintian.out") informational tags, $(grep -c . "$TMPD/lintian.o") overridden with reasons); unit, hook, monitoring rules and dashboard, man page and loader as the tree has them"
 	else
 		fail "$t: ${why#; }"
 	fi
