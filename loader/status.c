@@ -423,12 +423,14 @@ static const char *cg_status_excluded(const struct cg_report_row *r)
  * alone; covered, if frames enter the host through the device's egress
  * (a macvtap's), no backend can hook that here, and the module's
  * completion guard is on: what it refuses is what the device's own guard
- * would have dropped. Only a row that needs it costs a probe.
+ * would have dropped. Only a row that needs it, while the completion guard
+ * is on, costs a probe.
  */
 static void cg_status_classify(struct cg_rows *rs)
 {
 	const struct cg_kind *k;
 	struct cg_report_row *r;
+	struct cg_completion cc;
 	struct cg_probe p;
 	bool probed = false;
 	int i;
@@ -447,7 +449,12 @@ static void cg_status_classify(struct cg_rows *rs)
 		if (!k || !k->egress)
 			continue;
 		if (!probed) {
-			cg_probe_all(&p);
+			/* the completion guard off (or no module): nothing covers it,
+			 * and no probe is needed to say so */
+			if (cg_kmod_completion(-1, &cc, NULL) || !cc.on)
+				memset(&p, 0, sizeof(p));
+			else
+				cg_probe_all(&p);
 			probed = true;
 		}
 		if (p.completion_on && *p.kmod_egress_err && *p.bpf_egress_err) {
