@@ -71,7 +71,7 @@ case_monitoring() {
 		return
 	fi
 	# a directory that is not there: one line, exit 1, nothing runs
-	"$CG" watch --backend "$BACKEND" --match "${p}g*" --textfile "$d/none/x.prom" \
+	"$CG" watch --backend "$BACKEND" --match "${p}g*" --no-completion --textfile "$d/none/x.prom" \
 		>/dev/null 2>"$d/bad.err"
 	expect_eq "watch --textfile into a missing directory: exit status" 1 $?
 	expect_grep "watch --textfile into a missing directory: the line" \
@@ -80,7 +80,7 @@ case_monitoring() {
 	expect_eq "--textfile-interval without --textfile: exit status" 2 $?
 
 	# its own taps only: other suites may run on this host
-	"$CG" watch --backend "$BACKEND" --match "${p}g*" --textfile "$f" --textfile-interval 1 \
+	"$CG" watch --backend "$BACKEND" --match "${p}g*" --no-completion --textfile "$f" --textfile-interval 1 \
 		>"$d/watch.out" 2>"$d/watch.err" &
 	wpid=$!
 	if ! mon_wait 20 mon_sample "$f" "^csum_guard_guarded\{device=\"${p}g0\",netns=\"$ns\",backend=\"$BACKEND\",mode=\"[a-z]+\",state=\"guarded\",egress=\"false\"\} 1$"; then
@@ -233,9 +233,15 @@ mon_alert_rules() {
 }
 
 # The README's example of `status DEV --json` has exactly the keys status
-# really writes for a guarded tap, in its order.
+# really writes for a tap the bpf guard guards, in its order (a module's
+# guard adds "reordered": doc/operations.md).
 case_readme_json() {
 	local t="readme-json [$BACKEND]" doc real
+
+	if [ "$BACKEND" != bpf ]; then
+		skip "$t: the README's example is of a bpf guard (the module's adds reordered)"
+		return
+	fi
 
 	doc=$(grep -A1 -x 'csum-guard status tap0 --netns vm1 --json' "$TOP/README.md" | sed -n 2p |
 		jq -c 'keys_unsorted' 2>/dev/null)
