@@ -36,14 +36,17 @@ static const struct cg_opt cg_opts[] = {
 	{ "prometheus", 'P', NULL, "the counters in Prometheus' text format, for "
 	  "node_exporter's textfile collector" },
 	{ "path", 'p', "PATH[,PATH...]", "test only these: " CG_CHECK_PATHS },
-	{ "match", 'M', "GLOB[,GLOB...]", "guard only devices whose names match one "
-	  "(again: more globs)" },
+	{ "match", 'M', "GLOB[,GLOB...]", "only devices whose names match one (again: "
+	  "more globs): watch guards them, status marks the others excluded" },
 	{ "no-completion", 'C', NULL, "leave the module's completion guard as it is" },
 	{ "no-containers", 'N', NULL, "leave veth and netkit devices alone, containers' "
-	  "links included" },
+	  "links included (status: mark them excluded)" },
 	{ "ready-on-failure", 'R', NULL, "say ready (READY=1) when every device there at "
 	  "the start is guarded or has failed, not only when each is guarded" },
 	{ "heal", 'H', NULL, "put back what drifted: attach it again as it was recorded" },
+	{ "textfile", 'T', "PATH", "write status --prometheus and the watcher's own "
+	  "metrics to PATH (atomically, mode 0644) for node_exporter's textfile collector" },
+	{ "textfile-interval", 'I', "SECONDS", "how often --textfile is written (default 15)" },
 	{ "quiet", 'q', NULL, "say nothing but errors" },
 	{ NULL, 0, NULL, NULL },
 };
@@ -118,7 +121,9 @@ static int cg_run_upgrade(void *args, int argc, char **argv)
 static int cg_run_status(void *args, int argc, char **argv)
 {
 	const struct cg_args *a = args;
-	struct cg_query q = { .netns = a->netns, .json = a->json, .prometheus = a->prometheus };
+	struct cg_query q = { .netns = a->netns, .json = a->json, .prometheus = a->prometheus,
+			      .match = a->match, .nmatch = a->nmatch,
+			      .no_containers = a->no_containers };
 	int ret = cg_args_device(a, true, false, &q.dev);
 
 	if (ret)
@@ -150,6 +155,8 @@ static int cg_run_watch(void *args, int argc, char **argv)
 
 	if (a->noperands)
 		return cg_usage_err("unexpected argument '%s'", a->operands[0]);
+	if (a->textfile_interval && !a->textfile)
+		return cg_usage_err("--textfile-interval goes with --textfile");
 	return cg_watch(a);
 }
 
@@ -233,12 +240,16 @@ static const struct cg_cmd cg_cmds[] = {
 	  "program, options and counters kept; guards from --object and the module's\n"
 	  "stay. The csum-guard package runs it when it is upgraded.\n",
 	  "q", cg_run_upgrade },
-	{ "status", CG_USAGE("[DEV] [--netns NS] [--json|--prometheus]"),
+	{ "status", CG_USAGE("[DEV] [--netns NS] [--json|--prometheus]\n"
+			     "[--match GLOB[,GLOB...]]... [--no-containers]"),
 	  "Say what guards DEV, or without DEV and --netns the guarded devices of every\n"
 	  "network namespace and the guest-facing ones left unguarded. --prometheus\n"
 	  "writes the counters for node_exporter's textfile collector\n"
-	  "(csum_guard_guarded 0: an unguarded device to alert on). It only reads.\n",
-	  "njPq", cg_run_status },
+	  "(csum_guard_guarded 0: an unguarded device to alert on). A device the\n"
+	  "completion guard covers where its own hook cannot exist is \"covered\"; one\n"
+	  "that --match or --no-containers, as watch takes them, leave alone is\n"
+	  "\"excluded\", not unguarded. It only reads.\n",
+	  "njPMNq", cg_run_status },
 	{ "probe", CG_USAGE("[--json]"),
 	  "Say what this host offers each backend, which one attach would choose, and\n"
 	  "why. It loads nothing that stays.\n",
@@ -262,7 +273,8 @@ static const struct cg_cmd cg_cmds[] = {
 	  "1 something drifted. Without --heal it changes nothing.\n",
 	  "nHjq", cg_run_verify },
 	{ "watch", CG_USAGE("[--match GLOB[,GLOB...]]... [--backend auto|bpf|kmod] [--log-drops]\n"
-			    "[--no-completion] [--no-containers] [--ready-on-failure]"),
+			    "[--no-completion] [--no-containers] [--ready-on-failure]\n"
+			    "[--textfile PATH [--textfile-interval SECONDS]]"),
 	  "Guard every guest-facing device of every network namespace, those that\n"
 	  "appear later included, until stopped (SIGTERM); the guards stay when it\n"
 	  "stops. It switches the module's completion guard on where the module runs\n"
@@ -270,8 +282,11 @@ static const struct cg_cmd cg_cmds[] = {
 	  "A container's link (a veth or netkit device whose peer is in another\n"
 	  "namespace) is guest-facing too, unless --no-containers.\n"
 	  "It says ready (READY=1) once every device there at its start is guarded;\n"
-	  "until then it names those it cannot guard and tries them again.\n",
-	  "MblCNRq", cg_run_watch },
+	  "until then it names those it cannot guard and tries them again.\n"
+	  "With --textfile it writes what status --prometheus says (devices it leaves\n"
+	  "alone marked excluded) and csum_guard_watch_last_scan_timestamp_seconds to\n"
+	  "PATH every --textfile-interval seconds, through a new file renamed over it.\n",
+	  "MblCNRTIq", cg_run_watch },
 	{ "events", CG_USAGE("[--json]"),
 	  "Write a line (--json: an object) for each drop of a guard attached with\n"
 	  "--log-drops, and each completion the completion guard refuses, named by\n"

@@ -32,6 +32,8 @@ struct cg_args {
 	bool no_egress, no_log_drops;	/* attach: turn off what the guard has */
 	bool ready_on_failure;	/* watch */
 	bool heal;		/* verify */
+	const char *textfile;	/* watch --textfile */
+	int textfile_interval;	/* watch --textfile-interval, seconds; 0: default */
 	char **operands;
 	int noperands;
 };
@@ -95,6 +97,11 @@ struct cg_query {
 	const char *netns;	/* NULL: every namespace (status without DEV) */
 	bool json;
 	bool prometheus;
+	/* status: what watch would leave alone, marked excluded (--match,
+	 * --no-containers as watch takes them) */
+	const char *const *match;
+	int nmatch;
+	bool no_containers;
 };
 int cg_cmd_status(const struct cg_query *a);
 /* csum-guard completion on|off|status: exit status 0, 1 or 2 */

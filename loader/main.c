@@ -37,6 +37,8 @@ static int cg_args_set(int val, const char *arg, void *ctx)
 {
 	struct cg_args *a = ctx;
 	const char **m;
+	char *end;
+	long n;
 	int ret = cg_cli_shared_set(val, arg, &a->netns);
 
 	if (ret >= 0)
@@ -111,6 +113,17 @@ static int cg_args_set(int val, const char *arg, void *ctx)
 		break;
 	case 'H':
 		a->heal = true;
+		break;
+	case 'T':
+		if (!*arg || arg[strlen(arg) - 1] == '/')
+			return cg_usage_err("--textfile needs a file's path");
+		a->textfile = arg;
+		break;
+	case 'I':
+		n = strtol(arg, &end, 10);
+		if (end == arg || *end || n < 1 || n > 86400)
+			return cg_usage_err("--textfile-interval needs seconds from 1 to 86400, not '%s'", arg);
+		a->textfile_interval = n;
 		break;
 	}
 	return 0;

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "csum_guard_abi.h"
 #include "json.h"
@@ -31,30 +32,14 @@ static void cg_prom_label(const char *name, const char *val)
 	cg_prom_str(val);
 }
 
-enum { CG_M_GUARDED, CG_M_DROPPED, CG_M_UNREADABLE, CG_M_INFO, CG_M_AHEAD };
-
-static void cg_prom_labels(const struct cg_report_row *r, int m)
-{
-	char ns[24];
-	const char *label = cg_report_netns(r, ns, sizeof(ns));
-
-	fputs("{device=", stdout);
-	cg_prom_str(r->dev);
-	cg_prom_label("netns", label ?: "");
-	cg_prom_label("backend", r->backend ?: "");
-	if (m == CG_M_INFO) {
-		/* which code guards it: what an upgrade changes */
-		cg_prom_label("program_tag", r->st.prog_tag);
-		cg_prom_label("loader_version", r->st.loader);
-		cg_prom_label("object_sha256", r->st.object_sha256);
-		cg_prom_label("module_version", r->st.module_version);
-	} else {
-		cg_prom_label("mode", r->st.mode);
-	}
-	if (m == CG_M_GUARDED)
-		printf(",egress=\"%s\"", r->st.egress ? "true" : "false");
-	putchar('}');
-}
+/*
+ * The devices' metric families. Every sample of them carries the same
+ * labels, device, netns, backend and mode ("" where nothing of its own
+ * guards it), and each family adds its own: guarded its state and egress,
+ * dropped_total its reason (the completion guard's reasons), guard_info
+ * which code guards the device.
+ */
+enum { CG_M_GUARDED, CG_M_EXCLUDED, CG_M_DROPPED, CG_M_INFO, CG_M_AHEAD };
 
 static const struct {
 	const char *name;
@@ -62,39 +47,80 @@ static const struct {
 	const char *help;
 } cg_metrics[] = {
 	[CG_M_GUARDED] = { "csum_guard_guarded", "gauge",
-		"1 for each device csum-guard guards, 0 for each guest-facing device it does not." },
+		"1 for each device csum-guard guards (state guarded) or the completion guard covers "
+		"where its own hook cannot exist (state covered), 0 for each guest-facing device "
+		"it does not (state unguarded)." },
+	[CG_M_EXCLUDED] = { "csum_guard_excluded", "gauge",
+		"1 for each guest-facing device left alone on purpose (--match, --no-containers): "
+		"never guarded, never alerted on." },
 	[CG_M_DROPPED] = { "csum_guard_dropped_total", "counter",
-		"CHECKSUM_PARTIAL frames dropped: csum_start inside the IP header." },
-	[CG_M_UNREADABLE] = { "csum_guard_dropped_unreadable_total", "counter",
-		"CHECKSUM_PARTIAL frames dropped: IP header unreadable or IHL below 5." },
+		"CHECKSUM_PARTIAL frames a device's guard dropped, by reason: header (csum_start "
+		"inside the IP headers), unreadable (IP header unreadable, IHL below 5)." },
 	[CG_M_INFO] = { "csum_guard_guard_info", "gauge",
 		"1 for each guard: the program, loader and module that guard the device." },
 	[CG_M_AHEAD] = { "csum_guard_ahead", "gauge",
 		"Programs, filters and hooks that run before the guard on the device: what they redirect, it does not see." },
 };
 
+static void cg_prom_sample(const struct cg_report_row *r, int m, const char *reason, __u64 v)
+{
+	char ns[24];
+	const char *label = cg_report_netns(r, ns, sizeof(ns));
+	bool own = r->state == CG_ROW_GUARDED;
+
+	fputs(cg_metrics[m].name, stdout);
+	fputs("{device=", stdout);
+	cg_prom_str(r->dev);
+	cg_prom_label("netns", label ?: "");
+	cg_prom_label("backend", own ? r->backend ?: "" : r->state == CG_ROW_COVERED ? "kmod" : "");
+	cg_prom_label("mode", own ? r->st.mode : r->state == CG_ROW_COVERED ? "completion" : "");
+	if (m == CG_M_GUARDED) {
+		printf(",state=\"%s\"", cg_row_state_name(r->state));
+		printf(",egress=\"%s\"", r->st.egress ? "true" : "false");
+	} else if (m == CG_M_DROPPED) {
+		printf(",reason=\"%s\"", reason);
+	} else if (m == CG_M_INFO) {
+		/* which code guards it: what an upgrade changes */
+		cg_prom_label("program_tag", r->st.prog_tag);
+		cg_prom_label("loader_version", r->st.loader);
+		cg_prom_label("object_sha256", r->st.object_sha256);
+		cg_prom_label("module_version", r->st.module_version);
+	}
+	printf("} %llu\n", (unsigned long long)v);
+}
+
 void cg_report_prometheus(const struct cg_report_row *rows, int n)
 {
+	const struct cg_report_row *r;
 	unsigned int m;
-	__u64 v;
 	int i;
 
 	fputs("# HELP csum_guard_build_info 1, labelled with the version of the csum-guard that wrote this.\n"
 	      "# TYPE csum_guard_build_info gauge\n", stdout);
 	printf("csum_guard_build_info{version=\"%s\",abi=\"%d\"} 1\n", CG_VERSION, CG_ABI_VERSION);
+	/* what a stale file or a failing scrape is told by */
+	fputs("# HELP csum_guard_status_timestamp_seconds When csum-guard read what this says (Unix time).\n"
+	      "# TYPE csum_guard_status_timestamp_seconds gauge\n", stdout);
+	printf("csum_guard_status_timestamp_seconds %lld\n", (long long)time(NULL));
 	for (m = 0; m < ARRAY_SIZE(cg_metrics); m++) {
 		printf("# HELP %s %s\n# TYPE %s %s\n", cg_metrics[m].name, cg_metrics[m].help,
 		       cg_metrics[m].name, cg_metrics[m].type);
 		for (i = 0; i < n; i++) {
-			/* an unguarded guest-facing device: guarded 0, to alert on */
-			if (!rows[i].st.attached && m != CG_M_GUARDED)
+			r = &rows[i];
+			if (m == CG_M_GUARDED && r->state != CG_ROW_EXCLUDED)
+				cg_prom_sample(r, m, NULL, r->state != CG_ROW_UNGUARDED);
+			else if (m == CG_M_EXCLUDED && r->state == CG_ROW_EXCLUDED)
+				cg_prom_sample(r, m, NULL, 1);
+			if (r->state != CG_ROW_GUARDED)
 				continue;
-			v = m == CG_M_DROPPED ? rows[i].st.dropped :
-			    m == CG_M_UNREADABLE ? rows[i].st.dropped_unreadable :
-			    m == CG_M_AHEAD ? (__u64)rows[i].ahead.n : rows[i].st.attached;
-			fputs(cg_metrics[m].name, stdout);
-			cg_prom_labels(&rows[i], m);
-			printf(" %llu\n", (unsigned long long)v);
+			if (m == CG_M_DROPPED) {
+				cg_prom_sample(r, m, "header", r->st.dropped);
+				cg_prom_sample(r, m, "unreadable", r->st.dropped_unreadable);
+			} else if (m == CG_M_INFO) {
+				cg_prom_sample(r, m, NULL, 1);
+			} else if (m == CG_M_AHEAD) {
+				cg_prom_sample(r, m, NULL, r->ahead.n);
+			}
 		}
 	}
 }

@@ -9,6 +9,15 @@
 #include "ahead.h"
 #include "backend.h"
 
+/*
+ * What a row's device is to status: guarded by a guard of its own; covered
+ * by the module's completion guard where its own hook cannot exist (a
+ * macvtap's egress on a kernel without netfilter egress); left alone on
+ * purpose (--match, --no-containers); or unguarded, to alert on.
+ */
+enum cg_row_state { CG_ROW_UNGUARDED, CG_ROW_GUARDED, CG_ROW_COVERED, CG_ROW_EXCLUDED };
+const char *cg_row_state_name(enum cg_row_state s);
+
 /* One device as status reports it. */
 struct cg_report_row {
 	char dev[IF_NAMESIZE];
@@ -22,6 +31,8 @@ struct cg_report_row {
 	__u64 peer_ino;		/* and inode, 0: not named */
 	struct cg_status st;
 	struct cg_ahead ahead;	/* what runs before the guard */
+	enum cg_row_state state;
+	const char *why;	/* covered, excluded: by what, in words */
 };
 
 /* Rows, as status collects them */
@@ -37,6 +48,12 @@ struct cg_rows {
  * in ack.
  */
 struct cg_ack;
+/*
+ * The devices watch leaves alone, for status to mark excluded rather than
+ * unguarded: those no glob of match names (none: every name), and with
+ * no_containers veth and netkit devices. Until called, none.
+ */
+void cg_status_exclude(const char *const *match, int nmatch, bool no_containers);
 int cg_status_rows(const char *dev, const char *netns, struct cg_rows *rs, struct cg_ack *ack);
 
 /*
@@ -47,7 +64,8 @@ int cg_status_rows(const char *dev, const char *netns, struct cg_rows *rs, struc
  */
 const char *cg_report_netns(const struct cg_report_row *r, char *buf, size_t n);
 
-/* report.c: the rows in the Prometheus text exposition format, on stdout. */
+/* report.c: the rows in the Prometheus text exposition format, on stdout,
+ * with the time they were read (csum_guard_status_timestamp_seconds). */
 void cg_report_prometheus(const struct cg_report_row *rows, int n);
 /* The completion guard's metrics (host-wide): after the devices'; available:
  * it can be on here (it is, or nothing keeps it from being switched on) */

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <net/if.h>
 #include <stdio.h>
@@ -54,7 +55,11 @@ static void cg_print_status(const struct cg_query *a, const struct cg_report_row
 	if (!a->json) {
 		printf("%s%s%s: ", cg_text_safe(r->dev, dev, sizeof(dev)), netns ? " netns " : "",
 		       netns ? cg_text_safe(netns, ns, sizeof(ns)) : "");
-		if (!st->attached && r->peer && r->peer_ino)
+		if (r->state == CG_ROW_COVERED || r->state == CG_ROW_EXCLUDED)
+			printf("%s (%s%s%s)\n", r->state == CG_ROW_COVERED ?
+			       "covered by the completion guard" : "excluded", r->kind ?: "",
+			       r->kind ? ": " : "", r->why);
+		else if (!st->attached && r->peer && r->peer_ino)
 			printf("not guarded (%s, peer in netns %llu)\n", r->kind,
 			       (unsigned long long)r->peer_ino);
 		else if (!st->attached && r->peer)
@@ -94,6 +99,9 @@ static void cg_print_status(const struct cg_query *a, const struct cg_report_row
 	cg_json_kv_str(&first, "backend", r->backend);
 	cg_json_kv_bool(&first, "guarded", st->attached);
 	cg_json_kv_bool(&first, "attached", st->attached);
+	/* guarded, covered (by the completion guard), excluded, unguarded */
+	cg_json_kv_str(&first, "state", cg_row_state_name(r->state));
+	cg_json_kv_str(&first, "state_reason", r->why);
 	cg_json_kv_str(&first, "mode", st->attached ? st->mode : NULL);
 	cg_json_kv_bool(&first, "egress", st->egress);
 	cg_json_kv_bool(&first, "log_drops", st->log_drops);
@@ -316,6 +324,7 @@ static int cg_status_row(enum cg_choice c, const struct cg_target *t, int err, v
 	r->netns_ino = t->netns_ino;
 	r->ifindex = t->ifindex;
 	r->backend = cg_choice_name(c);
+	r->state = CG_ROW_GUARDED;
 	cg_ahead_of_xdp(t->ifindex, r->backend, &r->st, d ? d->xdp : -1, &r->ahead);
 	return 0;
 }
@@ -376,6 +385,94 @@ static int cg_status_ns(const char *label, __u64 ino, void *rs)
 	return cg_status_here(rs, label, ino, false);
 }
 
+const char *cg_row_state_name(enum cg_row_state s)
+{
+	static const char *const names[] = {
+		[CG_ROW_UNGUARDED] = "unguarded", [CG_ROW_GUARDED] = "guarded",
+		[CG_ROW_COVERED] = "covered", [CG_ROW_EXCLUDED] = "excluded",
+	};
+
+	return names[s];
+}
+
+/* What watch leaves alone (cg_status_exclude()) */
+static struct {
+	const char *const *match;
+	int nmatch;
+	bool no_containers;
+} cg_excl;
+
+void cg_status_exclude(const char *const *match, int nmatch, bool no_containers)
+{
+	cg_excl.match = match;
+	cg_excl.nmatch = nmatch;
+	cg_excl.no_containers = no_containers;
+}
+
+/* "" if watch would guard r's device, else why not */
+static const char *cg_status_excluded(const struct cg_report_row *r)
+{
+	char buf[256], *tok, *save;
+	int i;
+
+	if (r->peer && cg_excl.no_containers)
+		return "--no-containers";
+	for (i = 0; i < cg_excl.nmatch; i++) {
+		/* each --match a glob or a comma-separated list of them */
+		snprintf(buf, sizeof(buf), "%s", cg_excl.match[i]);
+		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+			if (!fnmatch(tok, r->dev, 0))
+				return "";
+	}
+	return cg_excl.nmatch ? "no --match glob names it" : "";
+}
+
+/*
+ * The rows without a guard of their own: excluded, if watch leaves them
+ * alone; covered, if frames enter the host through the device's egress
+ * (a macvtap's), no backend can hook that here, and the module's
+ * completion guard is on: what it refuses is what the device's own guard
+ * would have dropped. Only a row that needs it, while the completion guard
+ * is on, costs a probe.
+ */
+static void cg_status_classify(struct cg_rows *rs)
+{
+	const struct cg_kind *k;
+	struct cg_report_row *r;
+	struct cg_completion cc;
+	struct cg_probe p;
+	bool probed = false;
+	int i;
+
+	for (i = 0; i < rs->n; i++) {
+		r = &rs->row[i];
+		if (r->state != CG_ROW_UNGUARDED)
+			continue;
+		r->why = cg_status_excluded(r);
+		if (*r->why) {
+			r->state = CG_ROW_EXCLUDED;
+			continue;
+		}
+		r->why = NULL;
+		k = r->kind ? cg_kind_find(r->kind) : NULL;
+		if (!k || !k->egress)
+			continue;
+		if (!probed) {
+			/* the completion guard off (or no module): nothing covers it,
+			 * and no probe is needed to say so */
+			if (cg_kmod_completion(-1, &cc, NULL) || !cc.on)
+				memset(&p, 0, sizeof(p));
+			else
+				cg_probe_all(&p);
+			probed = true;
+		}
+		if (p.completion_on && *p.kmod_egress_err && *p.bpf_egress_err) {
+			r->state = CG_ROW_COVERED;
+			r->why = "no hook of its own here: the kernel has no netfilter egress";
+		}
+	}
+}
+
 int cg_status_rows(const char *dev, const char *netns, struct cg_rows *rs, struct cg_ack *ack)
 {
 	struct cg_report_row *r;
@@ -414,12 +511,16 @@ int cg_status_rows(const char *dev, const char *netns, struct cg_rows *rs, struc
 		r->netns_ino = t.netns_ino;
 		r->ifindex = t.ifindex;
 		r->backend = cg_choice_name(c);
+		r->state = r->st.attached ? CG_ROW_GUARDED : CG_ROW_UNGUARDED;
 		cg_ahead_of(t.ifindex, r->backend, &r->st, &r->ahead);
+		cg_status_classify(rs);
 		return 0;
 	}
 	err = cg_status_here(rs, netns, t.netns_ino, true);
 	if (!err && !netns)
 		err = cg_state_each_netns(NULL, cg_status_ns, rs, ack);
+	if (!err)
+		cg_status_classify(rs);
 	return err;
 }
 
@@ -432,6 +533,7 @@ int cg_cmd_status(const struct cg_query *a)
 
 	if (cg_cli_need_root("read status"))
 		return 1;
+	cg_status_exclude(a->match, a->nmatch, a->no_containers);
 	err = cg_status_rows(a->dev, a->netns, &rs, &ack);
 	cg_repairs_read(&cg_status_repairs);	/* none readable: none said */
 	if (err) {

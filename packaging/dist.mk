@@ -62,7 +62,8 @@ strip_of = $(if $(filter $(DEB_ARCH),$(1)),strip,$(CROSS_$(1))strip)
 $(LOADER_DEB) $(CROSS_DEBS): $(DIST)/csum-guard_$(VERSION)_%.deb: $$(call loader_of,$$*) \
 		$(BUILD)/csum_guard.bpf.o doc/csum-guard.8 \
 		packaging/csum-guard-watch.service packaging/csum-guard-syncookie.service \
-		packaging/libvirt-qemu-hook $(wildcard packaging/loader/*) $(DEB_COMMON) | $(DIST)
+		packaging/libvirt-qemu-hook $(wildcard packaging/loader/*) $(DEB_COMMON) \
+		$(wildcard deploy/monitoring/*) | $(DIST)
 	$(call msg,DEB,$@)
 	$(Q)rm -rf $(DIST_STAGE) && mkdir -p $(DIST_STAGE)/usr/sbin \
 		$(DIST_STAGE)/usr/share/man/man8 $(DIST_STAGE)/lib/systemd/system
@@ -77,6 +78,8 @@ $(LOADER_DEB) $(CROSS_DEBS): $(DIST)/csum-guard_$(VERSION)_%.deb: $$(call loader
 		> $(DIST_STAGE)/lib/systemd/system/csum-guard-syncookie.service
 	$(Q)install -D -m 0755 packaging/libvirt-qemu-hook \
 		$(DIST_STAGE)/usr/share/doc/csum-guard/examples/libvirt-qemu-hook
+	$(Q)install -D -m 0644 -t $(DIST_STAGE)/usr/share/csum-guard/monitoring \
+		deploy/monitoring/csum-guard.rules.yml deploy/monitoring/csum-guard-dashboard.json
 	$(Q)ARCH=$* $(MKDEB) $(DIST_STAGE) packaging/loader $@
 	$(Q)rm -rf $(DIST_STAGE)
 

@@ -58,6 +58,31 @@ static int cg_wparse(const struct cg_args *a, struct cg_watch *w)
 	w->no_completion = a->no_completion;
 	w->no_containers = a->no_containers;
 	w->ready_on_failure = a->ready_on_failure;
+	w->textfile = a->textfile;
+	w->textfile_interval = a->textfile_interval ?: CG_TEXTFILE_S;
+	return 0;
+}
+
+/* --textfile's directory: one we can write in, or one line and 1 */
+static int cg_wtextfile_dir(const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	const char *why = NULL;
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1,
+		 slash ? (slash == path ? "/" : path) : ".");
+	if (stat(dir, &st))
+		why = strerror(errno);
+	else if (!S_ISDIR(st.st_mode))
+		why = "not a directory";
+	else if (access(dir, W_OK | X_OK))
+		why = strerror(errno);
+	if (why) {
+		cg_err("cannot watch: --textfile %s: %s: %s", path, dir, why);
+		return 1;
+	}
 	return 0;
 }
 
@@ -96,7 +121,7 @@ static void cg_wnofile(void)
 
 /* When the loop looks again: the full scan, the names, the quick period */
 struct cg_wtimes {
-	__u64 next_scan, next_named, quick_until, ev_refresh;
+	__u64 next_scan, next_named, quick_until, ev_refresh, next_textfile;
 };
 
 /* Everything the loop polls, set up; 0, or 1 with one line said */
@@ -110,6 +135,8 @@ static int cg_wstart(struct cg_watch *w, struct cg_events **drops)
 		cg_err("cannot watch: must be run as root");
 		return 1;
 	}
+	if (w->textfile && cg_wtextfile_dir(w->textfile))
+		return 1;
 	if (!cg_wcan_guard(w))
 		return 1;
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -141,6 +168,8 @@ static int cg_wstart(struct cg_watch *w, struct cg_events **drops)
 		printf("%s%s", i ? "," : " matching ", w->match[i]);
 	printf(" (backend %s%s)\n", cg_choice_name(w->backend) ?: "auto",
 	       w->log_drops ? ", log-drops" : "");
+	if (w->textfile)
+		printf("writing %s every %d s\n", w->textfile, w->textfile_interval);
 	cg_wcompletion(w);
 	if (w->cfd < 0)
 		printf("unnamed namespaces are found by a rescan every %d s: no proc connector: %s\n",
@@ -301,6 +330,7 @@ int cg_watch(const struct cg_args *a)
 		if (now >= tm.next_scan) {
 			pending = cg_wscan(&w);
 			tm.next_scan = now + CG_SCAN_MS;
+			w.last_scan = time(NULL);
 		} else if (tm.next_named && now >= tm.next_named) {
 			pending = cg_wscan_named(&w);
 		} else {
@@ -315,6 +345,11 @@ int cg_watch(const struct cg_args *a)
 		cg_wpreload(&w);
 		cg_wready(&w);
 		cg_wprune(&w);
+		/* after the work: the file says what this round did */
+		if (w.textfile && cg_wnow_ms() >= tm.next_textfile) {
+			cg_wtextfile(&w);
+			tm.next_textfile = cg_wnow_ms() + w.textfile_interval * 1000ULL;
+		}
 
 		n = cg_wpollset(&w, drops, &pfd, &who);
 		if (n < 0) {
@@ -327,6 +362,8 @@ int cg_watch(const struct cg_args *a)
 			wake = w.prune_at;
 		if (w.next_check < wake)
 			wake = w.next_check;
+		if (w.textfile && tm.next_textfile < wake)
+			wake = tm.next_textfile;
 		ret = poll(pfd, n, wake > now ? (int)(wake - now) : 0);
 		if (ret < 0) {
 			if (errno == EINTR)

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <net/if.h>
 #include <stdbool.h>
+#include <time.h>
 #include <linux/netlink.h>
 #include <linux/types.h>
 
@@ -26,6 +27,7 @@
 #define CG_PRUNE_TRIES	12	/* then again, at twice the wait each time */
 #define CG_CHECK_MS	250	/* the look at guards no event tells of: tcx
 				 * links, the module's hooks (heal.c) */
+#define CG_TEXTFILE_S	15	/* --textfile-interval's default */
 
 enum cg_wstate { CG_W_TODO, CG_W_DONE, CG_W_FAILED };
 
@@ -63,6 +65,10 @@ struct cg_watch {
 	bool no_completion;	/* --no-completion */
 	bool no_containers;	/* --no-containers: no veth, no netkit */
 	bool ready_on_failure;	/* --ready-on-failure */
+	const char *textfile;	/* --textfile: NULL none */
+	int textfile_interval;	/* --textfile-interval, seconds */
+	bool textfile_failed;	/* its last write failed, and that was said */
+	time_t last_scan;	/* the last full scan's end (Unix time) */
 	int unready;		/* the failures last said while not ready */
 	__u64 own_ino;
 	int sfd, ifd, wd;
@@ -106,6 +112,9 @@ const struct cg_backend *cg_wstatus(struct cg_wns *ns, struct cg_wdev *d, struct
 void cg_whad(struct cg_wdev *d, const struct cg_backend *b, const struct cg_status *st);
 void cg_wtc_event(struct cg_wns *ns, const struct nlmsghdr *h);
 void cg_wheal_all(struct cg_watch *w);
+
+/* textfile.c: --textfile written now */
+void cg_wtextfile(struct cg_watch *w);
 
 /* ns.c */
 void cg_wns_free(struct cg_wns *ns);

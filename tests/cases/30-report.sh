@@ -98,7 +98,7 @@ case_counters() {
 	"$CG" status --netns "$VM" --prometheus >"$TMPD/counters.prom"
 	prom=$(prom_parse "$FLEET_METRICS" <"$TMPD/counters.prom" 2>&1 |
 		awk -F '\t' -v ns="$VM" '$2 == "tap0" && $3 == ns { v[$1] = $NF }
-			END { print v["csum_guard_guarded"], v["csum_guard_dropped_total"], v["csum_guard_dropped_unreadable_total"] }')
+			END { print v["csum_guard_guarded"], v["csum_guard_dropped_total/header"], v["csum_guard_dropped_total/unreadable"] }')
 	expect_eq "--prometheus's guarded, dropped, unreadable" "1 $want_d $want_u" "$prom"
 	if [ "$BACKEND" = bpf ]; then
 		# tap0's entry in the map its running program counts in, keyed

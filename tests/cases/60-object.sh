@@ -243,7 +243,7 @@ case_upgrade() {
 		expect_eq "tap0's dropped" 3 "$("$CG" status tap0 --netns $ns --json | jq -r .dropped)"
 		# Prometheus says which code guards each
 		"$CG" status --prometheus >"$TMPD/up.prom"
-		expect_grep "status --prometheus: tap1's guard_info" "^csum_guard_guard_info{device=\"tap1\",netns=\"$ns\",backend=\"bpf\",program_tag=\"$tag1\",loader_version=\"$ver+next\"," "$TMPD/up.prom"
+		expect_grep "status --prometheus: tap1's guard_info" "^csum_guard_guard_info{device=\"tap1\",netns=\"$ns\",backend=\"bpf\",mode=\"[a-z]*\",program_tag=\"$tag1\",loader_version=\"$ver+next\"," "$TMPD/up.prom"
 		# and back: the first loader rolls every guard back to its program
 		out=$("$CG" upgrade 2>&1)
 		expect_eq "the rollback: exit status" 0 $?

@@ -400,6 +400,10 @@ case_lintian() {
 		unexpected "the hook shipped" "is not packaging/libvirt-qemu-hook"
 	[ -x "$x/usr/share/doc/csum-guard/examples/libvirt-qemu-hook" ] ||
 		unexpected "the hook shipped" "is not executable"
+	for n in csum-guard.rules.yml csum-guard-dashboard.json; do
+		cmp -s "$x/usr/share/csum-guard/monitoring/$n" "$TOP/deploy/monitoring/$n" ||
+			unexpected "/usr/share/csum-guard/monitoring/$n" "is not deploy/monitoring's"
+	done
 	out=$x/lib/systemd/system/csum-guard-watch.service
 	for n in 'Type=notify' 'ExecStart=/usr/sbin/csum-guard watch' 'WantedBy=multi-user.target'; do
 		grep -qx "$n" "$out" 2>/dev/null || unexpected "the unit" "lacks $n"
@@ -410,7 +414,7 @@ case_lintian() {
 	expect_grep "the man page's version" "csum-guard $ver" - <<<"$(zcat "$x/usr/share/man/man8/csum-guard.8.gz" 2>/dev/null)"
 	expect_grep "the packaged loader's version" "^csum-guard $ver " - <<<"$("$x/usr/sbin/csum-guard" version)"
 	rm -rf "$x"
-	expect_verdict "$t" "$(echo $debs | xargs -n1 basename | paste -sd' ') lintian-clean ($(grep -c '^I:' "$TMPD/lintian.out") informational tags, $(grep -c . "$TMPD/lintian.o") overridden with reasons); unit, hook, man page and loader as the tree has them"
+	expect_verdict "$t" "$(echo $debs | xargs -n1 basename | paste -sd' ') lintian-clean ($(grep -c '^I:' "$TMPD/lintian.out") informational tags, $(grep -c . "$TMPD/lintian.o") overridden with reasons); unit, hook, monitoring rules and dashboard, man page and loader as the tree has them"
 }
 cg_host_case lintian
 

@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # prom.sh - a strict reader of what `status --prometheus` writes, for the
-# cases that read it (tests/cases/30-report.sh, tests/cases/65-fleet.sh).
+# cases that read it (tests/cases/30-report.sh, tests/cases/65-fleet.sh,
+# tests/cases/31-monitoring.sh), and promtool for those that run alert rules.
 
 # prom_parse: a strict reader of the text format (0.0.4) on stdin. Each
 # metric family has one HELP and one TYPE before its samples, which come
 # together; names, labels, escapes (\\ \" \n only) and values are checked.
-# Prints a sample per line: name, device, netns, backend, mode, egress
-# ("-" when absent), value, tab-separated, label values unescaped. Exits 1
+# Prints a sample per line: name (with "/REASON" after it for a sample
+# with a reason label), device, netns, backend, mode, egress ("-" when
+# absent), value, tab-separated, label values unescaped. Exits 1
 # with the first fault on stderr, or when a family in $1 has no HELP/TYPE.
 prom_parse() {
 	awk -v want="$1" '
@@ -102,7 +104,7 @@ prom_parse() {
 		for (ln in lab)
 			if (lab[ln] ~ /\t/)
 				bad("a tab in a label value")
-		print m "\t" lab["device"] "\t" lab["netns"] "\t" lab["backend"] "\t" \
+		print m (("reason" in lab) ? "/" lab["reason"] : "") "\t" lab["device"] "\t" lab["netns"] "\t" lab["backend"] "\t" \
 			lab["mode"] "\t" (("egress" in lab) ? lab["egress"] : "-") "\t" f[1]
 	}
 	END {
@@ -117,4 +119,41 @@ prom_parse() {
 	}'
 }
 
-FLEET_METRICS="csum_guard_build_info csum_guard_guarded csum_guard_dropped_total csum_guard_dropped_unreadable_total csum_guard_guard_info csum_guard_ahead"
+# prom_samples FILE: the samples of a Prometheus text file as JSON lines,
+# {name, labels (empty values dropped, as Prometheus does), value}; for
+# files whose label values hold no "," followed by a quote (the cases' own
+# names), as promtool's input series
+prom_samples() {
+	awk '!/^#/ && NF {
+		i = index($0, "{"); j = index($0, "} ")
+		if (i == 0) { split($0, f, " "); printf "{\"name\":\"%s\",\"labels\":{},\"value\":%s}\n", f[1], f[2]; next }
+		name = substr($0, 1, i - 1); lab = substr($0, i + 1, j - i - 1); val = substr($0, j + 2)
+		out = ""; n = split(lab, kv, /",/)
+		for (k = 1; k <= n; k++) {
+			e = index(kv[k], "=\""); key = substr(kv[k], 1, e - 1); v = substr(kv[k], e + 2)
+			sub(/"$/, "", v)
+			if (v != "") out = out (out == "" ? "" : ",") "\"" key "\":\"" v "\""
+		}
+		printf "{\"name\":\"%s\",\"labels\":{%s},\"value\":%s}\n", name, out, val
+	}' "$1"
+}
+
+# promtool_get: the path of promtool, from Debian's prometheus package
+# downloaded into build/tools and unpacked there with dpkg -x: nothing is
+# installed system-wide (the package would start a Prometheus server).
+promtool_get() {
+	local d=$TOP/build/tools/prometheus deb
+
+	if [ ! -x "$d/usr/bin/promtool" ]; then
+		mkdir -p "$d.dl" && rm -f "$d.dl"/*.deb &&
+			(cd "$d.dl" && apt-get -q download prometheus >"$d.dl/log" 2>&1 ||
+				{ apt-get -q update >>"$d.dl/log" 2>&1 && apt-get -q download prometheus >>"$d.dl/log" 2>&1; }) ||
+			{ echo "apt-get download prometheus failed: $(tail -1 "$d.dl/log")"; return 1; }
+		deb=$(ls "$d.dl"/prometheus_*.deb | head -1)
+		rm -rf "$d" && dpkg-deb -x "$deb" "$d" ||
+			{ echo "cannot unpack $deb"; return 1; }
+	fi
+	echo "$d/usr/bin/promtool"
+}
+
+FLEET_METRICS="csum_guard_build_info csum_guard_status_timestamp_seconds csum_guard_guarded csum_guard_excluded csum_guard_dropped_total csum_guard_guard_info csum_guard_ahead"
