@@ -195,7 +195,9 @@ mon_alert_rules() {
 			{name: "csum_guard_syncookie_answering", labels: {device: "eth9", netns: "sc", mode: "nft", tables: "gone", outdated: "false"}, vals: "0x50"},
 			{name: "csum_guard_syncookie_answering", labels: {device: "eth8", netns: "sc", mode: "xdp", tables: "ok", cookies: "raw", outdated: "false"}, vals: "1x50"},
 			{name: "csum_guard_status_timestamp_seconds", labels: {instance: "stale"}, vals: "0x50"},
-			{name: "csum_guard_watch_last_scan_timestamp_seconds", labels: {instance: "stale"}, vals: "0x50"}];
+			{name: "csum_guard_watch_last_scan_timestamp_seconds", labels: {instance: "stale"}, vals: "0x50"},
+			{name: "csum_guard_repairs_total", labels: {instance: "flappy", reason: "qdisc_deleted"}, vals: "0x9 1x2 3x2 5x37"},
+			{name: "csum_guard_repairs_total", labels: {instance: "flappy", reason: "module_unloaded"}, vals: "0x9 1x41"}];
 		def rule($a): $rules[] | select(.alert == $a);
 		def render($l): with_entries(.value |= gsub("\\{\\{ \\$labels\\.(?<k>[a-z_]+) \\}\\}"; $l[.k] // ""));
 		def alert($a; $l): rule($a) as $r | {exp_labels: ($l + $r.labels), exp_annotations: ($r.annotations | render($l))};
@@ -217,6 +219,7 @@ mon_alert_rules() {
 				fire_at("40m"; "CsumGuardLoaderVersionDrift"; [$x[0].labels]),
 				fire_at("40m"; "CsumGuardModuleVersionDrift"; [$x[1].labels]),
 				fire("CsumGuardResponderTablesGone"; [$x[2].labels]),
+				fire("CsumGuardRepairsRepeated"; [$x[6].labels]),
 				{eval_time: "30s", alertname: "CsumGuardUnguardedDevice", exp_alerts: []}]}]}' \
 		>"$d/test.json" || { fail "$t: cannot make the rules test"; return; }
 	# the test must expect what the run made: an unguarded tap and one that dropped
@@ -226,7 +229,7 @@ mon_alert_rules() {
 		.exp_alerts[].exp_labels | "\(.device) \(.reason)"] == ["\($p)g0 header"]' "$d/test.json" >/dev/null ||
 		{ fail "$t: the series made from this run lack the unguarded ${p}x0 or the drops of ${p}g0"; return; }
 	if "$promtool" test rules "$d/test.json" >"$d/test.out" 2>&1; then
-		pass "$t: the $n shipped rules pass promtool check rules; over this run's textfile (${p}g0 dropped 3, ${p}x0 unguarded without --match) and series of status's shapes each fires for exactly what it should, with severity and annotations (unguarded, drops, completion refused, stale file, watcher not scanning, loader and module drift, responder tables gone), none while pending or for what is fine"
+		pass "$t: the $n shipped rules pass promtool check rules; over this run's textfile (${p}g0 dropped 3, ${p}x0 unguarded without --match) and series of status's shapes each fires for exactly what it should, with severity and annotations (unguarded, drops, completion refused, stale file, watcher not scanning, loader and module drift, responder tables gone, repairs repeated), none while pending or for what is fine"
 	else
 		fail "$t: promtool test rules: $(grep -v '^$' "$d/test.out" | head -14 | tr '\n' ' ' | cut -c1-1200)"
 	fi
