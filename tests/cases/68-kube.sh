@@ -145,7 +145,7 @@ kube_replace() {
 case_kube() {
 	local t="kube [$BACKEND]" p=kb$(($$ % 100000)) n=3
 	local KP=$TMPD/kube port=$((20000 + $$ % 20000)) pod ctr img arch want got src
-	local g0 g1 g2 progs1 pins0 m rc
+	local g0 g1 g2 c0 c1 pins0 m rc
 
 	if [ "$BACKEND" != bpf ]; then
 		skip "$t: the pod's watcher takes the probe's backend; the case runs once, with bpf"
@@ -186,8 +186,10 @@ case_kube() {
 		fail "$t load: podman cannot load $img: $(tail -1 "$KP/load")"
 		return
 	fi
-	# what podman makes of the DaemonSet itself, then of its pod template
-	if kp kube play "$KUBE_YAML" >"$KP/ds" 2>&1; then
+	# what podman makes of the DaemonSet itself (created, never started:
+	# unnarrowed, it would guard every device of the host), then of its
+	# pod template
+	if kp kube play --start=false "$KUBE_YAML" >"$KP/ds" 2>&1; then
 		note "$t: this podman takes a DaemonSet: the Pod manifest below is no longer needed"
 		kp kube down "$KUBE_YAML" >/dev/null 2>&1
 	fi
@@ -254,8 +256,8 @@ case_kube() {
 
 	kube_frames running
 	g0=$(kube_guard ${p}t0 "$VM")
+	c0=$(kube_guard ${p}c0 "$VM")
 	pins0=$(pin_list | wc -l)
-	progs1=$(prog_count)
 
 	# replaced: the old pod's watcher stops on SIGTERM, the new one finds
 	# the guards in place; the tap sends all along
@@ -268,11 +270,13 @@ case_kube() {
 		fail "$t replace: the new pod's log: $(kp logs $ctr 2>&1 | tr '\n' '|')"
 	fi
 	g1=$(kube_guard ${p}t0 "$VM")
+	c1=$(kube_guard ${p}c0 "$VM")
 	if [ -n "$g1" ] && [ "${g1%% *}" = "${g0%% *}" ] && [ "$(wc -l <<<"$g1")" = 1 ] &&
-	   [ "$(pin_list | wc -l)" = "$pins0" ] && [ "$(prog_count)" = "$progs1" ]; then
-		pass "$t replace: one guard on ${p}t0, the same program (id ${g1%% *}), no pin or program added"
+	   [ -n "$c1" ] && [ "${c1%% *}" = "${c0%% *}" ] && [ "$(wc -l <<<"$c1")" = 1 ] &&
+	   [ "$(pin_list | wc -l)" = "$pins0" ]; then
+		pass "$t replace: one guard each on ${p}t0 and ${p}c0, the same programs (ids ${g1%% *}, ${c1%% *}), no pin added"
 	else
-		fail "$t replace: guard before '$g0', after '$g1'; pins $pins0 -> $(pin_list | wc -l), programs $progs1 -> $(prog_count)"
+		fail "$t replace: ${p}t0 guard before '$g0', after '$g1'; ${p}c0 '$c0' -> '$c1'; pins $pins0 -> $(pin_list | wc -l)"
 	fi
 
 	# taken down: no pod at all, the guards stay and drop
