@@ -14,6 +14,7 @@
 #                 with a .sha256, and SHA256SUMS; on amd64 also the arm64
 #                 loader (csum-guard-arm64) and its csum-guard .deb
 #                 (packaging/dist.mk)
+# make image     the container image of the DaemonSet (deploy/deploy.mk)
 # make all-arm64  the product and the tools for arm64 in build/arm64
 #                 (cross-built, on amd64)
 # make build-deps only what building (make, make dist) needs
@@ -99,7 +100,7 @@ TESTCOMMON_H := $(wildcard tests/common/*.h)
 # Debian packages each target needs on a fresh Debian 12 machine.
 BUILD_DEPS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
 TEST_DEPS := iproute2 kmod jq ethtool dkms util-linux nftables iptables curl strace debootstrap lintian \
-	podman runc \
+	podman runc catatonit \
 	qemu-user
 
 ifeq ($(V),1)
@@ -348,7 +349,7 @@ build-deps:
 
 # The suite checks the release artifacts too (tests/cases/90-dist.sh).
 test: deps
-	$(Q)$(MAKE) --no-print-directory all tools dist
+	$(Q)$(MAKE) --no-print-directory all tools dist image
 	$(Q)tests/run.sh
 
 # every kernel line of tests/guest/kernels.list; those with both
@@ -357,7 +358,7 @@ test: deps
 # backend on 6.12 and the module on 6.1: TCG emulating another
 # architecture is too slow for more within the matrix's time
 test-matrix: deps
-	$(Q)$(MAKE) --no-print-directory all tools dist all-arm64
+	$(Q)$(MAKE) --no-print-directory all tools dist image all-arm64
 	$(Q)CG_DEPTH=full CG_GUESTS="$$(awk '!/^#/ && NF { \
 		if ($$1 == "deb6.12" || $$1 == "deb7.2") print $$1 ":bpf " $$1 ":kmod"; \
 		else if ($$1 == "deb6.12-arm64") print "deb6.12-arm64:bpf"; \
@@ -376,6 +377,8 @@ demo: deps
 
 # make dist, and the cross-built loaders it ships
 include packaging/dist.mk
+# make image, the container image for Kubernetes nodes
+include deploy/deploy.mk
 
 install: all
 	install -D -m 0755 $(BUILD)/csum-guard $(DESTDIR)$(PREFIX)/sbin/csum-guard
