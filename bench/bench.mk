@@ -38,9 +38,10 @@ $(BUILD)/bench/tapwrite $(BUILD)/bench/tcpbulk: $(BUILD)/bench/%: bench/%.c $(BE
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(WARN) $(TESTCOMMON) -o $@ $< $(BENCH_UTIL) $(LIBS)
 
-$(BUILD)/bench/synflood: bench/synflood.c $(BENCH_UTIL) $(TESTCOMMON_H) | $(BUILD)/bench
+# --ack tags its ACKs as the responder tags its SYN-ACKs (syncookie_abi.h)
+$(BUILD)/bench/synflood: bench/synflood.c syncookie/syncookie_abi.h $(BENCH_UTIL) $(TESTCOMMON_H) | $(BUILD)/bench
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) $(TESTCOMMON) -o $@ $< $(BENCH_UTIL) $(LIBS) -lpthread
+	$(Q)$(CC) $(CFLAGS) $(WARN) $(TESTCOMMON) -Isyncookie -o $@ $< $(BENCH_UTIL) $(LIBS) -lpthread
 
 $(BUILD)/bench/attach-empty $(BUILD)/bench/testrun: $(BUILD)/bench/%: bench/%.c $(BENCH_UTIL) $(TESTCOMMON_H) | $(BUILD)/bench
 	$(call msg,CC,$@)

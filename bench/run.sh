@@ -7,7 +7,8 @@
 #   tap-path   ns per packet on the tap write path, five hook configurations
 #   tcp        TCP throughput through a guarded veth with checksum offload
 #   kmod       the kernel module in a 6.1 guest (QEMU), as a ratio
-#   syncookie  SYN-ACKs/s under a SYN flood, the XDP responder vs the stack
+#   syncookie  the responder's cost per SYN and per ACK (bpf_stats), this tree's and an
+#              earlier one's; SYN-ACKs/s under a SYN flood, the responder vs the stack
 #   scale      attach, status, detach and watch with 100, 400 and 1600 guarded taps
 #   containers watch's latency for a new container's veth beside 500 containers
 #

@@ -1,14 +1,25 @@
 #!/bin/bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-# syncookie.sh - SYN-ACKs per second under a SYN flood: the responder
-# (`csum-guard syncookie`, native XDP) against the stack alone with
-# cookies forced (net.ipv4.tcp_syncookies=2), SYNs with timestamps, so both
-# answer with the full set of options, under tcp_timestamps=2 and 1. The
-# responder as attach makes it by default: raw cookies through its nft
-# tables (6.0+, the namespace at tcp_syncookies=1; SYNPROXY decodes the
-# options under 1 and 2); where the kernel has no raw cookies, the
-# listener's (tcp_syncookies=2): under 2 only, or under 1 with
-# --no-handoff where the ACK program loads (6.9+).
+# syncookie.sh - the SYN-cookie responder under a flood, two ways:
+#
+# 1. Whole system: SYN-ACKs per second, the responder (`csum-guard
+#    syncookie`) as attach makes it by default against the stack alone with
+#    cookies forced (net.ipv4.tcp_syncookies=2), and against the responder
+#    of $SC_BEFORE_REV in its own default; SYNs with timestamps, so all
+#    answer with the full set of options, under tcp_timestamps=2 and 1. The
+#    responder's default: raw cookies through its nft tables (6.0+, the
+#    namespace at tcp_syncookies=1; SYNPROXY decodes the options under 1
+#    and 2); where the kernel has no raw cookies, the listener's
+#    (tcp_syncookies=2): under 2 only, or under 1 with --no-handoff where
+#    the ACK program loads (6.9+). Its mode is auto's choice (status says
+#    which, and why).
+# 2. The program's own cost per packet, from kernel.bpf_stats_enabled (on
+#    for those rounds only, then as it was): run_time_ns / run_cnt of each
+#    of the responder's programs under a flood of SYNs (the SYN path) and
+#    of ACKs (the ACK path: ACKs tagged as the responder tags its SYN-ACKs,
+#    whose forged cookies the check refuses), this tree's responder and
+#    the one of $SC_BEFORE_REV, both in native XDP, beside an XDP program
+#    that does nothing (the floor: what the stats clock costs).
 #
 #   netns $CLI (the flood)                     netns $SRV (the server)
 #   veth0 10.9.0.1/24  ------------------------ veth1 10.9.0.2/24
@@ -16,23 +27,36 @@
 #   198.18.0.0/15 to 10.9.0.2:5300,              route 198.18.0.0/15 via
 #   counts what veth0 receives back             10.9.0.1 (neighbour fixed)
 #
-# Both ends of the veth run an XDP program in both configurations (xdp-pass
-# on veth0: native XDP_TX toward it needs its NAPI; on veth1 the responder,
-# or xdp-pass for the stack alone), so the two differ only in who answers.
-# Configurations alternate from round to round. SC_SECONDS (3) per run.
+# veth0 runs xdp-pass all along (native XDP_TX toward it needs its NAPI);
+# veth1 the responder, or xdp-pass for the stack alone, so the
+# configurations differ only in who answers. Every configuration of both
+# kinds is rotated within each of $RUNS rounds. SC_SECONDS (3) per rate
+# run, SC_COST_SECONDS (2) per cost run.
 set -u
+# the responder to compare with: BEFORE_REV as given (make bench
+# BEFORE_REV=...), else the one before the addressing checks and raw
+# cookies arrived (dc7fc5e^): the listener's cookies, none of the checks
+SC_BEFORE_REV=${SC_BEFORE_REV:-${BEFORE_REV:-0bed14e}}
 . "$(dirname "$0")/lib.sh"
 
 SC_SECONDS=${SC_SECONDS:-3}
+SC_COST_SECONDS=${SC_COST_SECONDS:-2}
 CLI=$PFX-cli
 SRV=$PFX-srv
 PORT=5300
 XDP_PASS_OBJ=$BUILD/tests/xdp-pass.bpf.o
+SC_BEFORE_CG=$BB/sc-before/csum-guard
 LISTENER=
+STATS0=$(sysctl -n kernel.bpf_stats_enabled)
 
 cleanup() {
 	[ -n "$LISTENER" ] && kill "$LISTENER" 2>/dev/null
-	[ -e "/run/netns/$SRV" ] && "$CG" syncookie detach veth1 --netns "$SRV" --quiet 2>/dev/null
+	sysctl -qw kernel.bpf_stats_enabled="$STATS0"
+	if [ -e "/run/netns/$SRV" ]; then
+		"$CG" syncookie detach veth1 --netns "$SRV" --quiet 2>/dev/null
+		[ -x "$SC_BEFORE_CG" ] &&
+			"$SC_BEFORE_CG" syncookie detach veth1 --netns "$SRV" --quiet 2>/dev/null
+	fi
 	netns_del "$CLI"
 	netns_del "$SRV"
 	rm -rf "$TMPD"
@@ -43,6 +67,27 @@ trap 'exit 1' INT TERM
 for f in "$BB/synflood" "$XDP_PASS_OBJ" "$BUILD/tests/cg-stream"; do
 	[ -e "$f" ] || die "$f missing: run make all bench-tools"
 done
+
+# The loader of $SC_BEFORE_REV (its own Makefile and sources, from this
+# checkout's history) into $SC_BEFORE_CG, once per revision; 1 and
+# SC_BEFORE_WHY where it cannot (no history: an unpacked release).
+SC_BEFORE_WHY=
+sc_before_build() {
+	local d=$BB/sc-before rev
+
+	if ! rev=$(git -C "$TOP" rev-parse --verify -q "$SC_BEFORE_REV^{commit}"); then
+		SC_BEFORE_WHY="revision $SC_BEFORE_REV is not in this tree's git history"
+		return 1
+	fi
+	[ -x "$SC_BEFORE_CG" ] && [ "$(cat "$d/rev" 2>/dev/null)" = "$rev" ] && return 0
+	rm -rf "$d" && mkdir -p "$d/src" || return 1
+	if ! git -C "$TOP" archive "$rev" | tar -x -C "$d/src" ||
+	   ! make -C "$d/src" -s BUILD=build build/csum-guard >"$d/build.log" 2>&1; then
+		SC_BEFORE_WHY="cannot build the loader of $SC_BEFORE_REV (see ${d#"$TOP"/}/build.log)"
+		return 1
+	fi
+	cp "$d/src/build/csum-guard" "$SC_BEFORE_CG" && echo "$rev" >"$d/rev" && rm -rf "$d/src"
+}
 
 topo_up() {
 	ip netns add "$CLI" && ip netns add "$SRV" || return 1
@@ -63,35 +108,112 @@ topo_up() {
 
 mac() { ip -n "$1" -o link show "$2" | sed -n 's/.*link\/ether \([^ ]*\).*/\1/p'; }
 
-# one_run ROUND CONFIG: "ROUND CONFIG synack_pps sent_pps" into raw.
-# CONFIG: stack, responder (tcp_timestamps 2); stack1, responder1 (1)
-one_run() {
-	local out dec
+# The id of the XDP program on veth1, and of the program on the responder's
+# pinned ACK link (0: none)
+xdp_id() { ip -n "$SRV" -j link show veth1 | jq -r '.[0].xdp.prog.id // 0'; }
+ack_id() {
+	local p
 
-	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_timestamps=$([[ $2 == *1 ]] && echo 1 || echo 2) \
-		net.ipv4.tcp_syncookies=$([ "$RAW" = true ] && [ "${2#responder}" != "$2" ] && echo 1 || echo 2)
-	if [ "${2#responder}" != "$2" ]; then
-		# with the tables (raw cookies, or the listener's under 2), else --no-handoff
-		"$CG" syncookie attach veth1 --netns "$SRV" --ports $PORT --mode xdp --quiet \
-			$([ "$RAW" != true ] && [ "$2" = responder1 ] && echo --no-handoff) ||
-			die "cannot attach the responder"
-		dec=$([ "$RAW" = true ] && echo synproxy || { [ "$2" = responder1 ] && echo program; } || echo kernel)
-		[ "$("$CG" syncookie status veth1 --netns "$SRV" --json | jq -r .options.decoder)" = "$dec" ] ||
-			die "the options are not decoded by $dec: $("$CG" syncookie status veth1 --netns "$SRV")"
-	else
+	p=$SC_PIN_ROOT/$(stat -L -c %i "/run/netns/$SRV")/$(ip -n "$SRV" -j link show veth1 |
+		jq -r '.[0].ifindex')/ack_link
+	[ -e "$p" ] && bpftool -j link show pinned "$p" | jq -r '.prog_id // 0' || echo 0
+}
+
+# responder_on WHICH CONFIG [ARGS]: attach the responder of this tree (new)
+# or of $SC_BEFORE_REV (before) to veth1, in its default mode unless ARGS
+# say otherwise, under the sysctls CONFIG wants; its status line to stderr
+responder_on() {
+	local which=$1 conf=$2 cg=$CG cookies=2 dec
+
+	shift 2
+	[ "$which" = before ] && cg=$SC_BEFORE_CG
+	# raw cookies: tcp_syncookies=1; else the listener's, under 2
+	[ "$which" = new ] && [ "$RAW" = true ] && cookies=1
+	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_timestamps=$([[ $conf == *1 ]] && echo 1 || echo 2) \
+		net.ipv4.tcp_syncookies=$cookies
+	"$cg" syncookie attach veth1 --netns "$SRV" --ports $PORT --quiet "$@" \
+		$([ "$which" = new ] && [ "$RAW" != true ] && [ "$conf" = responder1 ] && echo --no-handoff) ||
+		die "cannot attach the $which responder"
+	if [ "$which" = new ] && [ "${conf#cost}" = "$conf" ]; then
+		dec=$([ "$RAW" = true ] && echo synproxy || { [ "$conf" = responder1 ] && echo program; } || echo kernel)
+		[ "$("$cg" syncookie status veth1 --netns "$SRV" --json | jq -r .options.decoder)" = "$dec" ] ||
+			die "the options are not decoded by $dec: $("$cg" syncookie status veth1 --netns "$SRV")"
+	fi
+	"$cg" syncookie status veth1 --netns "$SRV" --json | jq -r .mode >>"$TMPD/mode-$which-$conf"
+}
+
+responder_off() {
+	local cg=$CG
+
+	[ "$1" = before ] && cg=$SC_BEFORE_CG
+	"$cg" syncookie status veth1 --netns "$SRV" --json | jq -r .counters.synack >>"$TMPD/synack-$1"
+	"$cg" syncookie detach veth1 --netns "$SRV" --quiet || die "cannot detach the $1 responder"
+}
+
+flood() {
+	"$BB/synflood" --netns "$CLI" --dev veth0 --dst-mac "$(mac "$SRV" veth1)" \
+		--dst 10.9.0.2 --port $PORT "$@" || die "synflood failed"
+}
+
+# rate_run ROUND CONFIG: "ROUND CONFIG synack_pps sent_pps" into rate.
+# CONFIG: stack, responder, before (tcp_timestamps 2); stack1, responder1 (1)
+rate_run() {
+	local out
+
+	case $2 in
+	stack*) ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_syncookies=2 \
+			net.ipv4.tcp_timestamps=$([ "$2" = stack1 ] && echo 1 || echo 2)
+		ip -n "$SRV" link set dev veth1 xdpdrv obj "$XDP_PASS_OBJ" sec xdp ||
+			die "cannot attach xdp-pass" ;;
+	responder*) responder_on new "$2" ;;
+	before) responder_on before "$2" ;;
+	esac
+	out=$(flood --seconds "$SC_SECONDS" --ts)
+	case $2 in
+	stack*) ip -n "$SRV" link set dev veth1 xdpdrv off ;;
+	responder*) responder_off new ;;
+	before) responder_off before ;;
+	esac
+	echo "$1 $2 $(sed -n 's/.*sent_pps=\([0-9]*\) synack_pps=\([0-9]*\).*/\2 \1/p' <<<"$out")" >>"$TMPD/rate"
+	note "syncookie: round $1 $2: $out"
+}
+
+# "run_time_ns run_cnt" of program id (0: "0 0")
+pstats() {
+	if [ "$1" = 0 ]; then echo "0 0"; else prog_stats "$1"; fi
+}
+
+# cost_run ROUND CONFIG: "ROUND CONFIG xdp_ns ack_ns" into cost, ns per run
+# of each program under the flood (ack_ns 0: no ACK program).
+# CONFIG: floor (xdp-pass), syn-new, syn-before, ack-new, ack-before
+cost_run() {
+	local x a x0 xc0 a0 ac0 x1 xc1 a1 ac1 out what=${2#*-} path=${2%%-*}
+
+	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_timestamps=2
+	if [ "$2" = floor ]; then
 		ip -n "$SRV" link set dev veth1 xdpdrv obj "$XDP_PASS_OBJ" sec xdp ||
 			die "cannot attach xdp-pass"
-	fi
-	out=$("$BB/synflood" --netns "$CLI" --dev veth0 --dst-mac "$(mac "$SRV" veth1)" \
-		--dst 10.9.0.2 --port $PORT --seconds "$SC_SECONDS" --ts) || die "synflood failed"
-	if [ "${2#responder}" != "$2" ]; then
-		"$CG" syncookie status veth1 --netns "$SRV" --json | jq -r .counters.synack >>"$TMPD/synack"
-		"$CG" syncookie detach veth1 --netns "$SRV" --quiet || die "cannot detach"
 	else
-		ip -n "$SRV" link set dev veth1 xdpdrv off
+		responder_on "$what" "cost-$path" --mode xdp
 	fi
-	echo "$1 $2 $(sed -n 's/.*sent_pps=\([0-9]*\) synack_pps=\([0-9]*\).*/\2 \1/p' <<<"$out")" >>"$TMPD/raw"
-	note "syncookie: round $1 $2: $out"
+	x=$(xdp_id)
+	a=$([ "$2" = floor ] && echo 0 || ack_id)
+	sysctl -qw kernel.bpf_stats_enabled=1
+	read -r x0 xc0 <<<"$(pstats "$x")"
+	read -r a0 ac0 <<<"$(pstats "$a")"
+	out=$(flood --seconds "$SC_COST_SECONDS" $([ "$path" = ack ] && echo --ack || echo --ts))
+	read -r x1 xc1 <<<"$(pstats "$x")"
+	read -r a1 ac1 <<<"$(pstats "$a")"
+	sysctl -qw kernel.bpf_stats_enabled="$STATS0"
+	if [ "$2" = floor ]; then
+		ip -n "$SRV" link set dev veth1 xdpdrv off
+	else
+		responder_off "$what"
+	fi
+	[ $((xc1 - xc0)) -gt 0 ] || die "round $1 $2: the XDP program never ran"
+	echo "$1 $2 $(awk -v t=$((x1 - x0)) -v c=$((xc1 - xc0)) -v at=$((a1 - a0)) -v ac=$((ac1 - ac0)) \
+		'BEGIN { printf "%.1f %.1f", t / c, ac ? at / ac : 0 }')" >>"$TMPD/cost"
+	note "syncookie: round $1 $2: xdp $x $((xc1 - xc0)) runs, ack $a $((ac1 - ac0)) runs: $out"
 }
 
 topo_up || die "cannot build the veth topology"
@@ -101,16 +223,31 @@ rm -f "$TMPD/ready"
 LISTENER=$!
 for i in $(seq 100); do [ -e "$TMPD/ready" ] && break; sleep 0.05; done
 
-CONFIGS="stack responder"
+SC_PIN_ROOT=$(sed -n 's/^#define SC_PIN_ROOT[[:space:]]*"\(.*\)"/\1/p' "$TOP/syncookie/syncookie_abi.h")
+RATES="stack responder"
+COSTS="floor syn-new ack-new"
 probe=$("$CG" syncookie probe --json)
 RAW=$(jq -r .raw_cookies <<<"$probe")
 command -v nft >/dev/null || RAW=false
 [ "$RAW" = true ] || [ "$(jq -r .ack_program <<<"$probe")" = true ] &&
-	CONFIGS="$CONFIGS stack1 responder1"
+	RATES="$RATES stack1 responder1"
+BEFORE=
+if sc_before_build; then
+	BEFORE=1
+	RATES="$RATES before"
+	COSTS="$COSTS syn-before ack-before"
+else
+	note "syncookie: no responder of $SC_BEFORE_REV: $SC_BEFORE_WHY"
+fi
+# SC_CONFIGS: a subset of the configurations, for a short run
+ALLCONF=$(printf '%s\n' $RATES $COSTS | grep -Fx -f <(printf '%s\n' ${SC_CONFIGS:-$RATES $COSTS}))
 t0=$(date +%s)
 for ((r = 1; r <= RUNS; r++)); do
-	for c in $(rotate "$r" $CONFIGS); do
-		one_run "$r" "$c"
+	for c in $(rotate "$r" $ALLCONF); do
+		case $c in
+		floor|syn-*|ack-*) cost_run "$r" "$c" ;;
+		*) rate_run "$r" "$c" ;;
+		esac
 	done
 done
 elapsed=$(($(date +%s) - t0))
@@ -122,54 +259,118 @@ else
 	cookies="the listener's cookies, nft tables, tcp_syncookies=2"
 	cookies1="the listener's cookies, --no-handoff (the ACK program's timestamps), tcp_syncookies=2"
 fi
-read -r stack _ <<<"$(col "$TMPD/raw" stack | stats3)"
-read -r resp _ <<<"$(col "$TMPD/raw" responder | stats3)"
-read -r stack1 _ <<<"$(col "$TMPD/raw" stack1 | stats3)"
-read -r resp1 _ <<<"$(col "$TMPD/raw" responder1 | stats3)"
+# the modes auto chose, as status said them: "xdp-generic" or "xdp 9, xdp-generic 0"
+modes() { sort "$TMPD/mode-$1-$2" 2>/dev/null | uniq -c | awk '{ printf "%s%s", (NR > 1 ? ", " : ""), $2 (NR > 1 || $1 != '"$RUNS"' ? " (" $1 "x)" : "") }'; }
+# mmm FILE CONFIG [N]: "median (min–max)" of the Nth value, D decimals
+mmm() {
+	local m lo hi
+	read -r m lo hi <<<"$(col "$1" "$2" "${3:-1}" | stats3)"
+	echo "$(fmt "${D:-0}" "$m") | $(fmt "${D:-0}" "$lo")–$(fmt "${D:-0}" "$hi") | $(fmt "${D:-0}" "$(sub "$hi" "$lo")")"
+}
+# per round, A's Nth value over (or minus) B's: "median | min–max"
+perround() {
+	local op=$1 m lo hi
+	shift
+	read -r m lo hi <<<"$(awk -v a="$2" -v b="$3" -v n="${4:-1}" -v op="$op" '
+		$2 == a { va[$1] = $(2 + n) }
+		$2 == b { vb[$1] = $(2 + n) }
+		END { for (r in va) if (r in vb && (op == "-" || vb[r])) printf "%.3f\n", op == "-" ? va[r] - vb[r] : va[r] / vb[r] }' "$1" | stats3)"
+	echo "**$(fmt "${D:-2}" "$m")** | $(fmt "${D:-2}" "$lo")–$(fmt "${D:-2}" "$hi")"
+}
+# ACK path: the sum of both programs per round
+awk '$2 ~ /^(ack|syn)-|^floor$/ { print $1, $2, $3 + $4 }' "$TMPD/cost" >"$TMPD/costsum"
+RUN="bench/syncookie.sh (what \`make bench ONLY=syncookie\` runs) at $(git -C "$TOP" describe --always --dirty 2>/dev/null || echo "an unversioned tree"), $(date -u '+%Y-%m-%d %H:%M') UTC, $RUNS rounds"
 {
-	echo "## SYN-ACKs per second under a SYN flood: responder (XDP) vs the stack"
+	echo "## The SYN-cookie responder under a flood"
 	echo
-	echo "| configuration | SYN-ACK/s (median) | min–max | SYNs offered/s (median) | ratio to the stack (same tcp_timestamps) |"
-	echo "|---|---:|---:|---:|---:|"
-	for c in $CONFIGS; do
-		read -r m lo hi <<<"$(col "$TMPD/raw" "$c" | stats3)"
-		read -r o _ <<<"$(col "$TMPD/raw" "$c" 2 | stats3)"
+	echo "Run: $RUN, ${elapsed}s."
+	echo
+	echo "### The program's own cost per packet (kernel.bpf_stats_enabled)"
+	echo
+	echo "ns per run (run_time_ns / run_cnt over ${SC_COST_SECONDS}s of flood), native XDP on veth1, tcp_timestamps=2;" \
+		"median, min–max and spread (max − min) over the $RUNS rounds; \"floor\" is xdp-pass, a program" \
+		"that does nothing, on the same hook: what the stats clock costs."
+	echo
+	echo "| path | program | ns/run (median) | min–max | spread |"
+	echo "|---|---|---:|---:|---:|"
+	D=1
+	echo "| any | floor (xdp-pass) | $(mmm "$TMPD/cost" floor) |"
+	echo "| SYN | this tree ($cookies), syncookie_xdp | $(mmm "$TMPD/cost" syn-new) |"
+	[ -n "$BEFORE" ] && echo "| SYN | $SC_BEFORE_REV (the listener's cookies), syncookie_xdp | $(mmm "$TMPD/cost" syn-before) |"
+	echo "| ACK | this tree, syncookie_xdp | $(mmm "$TMPD/cost" ack-new) |"
+	echo "| ACK | this tree, syncookie_ack | $(mmm "$TMPD/cost" ack-new 2) |"
+	echo "| ACK | this tree, both | $(mmm "$TMPD/costsum" ack-new) |"
+	[ -n "$BEFORE" ] && echo "| ACK | $SC_BEFORE_REV, syncookie_xdp (it has no ACK program) | $(mmm "$TMPD/cost" ack-before) |"
+	echo
+	echo "| per round, ns | median | min–max |"
+	echo "|---|---:|---:|"
+	D=1
+	echo "| SYN: this tree − floor | $(perround - "$TMPD/cost" syn-new floor) |"
+	if [ -n "$BEFORE" ]; then
+		echo "| SYN: $SC_BEFORE_REV − floor | $(perround - "$TMPD/cost" syn-before floor) |"
+		echo "| SYN: this tree − $SC_BEFORE_REV | $(perround - "$TMPD/cost" syn-new syn-before) |"
+		echo "| ACK: this tree (both programs) − $SC_BEFORE_REV | $(perround - "$TMPD/costsum" ack-new ack-before) |"
+	fi
+	echo
+	D=2
+	echo "### SYN-ACKs per second, the whole system"
+	echo
+	echo "| configuration | mode (auto's choice) | SYN-ACK/s (median) | min–max | spread | SYNs offered/s (median) |"
+	echo "|---|---|---:|---:|---:|---:|"
+	for c in $RATES; do
 		case $c in
-		stack) label="stack alone, tcp_syncookies=2, tcp_timestamps=2" ;;
-		responder) label="responder, native XDP, tcp_timestamps=2, $cookies" ;;
-		stack1) label="stack alone, tcp_syncookies=2, tcp_timestamps=1" ;;
-		responder1) label="responder, native XDP, tcp_timestamps=1, $cookies1" ;;
+		stack) label="stack alone, tcp_syncookies=2, tcp_timestamps=2"; m="xdp-pass" ;;
+		responder) label="responder, tcp_timestamps=2, $cookies"; m=$(modes new "$c") ;;
+		stack1) label="stack alone, tcp_syncookies=2, tcp_timestamps=1"; m="xdp-pass" ;;
+		responder1) label="responder, tcp_timestamps=1, $cookies1"; m=$(modes new "$c") ;;
+		before) label="responder of $SC_BEFORE_REV, tcp_timestamps=2, the listener's cookies, tcp_syncookies=2"
+			m=$(modes before "$c") ;;
 		esac
-		echo "| $label | **$(fmt 0 "$m")** | $(fmt 0 "$lo")–$(fmt 0 "$hi") |" \
-			"$(fmt 0 "$o") | $(ratio "$m" "$([[ $c == *1 ]] && echo "$stack1" || echo "$stack")") |"
+		read -r o _ <<<"$(col "$TMPD/rate" "$c" 2 | stats3)"
+		echo "| $label | $m | $(D=0 mmm "$TMPD/rate" "$c") | $(fmt 0 "$o") |"
 	done
 	echo
-	echo "Responder / stack: **$(ratio "$resp" "$stack")x** under tcp_timestamps=2$(
-		[ -n "$resp1" ] && [ "$resp1" != nan ] &&
-		echo ", **$(ratio "$resp1" "$stack1")x** under 1") (ratios of medians; goal ≥ 1.4x)." \
-		"The responder's own synack counter over its runs: $(awk '{ s += $1 } END { print s + 0 }' "$TMPD/synack")."
+	echo "| ratio | of medians | per round: median | min–max |"
+	echo "|---|---:|---:|---:|"
+	ratio_row() {
+		local a b
+		read -r a _ <<<"$(col "$TMPD/rate" "$2" | stats3)"
+		read -r b _ <<<"$(col "$TMPD/rate" "$3" | stats3)"
+		echo "| $1 | **$(ratio "$a" "$b")** | $(perround / "$TMPD/rate" "$2" "$3") |"
+	}
+	ratio_row "responder / stack, tcp_timestamps=2 (goal ≥ 1.5)" responder stack
+	[[ " $RATES " == *" responder1 "* ]] && ratio_row "responder / stack, tcp_timestamps=1" responder1 stack1
+	[ -n "$BEFORE" ] && ratio_row "$SC_BEFORE_REV's responder / stack, tcp_timestamps=2" before stack
+	echo
+	echo "The responders' own synack counters over their rate runs: this tree's" \
+		"$(cat "$TMPD"/synack-new 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')$([ -n "$BEFORE" ] && echo ", $SC_BEFORE_REV's $(cat "$TMPD"/synack-before 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')")."
 	echo
 	echo "Method: \`bench/synflood\` in one netns writes SYN frames (random sources in" \
 		"198.18.0.0/15, random ports; options as Linux sends them: MSS, SACK-permitted," \
 		"timestamp, window scale) through packet sockets, one thread per" \
-		"CPU, for ${SC_SECONDS}s into a veth whose peer, in the server's netns, has a" \
-		"listener on port $PORT, tcp_timestamps=2, or 1 for the last two rows, and" \
-		"tcp_syncookies as each row says (so both answer with timestamp, SACK-permitted and window scale:" \
+		"CPU, into a veth whose peer, in the server's netns, has a" \
+		"listener on port $PORT, tcp_timestamps and tcp_syncookies as each row says" \
+		"(so all answer with timestamp, SACK-permitted and window scale:" \
 		"40-byte TCP headers); the SYN-ACKs that come back are" \
-		"counted by veth0's receive counter (the flood is its only traffic). Both veth" \
-		"ends run XDP in every configuration (xdp-pass on veth0; on veth1 the responder," \
-		"\`csum-guard syncookie attach veth1 --mode xdp\` (as each row says)," \
-		"or xdp-pass). The flood and" \
+		"counted by veth0's receive counter (the flood is its only traffic). veth0" \
+		"runs xdp-pass; veth1 the responder, attached with" \
+		"\`csum-guard syncookie attach veth1 --ports $PORT\` (the mode auto's, as the" \
+		"table says; \`--mode xdp\` for the cost rounds), or xdp-pass. The ACK flood" \
+		"(\`synflood --ack\`) sends ACKs whose timestamp echo carries the responder's tag" \
+		"for their acknowledgement number, so the ACK program takes each as far as the" \
+		"cookie check, which refuses the forged cookie. The flood and" \
 		"both stacks share this machine's CPUs (a veth runs its peer's receive on the" \
-		"sending CPU), so the figures are what the whole box answers. $RUNS rounds," \
-		"configurations alternating (who goes first alternates), medians. ${elapsed}s."
+		"sending CPU), so the rates are what the whole box answers, and move with whatever" \
+		"else runs on it; the per-packet costs do not count what the flood costs." \
+		"Every configuration of both tables is rotated within each round."
 	echo
 	machine_line
 	echo
-	echo "<details><summary>Per-run data (round configuration synack/s offered/s)</summary>"
+	echo "<details><summary>Per-run data (round configuration synack/s offered/s; round configuration xdp-ns/run ack-ns/run)</summary>"
 	echo
 	echo '```'
-	cat "$TMPD/raw"
+	cat "$TMPD/rate"
+	cat "$TMPD/cost"
 	echo '```'
 	echo "</details>"
 } | write_result syncookie

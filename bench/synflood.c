@@ -4,14 +4,18 @@
  * how many SYN-ACKs come back.
  *
  *   synflood --netns NS --dev DEV --dst-mac MAC --dst ADDR --port P
- *            [--src-net A.B.0.0] [--seconds S] [--threads N] [--ts]
+ *            [--src-net A.B.0.0] [--seconds S] [--threads N] [--ts | --ack]
  *
  * N threads (default: one per CPU, each pinned) write SYN frames through
  * packet sockets (qdisc bypassed, sendmmsg batches) out of DEV: IPv4
  * sources random in A.B.0.0/15 (default 198.18.0.0/15, the benchmarking
  * range), random ports and sequence numbers, an MSS option (--ts: and
  * SACK-permitted, a timestamp and window scale, as Linux sends them),
- * checksums right. What comes back is counted by DEV's own receive counter (the
+ * checksums right. --ack: ACKs instead, as a client's answer to a
+ * SYN-ACK of the responder's would look (a timestamp whose TSecr carries
+ * the responder's tag for the acknowledged number, syncookie_abi.h), but
+ * with cookies of no SYN-ACK: they take the ACK path up to the cookie
+ * check, which refuses them. What comes back is counted by DEV's own receive counter (the
  * flood is the only traffic, and nothing else answers): no receiving
  * thread takes CPU from the answerer. Prints
  *
@@ -29,6 +33,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/if_link.h>
+#include <linux/types.h>
 #include <linux/if_packet.h>
 #include <net/ethernet.h>
 #include <sys/ioctl.h>
@@ -36,6 +41,7 @@
 
 #include "util.h"
 #include "synframe.h"
+#include "syncookie_abi.h"
 
 #define PROG	"synflood"
 #define BATCH	64
@@ -47,6 +53,7 @@ struct cfg {
 	unsigned int port, seconds, threads;
 	int ifindex;
 	enum syn_kind kind;
+	bool ack;
 };
 
 static atomic_ullong total_sent;
@@ -74,6 +81,41 @@ static long long rx_packets(const char *dev)
 			n = ((struct rtnl_link_stats *)i->ifa_data)->rx_packets;
 	freeifaddrs(ifa);
 	return n;
+}
+
+/*
+ * The SYN_TS frame in buf (from syn_frame) made into an ACK of ack: no
+ * SYN, the timestamp's TSecr tagged as the responder tags its SYN-ACK's
+ * TSval (MSS index 3, window scale 7, SACK), SACK-permitted and window
+ * scale NOPs, the TCP checksum again. IPv4 only.
+ */
+static void ack_frame(uint8_t *buf, uint32_t ack, uint32_t tsval)
+{
+	uint8_t *ip = buf + 14, *th = ip + 20;
+	uint32_t ecr = SC_TS_TAG(ack - 1) << SC_TS_TAG_SHIFT | 3 << SC_TS_MSS_SHIFT | 0x10 | 7;
+	uint64_t sum;
+	uint16_t c;
+
+	th[13] = 0x10;
+	th[8] = ack >> 24;
+	th[9] = ack >> 16;
+	th[10] = ack >> 8;
+	th[11] = ack;
+	th[24] = th[25] = 1;
+	th[28] = tsval >> 24;
+	th[29] = tsval >> 16;
+	th[30] = tsval >> 8;
+	th[31] = tsval;
+	th[32] = ecr >> 24;
+	th[33] = ecr >> 16;
+	th[34] = ecr >> 8;
+	th[35] = ecr;
+	th[37] = th[38] = th[39] = 1;
+	th[16] = th[17] = 0;
+	sum = csum_add(csum_add(0, ip + 12, 8), (const uint8_t[]){ 0, 6, 0, 40 }, 4);
+	c = ~csum_fold(csum_add(sum, th, 40));
+	th[16] = c >> 8;
+	th[17] = c;
 }
 
 static void *sender(void *arg)
@@ -105,6 +147,8 @@ static void *sender(void *arg)
 			iov[i].iov_base = frames[i];
 			iov[i].iov_len = syn_frame(frames[i], &a, c->kind, 1024 + (r >> 17) % 64000,
 						   c->port, r >> 32);
+			if (c->ack)
+				ack_frame(frames[i], xorshift(&seed), r >> 32);
 			msgs[i].msg_hdr.msg_iov = &iov[i];
 			msgs[i].msg_hdr.msg_iovlen = 1;
 		}
@@ -121,7 +165,7 @@ static void *sender(void *arg)
 static int usage(void)
 {
 	fprintf(stderr, "usage: " PROG " --netns NS --dev DEV --dst-mac MAC --dst ADDR --port P "
-		"[--src-net A.B.0.0] [--seconds S] [--threads N] [--ts]\n");
+		"[--src-net A.B.0.0] [--seconds S] [--threads N] [--ts | --ack]\n");
 	return 2;
 }
 
@@ -137,6 +181,7 @@ int main(int argc, char **argv)
 		{ "seconds", required_argument, NULL, 'S' },
 		{ "threads", required_argument, NULL, 'T' },
 		{ "ts", no_argument, NULL, 'O' },
+		{ "ack", no_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cfg c = { .port = 0, .seconds = 3, .src_net = 0xc6120000 };
@@ -172,6 +217,7 @@ int main(int argc, char **argv)
 		case 'S': c.seconds = cgb_num(PROG, "--seconds", optarg, 1, 3600); break;
 		case 'T': c.threads = cgb_num(PROG, "--threads", optarg, 1, 64); break;
 		case 'O': c.kind = SYN_TS; break;
+		case 'A': c.kind = SYN_TS; c.ack = true; break;
 		default: return usage();
 		}
 	}

@@ -62,6 +62,16 @@ enum sc_mode {
  * options) unless tcp_syncookies is 2.
  */
 #define SC_META_RAW		(1U << 6)
+/*
+ * Why its mode (sc_mode_why): SC_META_ASKED, attach --mode said it; else
+ * auto's choice, on a veth whose peer runs native XDP (SC_META_PEER_XDP:
+ * native) or none (SC_META_PEER_NOXDP: generic), or where the driver
+ * refused native XDP (SC_META_REFUSED: the next mode that hooked)
+ */
+#define SC_META_ASKED		(1U << 7)
+#define SC_META_PEER_XDP	(1U << 8)
+#define SC_META_PEER_NOXDP	(1U << 9)
+#define SC_META_REFUSED		(1U << 10)
 
 struct sc_meta {
 	CG_META_HEAD;
@@ -175,6 +185,8 @@ void sc_nft_cookies(__u64 *valid, __u64 *invalid);
 bool sc_nft_input_filtered(char *what, size_t what_len);
 
 /* attach.c */
+int sc_veth_peer_xdp(int ifindex);
+void sc_mode_why(const struct sc_target *t, const struct sc_meta *m, char *buf, size_t n);
 bool sc_have_reqsk(void);
 bool sc_have_raw(void);
 int sc_load(struct sc_obj *o, bool xdp, bool tcx, bool ack, const struct sc_target *reuse,

@@ -157,6 +157,7 @@ struct sc_view {
 	struct sc_ports p;
 	struct sc_conf conf;
 	char opts[160];			/* its options, in words; "" none */
+	char why[160];			/* why its mode (sc_mode_why), live */
 	enum sc_health h;
 	bool live, old;			/* answering; an older csum-guard's */
 	bool answers;			/* live, and its connections can complete */
@@ -216,15 +217,16 @@ static bool sc_print_text(const struct sc_view *v)
 		       (unsigned long long)c.v[SC_CNT_ACK_REFUSED]);
 	if (h == SC_TABLES_GONE)
 		printf("; its nft tables are gone (nft flush ruleset?): no ACK reaches SYNPROXY, "
-		       "attach again makes them\n");
+		       "attach again makes them");
 	else if (m.flags & SC_META_TABLES)
 		printf("; ACKs to SYNPROXY %llu%s, in the namespace cookie_valid %llu, "
-		       "cookie_invalid %llu\n", (unsigned long long)c.acks,
+		       "cookie_invalid %llu", (unsigned long long)c.acks,
 		       m.flags & SC_META_HANDOFF6 ? "" : " (IPv4 only)",
 		       (unsigned long long)c.valid, (unsigned long long)c.invalid);
 	else
-		printf("; no conntrack hand-off%s\n",
+		printf("; no conntrack hand-off%s",
 		       m.flags & SC_META_NO_HANDOFF ? " (--no-handoff)" : "");
+	printf("; %s\n", v->why);
 	return true;
 }
 
@@ -257,6 +259,9 @@ static void sc_print_json(const struct sc_view *v, bool *first_row)
 	/* an older csum-guard's responder: what it counts is its own */
 	cg_json_kv_bool(&first, "outdated", old);
 	cg_json_kv_str(&first, "mode", live || old ? sc_mode_name(m.mode) : NULL);
+	/* why that mode, in words: what attach found, and for native XDP on a veth
+	 * whether the peer still runs XDP */
+	cg_json_kv_str(&first, "mode_why", live ? v->why : NULL);
 	cg_json_kv_str(&first, "tables", tables);
 	cg_json_kv_str(&first, "cookies", cookies);
 	/* syncookie_ack hooked beside it */
@@ -338,6 +343,7 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 		sc_map_get(t, SC_PIN_PORTS, &v.p, 0);
 		sc_counters(t, &v.m, &v.c);
 		sc_status_opts(t, &v.m, &v.conf, v.opts, sizeof(v.opts));
+		sc_mode_why(t, &v.m, v.why, sizeof(v.why));
 	}
 	v.sys = sc_sysctl_read(v.live ? sc_sysctl_path(v.m.mode) : SC_SYSCTL_COOKIES);
 	if (!json)

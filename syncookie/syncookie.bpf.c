@@ -115,7 +115,7 @@ static __always_inline int sc_handle(void *ctx, void *data, void *data_end, __u3
 		if (tlen < ETH_HLEN + SC_IP4_LEN)
 			goto malformed;
 		/* the IP header checksum */
-		if (sc_fold(bpf_csum_diff(NULL, 0, (__be32 *)ip4, SC_IP4_LEN, 0)) != 0xffff)
+		if (sc_fold(sc_ip4_sum(ip4)) != 0xffff)
 			goto malformed;
 		sum = (__u64)ip4->saddr + ip4->daddr + bpf_htonl((IPPROTO_TCP << 16) | (seglen & 0xffff));
 	} else {
@@ -150,9 +150,13 @@ static __always_inline int sc_handle(void *ctx, void *data, void *data_end, __u3
 	pos = bpf_map_lookup_elem(&sc_scratch, &zero);
 	if (!pos)
 		goto passed;
-	pos[2] = pos[3] = pos[4] = pos[8] = 0;
-	if (sc_fold(sum) != 0xffff || !sc_options_ok(th, thlen, data_end, pos))
+	if (sc_fold(sum) != 0xffff)
 		goto malformed;
+	if (!sc_options_linux(th, thlen, data_end, pos)) {
+		pos[2] = pos[3] = pos[4] = pos[8] = 0;
+		if (!sc_options_ok(th, thlen, data_end, pos))
+			goto malformed;
+	}
 	sc_synopt(th, data_end, pos, &so);
 
 	sk = sc_lookup(ctx, ip4, ip6, th, v6);
@@ -303,7 +307,7 @@ static __always_inline int sc_handle(void *ctx, void *data, void *data_end, __u3
 		ip4->frag_off = bpf_htons(SC_IP_DF);
 		ip4->ttl = SC_TTL;
 		ip4->check = 0;
-		ip4->check = ~sc_fold(bpf_csum_diff(NULL, 0, (__be32 *)ip4, SC_IP4_LEN, 0));
+		ip4->check = ~sc_fold(sc_ip4_sum(ip4));
 		sum = (__u64)ip4->saddr + ip4->daddr + bpf_htonl((IPPROTO_TCP << 16) | tlen);
 		*len = ETH_HLEN + SC_IP4_LEN + tlen;
 	} else {
