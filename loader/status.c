@@ -20,6 +20,7 @@
 #include "netns.h"
 #include "state.h"
 #include "backends.h"
+#include "kmod/origin.h"
 #include "commands.h"
 #include "report.h"
 #include "syncookie.h"
@@ -480,8 +481,29 @@ int cg_cmd_status(const struct cg_query *a)
 	return 0;
 }
 
+/*
+ * The csum_guard.ko this kernel loads: prebuilt (csum-guard-modules) or
+ * built by DKMS, its version and signer, and whether it is the one loaded
+ */
+static void cg_probe_print_module(void)
+{
+	struct cg_kmod_origin o;
+
+	cg_kmod_origin(&o);
+	if (!*o.file) {
+		printf("module file: none\n");
+		return;
+	}
+	printf("module file: %s, version %s, %s%s%s, %s (%s)\n", o.origin,
+	       *o.version ? o.version : "?", *o.signer ? "signed by '" : "unsigned",
+	       o.signer, *o.signer ? "'" : "",
+	       o.is_loaded > 0 ? "loaded" : o.is_loaded == 0 ? "another build is loaded" : "not loaded",
+	       o.file);
+}
+
 int cg_cmd_probe(const struct cg_query *a)
 {
+	struct cg_kmod_origin o;
 	enum cg_choice c;
 	struct cg_probe p;
 	char why[256];
@@ -500,6 +522,7 @@ int cg_cmd_probe(const struct cg_query *a)
 		       *p.kmod_egress_err ? p.kmod_egress_err : "yes",
 		       *p.completion_err ? p.completion_err : p.completion_on ? "yes, on" : "yes",
 		       cg_choice_name(c) ?: "none", why);
+		cg_probe_print_module();
 		return c == CG_CHOICE_NONE;
 	}
 	putchar('{');
@@ -518,6 +541,12 @@ int cg_cmd_probe(const struct cg_query *a)
 	cg_json_kv_bool(&first, "completion", p.completion_on);
 	cg_json_kv_str(&first, "backend", cg_choice_name(c));
 	cg_json_kv_str(&first, "reason", why);
+	cg_kmod_origin(&o);
+	cg_json_kv_str(&first, "module_file", *o.file ? o.file : NULL);
+	cg_json_kv_str(&first, "module_origin", o.origin);
+	cg_json_kv_str(&first, "module_file_version", *o.version ? o.version : NULL);
+	cg_json_kv_str(&first, "module_signer", *o.file ? o.signer : NULL);
+	cg_json_kv_str(&first, "module_file_loaded", o.is_loaded < 0 ? NULL : o.is_loaded ? "yes" : "no");
 	puts("}");
 	return c == CG_CHOICE_NONE;
 }
