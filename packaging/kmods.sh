@@ -41,18 +41,17 @@ flock 8
 # the root NAME builds in: "SUITE gcc-N", from kernels.list and the headers
 root_of()
 {
-	local suite cc
+	local suite cc text
 
 	suite=$(awk -v n="$1" '$1 == n { print $2 }' "$list")
 	suite=${suite%-security}
 	suite=${suite%-backports}
-	cc=$(sed -n 's/^CC = .*)\(gcc-[0-9]*\)$/\1/p' "$2/.kernelvariables")
-	# fetch.sh may have pointed the headers at this machine's gcc: the
-	# kernel's own is in its config
-	case $(grep -o 'CONFIG_CC_VERSION_TEXT="[^"]*"' "$2/.config") in
-	*"gcc-"[0-9]*) cc=$(grep -o 'CONFIG_CC_VERSION_TEXT="gcc-[0-9]*' "$2/.config" | sed 's/.*"//') ;;
-	*"(Debian "[0-9]*) cc=gcc-$(grep -o 'CONFIG_CC_VERSION_TEXT="[^"]*(Debian [0-9]*' "$2/.config" | sed 's/.*(Debian //') ;;
-	esac
+	# the kernel's own compiler is in its config ("gcc-12 (Debian 12.2.0-14)
+	# 12.2.0", "x86_64-linux-gnu-gcc-12 (...)"): fetch.sh may have pointed
+	# the headers' .kernelvariables at this machine's gcc
+	text=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$2/.config")
+	cc=$(grep -o 'gcc-[0-9][0-9]*' <<<"$text" | head -1)
+	[ -n "$cc" ] || cc=$(sed -n 's/.*(Debian \([0-9][0-9]*\)\..*/gcc-\1/p' <<<"$text")
 	[ -n "$suite" ] && [ -n "$cc" ] || return 1
 	echo "$suite $cc"
 }
