@@ -415,12 +415,14 @@ int cg_status_rows(const char *dev, const char *netns, struct cg_rows *rs, struc
 	return err;
 }
 
+static void cg_probe_print_module(void);
+
 int cg_cmd_status(const struct cg_query *a)
 {
 	struct cg_rows rs = {};
 	struct cg_ack ack = {};
 	char where[128], nsl[4 * PATH_MAX + 1];
-	int i, err, guarded = 0;
+	int i, err, guarded = 0, by_kmod = 0;
 
 	if (cg_cli_need_root("read status"))
 		return 1;
@@ -472,10 +474,15 @@ int cg_cmd_status(const struct cg_query *a)
 		for (i = 0; i < rs.n; i++) {
 			cg_print_status(a, &rs.row[i]);
 			guarded += rs.row[i].st.attached;
+			by_kmod += rs.row[i].st.attached && rs.row[i].backend &&
+				   !strcmp(rs.row[i].backend, "kmod");
 		}
 		if (!guarded)
 			printf("no guarded devices%s%s\n", a->netns ? " in netns " : "",
 			       a->netns ? cg_text_safe(a->netns, nsl, sizeof(nsl)) : "");
+		/* which csum_guard.ko those guards run: prebuilt or DKMS */
+		if (by_kmod)
+			cg_probe_print_module();
 	}
 	free(rs.row);
 	return 0;
