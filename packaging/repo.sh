@@ -11,8 +11,8 @@
 #   csum-guard-modules.der (.pem): the certificate of the key that signed
 #     the modules, for mokutil --import (Secure Boot) or a kernel's keyring
 # KEY names the signing key: a file holding the secret key (imported into
-# a keyring of the build's own, build/repo-gnupg) or a key ID of the
-# caller's keyring. Release is dated SOURCE_DATE_EPOCH: two builds of one
+# a keyring of this run's own in /tmp, removed at the end) or a key ID of
+# the caller's keyring. Release is dated SOURCE_DATE_EPOCH: two builds of one
 # tree give the same files but the signatures. The repository is made
 # beside REPO and moved into place once complete.
 set -euo pipefail
@@ -26,9 +26,10 @@ die() { echo "repo.sh: $*" >&2; exit 1; }
 
 gpg=(gpg --batch --quiet)
 if [ -f "$key" ]; then
-	# a key of its own: a keyring of the build's own
-	home=$(realpath -m "$(dirname "$repo")")/repo-gnupg
-	rm -rf "$home" && mkdir -m 0700 -p "$home"
+	# a key of its own: a keyring of this run's own, never beside the
+	# repository (which is published), removed at the end
+	home=$(mktemp -d /tmp/csum-guard-repo.XXXXXX)
+	trap 'gpgconf --homedir "$home" --kill gpg-agent 2>/dev/null; rm -rf "$home"' EXIT
 	gpg+=(--homedir "$home")
 	"${gpg[@]}" --import "$key" 2>/dev/null || die "cannot import a key from $key (REPO_KEY=)"
 	key=$("${gpg[@]}" --list-secret-keys --with-colons | awk -F: '$1 == "fpr" { print $10; exit }')
