@@ -34,6 +34,7 @@ repo: $(DEB) $(LOADER_DEB) $(CROSS_DEBS)
 	$(Q)install -D -m 0755 packaging/modules/module-install $(DIST_STAGE)/usr/lib/csum-guard/module-install
 	$(Q)install -D -m 0755 packaging/modules/kernel-postinst $(DIST_STAGE)/etc/kernel/postinst.d/csum-guard-modules
 	$(Q)install -D -m 0755 packaging/modules/kernel-postrm $(DIST_STAGE)/etc/kernel/postrm.d/csum-guard-modules
+	$(Q)install -D -m 0644 packaging/modules/depmod.conf $(DIST_STAGE)/etc/depmod.d/csum-guard-modules.conf
 	$(Q)k=$$(ls $(KMODS)/out | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $$//'); \
 		KVERS="$${k:-none}" ARCH=$(DEB_ARCH) $(MKDEB) $(DIST_STAGE) packaging/modules $(MODULES_DEB)
 	$(Q)rm -rf $(DIST_STAGE)
