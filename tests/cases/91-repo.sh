@@ -97,6 +97,9 @@ case_repo_layout() {
 		csum-guard-archive-keyring.gpg csum-guard-modules.der; do
 		[ -s "$r1/$f" ] || why="$why; no $f"
 	done
+	# the secret key goes nowhere near what is published
+	grep -rlq 'PRIVATE KEY' "$r1" && why="$why; the repository holds a private key"
+	[ -e "$TMPD/repo-gnupg" ] && why="$why; make repo left a keyring beside the repository"
 	# the signatures, by gpgv with the archive key alone
 	gpgv --keyring "$r1/csum-guard-archive-keyring.gpg" "$r1/dists/stable/InRelease" >/dev/null 2>&1 ||
 		why="$why; InRelease does not verify with the archive key"
@@ -207,7 +210,7 @@ case_repo_modules() {
 cg_host_case repo_modules
 
 case_repo_host() {
-	local t="repo-host" k=deb6.1-fixed d ver rc n=0 t0=$SECONDS r rest
+	local t="repo-host" k=deb6.1-fixed next=deb6.12 d ver rc n=0 t0=$SECONDS r rest KVER=
 
 	if [ "$CG_DEPTH" != full ]; then
 		skip "$t: boots a Debian 12 host without a compiler (minutes): make test-matrix runs it"
@@ -217,14 +220,19 @@ case_repo_host() {
 	d=$TOP/build/hosts/repo-$k
 	rm -rf "$d" && mkdir -p "$d"
 	repo_keys >"$TMPD/repokeys.log" 2>&1 || { fail "$t: cannot make the throwaway keys"; return; }
-	if ! make_repo "$d/repo" "$k" >"$TMPD/repo-host.log" 2>&1; then
-		fail "$t: make repo REPO_KERNELS=$k failed: $(grep -v '^make' "$TMPD/repo-host.log" | tail -2 | tr '\n' ' ')"
+	# the host's kernel and the one it upgrades to (its image package only)
+	eval "$("$TOP/tests/guest/fetch.sh" "$next" 2>"$TMPD/repo-host.log")" && [ -n "${KVER:-}" ] ||
+		{ fail "$t: cannot fetch $next: $(tail -1 "$TMPD/repo-host.log")"; return; }
+	mkdir -p "$d/kernel-next" && cp "$TOP/build/kernels/debs/linux-image-${KVER}_"*_amd64.deb "$d/kernel-next/" ||
+		{ fail "$t: no image package of $KVER in build/kernels/debs"; return; }
+	if ! make_repo "$d/repo" "$k $next" >"$TMPD/repo-host.log" 2>&1; then
+		fail "$t: make repo REPO_KERNELS='$k $next' failed: $(grep -v '^make' "$TMPD/repo-host.log" | tail -2 | tr '\n' ' ')"
 		return
 	fi
 	cp "$TOP/tests/guest/host-repo.sh" "$d/run" &&
 		cp "$TOP/tests/guest/host-vmm.sh" "$d/vmm" &&
 		cp "$BLD/tests/static/cg-inject" "$BLD/tests/static/cg-udprecv" "$d/" &&
-		printf 'VERSION=%s\nBAD=%s\nGOOD=%s\nSUITE=stable\nSIGNER=%s\n' "$ver" 5 20 "$REPO_SIGNER" >"$d/params" ||
+		printf 'VERSION=%s\nBAD=%s\nGOOD=%s\nSUITE=stable\nSIGNER=%s\nNEXT_KVER=%s\n' "$ver" 5 20 "$REPO_SIGNER" "$KVER" >"$d/params" ||
 		{ fail "$t: cannot prepare the share (make all builds build/tests/static/)"; return; }
 	"$TOP/tests/guest/boot.sh" --bare "$k" --share "$d" --timeout 1200 >"$TMPD/host-repo.log" 2>&1
 	rc=$?

@@ -13,10 +13,13 @@
 # /lib/modules/KVER/updates/csum-guard/, signed by the builder's key
 # (modinfo's signer is the CN of /cg/params' SIGNER); probe says prebuilt,
 # picks kmod; the unit guards the VM manager's new tap (host-vmm.sh): bad
-# frames dropped, good ones intact. Then apt purge, which must leave no
-# module, hook, unit or file behind; power off.
+# frames dropped, good ones intact. With NEXT_KVER, a kernel of another ABI
+# of the repository is installed (its image package in /cg/kernel-next) and
+# gets its module from its own postinst, then removed. Then apt purge,
+# which must leave no module, hook, unit or file behind; power off.
 #
-# /cg/params has VERSION, BAD, GOOD, SUITE and SIGNER. Results: PASS/FAIL
+# /cg/params has VERSION, BAD, GOOD, SUITE, SIGNER and NEXT_KVER (may be
+# empty). Results: PASS/FAIL
 # lines in /cg/results, commands' output in /cg/log. The last line of a
 # finished run is "# [TAG] end".
 
@@ -162,6 +165,36 @@ fi
 	pass "probe: the module loaded is the prebuilt file's build" ||
 	fail "probe does not say the loaded module is the prebuilt file's build"
 run journalctl -b -u csum-guard-watch.service --no-pager
+
+# A kernel of another ABI of the repository arrives (NEXT_KVER, its image
+# package in /cg/kernel-next): its own postinst gives it its prebuilt
+# module, with no apt call of ours; its removal takes the module away.
+if [ -n "${NEXT_KVER:-}" ]; then
+	cp "$C"/kernel-next/*.deb /root/
+	t0=$(date +%s)
+	# (this boot does not boot it: no initramfs, which would take minutes
+	# of TCG)
+	if (cd /root && export INITRD=No && run apt-get install -y --no-install-recommends ./linux-image-"$NEXT_KVER"_*.deb); then
+		pass "apt install of kernel $NEXT_KVER ($(($(date +%s) - t0)) s)"
+	else
+		fail "apt install of kernel $NEXT_KVER failed: $(tail -3 "$S/log" | tr '\n' ' ')"
+	fi
+	rm -f /root/*.deb
+	ko=/lib/modules/$NEXT_KVER/updates/csum-guard/csum_guard.ko
+	if [ "$(modinfo -k "$NEXT_KVER" -n csum_guard 2>/dev/null)" = "$ko" ] &&
+	   [ "$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)" = "$NEXT_KVER" ] &&
+	   [ "$(modinfo -F signer "$ko" 2>/dev/null)" = "$SIGNER" ] &&
+	   grep -q "installed the prebuilt csum_guard.ko for $NEXT_KVER" "$S/log"; then
+		pass "the new kernel's postinst installed its prebuilt module ($ko, vermagic $NEXT_KVER, signed by '$SIGNER'): modprobe finds it for $NEXT_KVER"
+	else
+		fail "no prebuilt module for the new kernel $NEXT_KVER: modprobe finds '$(modinfo -k "$NEXT_KVER" -n csum_guard 2>&1)'"
+	fi
+	if run apt-get purge -y "linux-image-$NEXT_KVER" && [ ! -e "$ko" ]; then
+		pass "the kernel's removal took its module away"
+	else
+		fail "after the kernel's removal: $(ls -d "$ko" 2>&1)"
+	fi
+fi
 
 # the VM manager goes, then csum-guard: nothing may stay
 run systemctl stop libvirtd.service
