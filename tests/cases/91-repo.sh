@@ -232,7 +232,7 @@ case_repo_host() {
 	cp "$TOP/tests/guest/host-repo.sh" "$d/run" &&
 		cp "$TOP/tests/guest/host-vmm.sh" "$d/vmm" &&
 		cp "$BLD/tests/static/cg-inject" "$BLD/tests/static/cg-udprecv" "$d/" &&
-		printf 'VERSION=%s\nBAD=%s\nGOOD=%s\nSUITE=stable\nSIGNER=%s\nNEXT_KVER=%s\n' "$ver" 5 20 "$REPO_SIGNER" "$KVER" >"$d/params" ||
+		printf "VERSION=%s\nBAD=%s\nGOOD=%s\nSUITE=stable\nSIGNER='%s'\nNEXT_KVER=%s\n" "$ver" 5 20 "$REPO_SIGNER" "$KVER" >"$d/params" ||
 		{ fail "$t: cannot prepare the share (make all builds build/tests/static/)"; return; }
 	"$TOP/tests/guest/boot.sh" --bare "$k" --share "$d" --timeout 1200 >"$TMPD/host-repo.log" 2>&1
 	rc=$?
