@@ -122,7 +122,9 @@ if [ "$st" = "$VERSION installed" ]; then
 else
 	fail "csum-guard-modules is '$st', not $VERSION installed"
 fi
-dpkg-query -W csum-guard-dkms >/dev/null 2>&1 && fail "csum-guard-dkms was installed too"
+# (dpkg knows of it, "un", once apt has seen it suggested: installed is what counts)
+[ "$(dpkg-query -W -f='${db:Status-Status}' csum-guard-dkms 2>/dev/null)" = installed ] &&
+	fail "csum-guard-dkms was installed too"
 
 ko=$(modinfo -n csum_guard 2>/dev/null)
 if [ "$ko" = "/lib/modules/$kver/updates/csum-guard/csum_guard.ko" ] &&
