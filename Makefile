@@ -15,6 +15,10 @@
 #                 loader (csum-guard-arm64) and its csum-guard .deb
 #                 (packaging/dist.mk)
 # make image     the container image of the DaemonSet (deploy/deploy.mk)
+# make repo      build/repo: a signed apt repository with the packages and
+#                 csum-guard-modules, the module prebuilt and signed for
+#                 Debian's kernels (REPO_KEY, MODULE_KEY, MODULE_CERT;
+#                 packaging/repo.mk)
 # make all-arm64  the product and the tools for arm64 in build/arm64
 #                 (cross-built, on amd64)
 # make build-deps only what building (make, make dist) needs

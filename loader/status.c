@@ -21,6 +21,7 @@
 #include "netns.h"
 #include "state.h"
 #include "backends.h"
+#include "kmod/origin.h"
 #include "commands.h"
 #include "report.h"
 #include "repairs.h"
@@ -524,12 +525,14 @@ int cg_status_rows(const char *dev, const char *netns, struct cg_rows *rs, struc
 	return err;
 }
 
+static void cg_probe_print_module(void);
+
 int cg_cmd_status(const struct cg_query *a)
 {
 	struct cg_rows rs = {};
 	struct cg_ack ack = {};
 	char where[128], nsl[4 * PATH_MAX + 1];
-	int i, err, guarded = 0;
+	int i, err, guarded = 0, by_kmod = 0;
 
 	if (cg_cli_need_root("read status"))
 		return 1;
@@ -584,17 +587,43 @@ int cg_cmd_status(const struct cg_query *a)
 		for (i = 0; i < rs.n; i++) {
 			cg_print_status(a, &rs.row[i]);
 			guarded += rs.row[i].st.attached;
+			by_kmod += rs.row[i].st.attached && rs.row[i].backend &&
+				   !strcmp(rs.row[i].backend, "kmod");
 		}
 		if (!guarded)
 			printf("no guarded devices%s%s\n", a->netns ? " in netns " : "",
 			       a->netns ? cg_text_safe(a->netns, nsl, sizeof(nsl)) : "");
+		/* which csum_guard.ko those guards run: prebuilt or DKMS */
+		if (by_kmod)
+			cg_probe_print_module();
 	}
 	free(rs.row);
 	return 0;
 }
 
+/*
+ * The csum_guard.ko this kernel loads: prebuilt (csum-guard-modules) or
+ * built by DKMS, its version and signer, and whether it is the one loaded
+ */
+static void cg_probe_print_module(void)
+{
+	struct cg_kmod_origin o;
+
+	cg_kmod_origin(&o);
+	if (!*o.file) {
+		printf("module file: none\n");
+		return;
+	}
+	printf("module file: %s, version %s, %s%s%s, %s (%s)\n", o.origin,
+	       *o.version ? o.version : "?", *o.signer ? "signed by '" : "unsigned",
+	       o.signer, *o.signer ? "'" : "",
+	       o.is_loaded > 0 ? "loaded" : o.is_loaded == 0 ? "another build is loaded" : "not loaded",
+	       o.file);
+}
+
 int cg_cmd_probe(const struct cg_query *a)
 {
+	struct cg_kmod_origin o;
 	enum cg_choice c;
 	struct cg_probe p;
 	char why[256];
@@ -613,6 +642,7 @@ int cg_cmd_probe(const struct cg_query *a)
 		       *p.kmod_egress_err ? p.kmod_egress_err : "yes",
 		       *p.completion_err ? p.completion_err : p.completion_on ? "yes, on" : "yes",
 		       cg_choice_name(c) ?: "none", why);
+		cg_probe_print_module();
 		return c == CG_CHOICE_NONE;
 	}
 	putchar('{');
@@ -631,6 +661,12 @@ int cg_cmd_probe(const struct cg_query *a)
 	cg_json_kv_bool(&first, "completion", p.completion_on);
 	cg_json_kv_str(&first, "backend", cg_choice_name(c));
 	cg_json_kv_str(&first, "reason", why);
+	cg_kmod_origin(&o);
+	cg_json_kv_str(&first, "module_file", *o.file ? o.file : NULL);
+	cg_json_kv_str(&first, "module_origin", o.origin);
+	cg_json_kv_str(&first, "module_file_version", *o.version ? o.version : NULL);
+	cg_json_kv_str(&first, "module_signer", *o.file ? o.signer : NULL);
+	cg_json_kv_str(&first, "module_file_loaded", o.is_loaded < 0 ? NULL : o.is_loaded ? "yes" : "no");
 	puts("}");
 	return c == CG_CHOICE_NONE;
 }

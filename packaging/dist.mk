@@ -135,3 +135,4 @@ $(DIST)/SHA256SUMS: $(DIST_FILES)
 		*) rm -rf -- "$$f" ;; \
 		esac; done
 	$(Q)cd $(DIST) && sha256sum $(notdir $(DIST_FILES)) > SHA256SUMS
+include packaging/repo.mk

@@ -3,10 +3,11 @@
 #
 # packaging/mkdeb.sh STAGE META OUT - make the .deb OUT of the files under
 # STAGE and the package metadata in META (packaging/loader, packaging/dkms):
-# its control file with @VERSION@, @ARCH@ and @INSTALLED_SIZE@ filled in,
-# its maintainer scripts, the copyright and the changelog every Debian
+# its control file with @VERSION@, @ARCH@, @INSTALLED_SIZE@ and @KVERS@
+# (the kernels of csum-guard-modules) filled in, its conffiles and
+# maintainer scripts, the copyright and the changelog every Debian
 # package carries, md5sums, and lintian overrides when META has some.
-# VERSION and ARCH come from the environment; dpkg-deb dates every file
+# VERSION, ARCH and KVERS come from the environment; dpkg-deb dates every file
 # SOURCE_DATE_EPOCH, so two runs give the same bytes. Run from the top of
 # the tree.
 set -eu
@@ -31,6 +32,9 @@ gzip -9n <packaging/changelog >"$doc/changelog.gz"
 if [ -e "$meta/lintian-overrides" ]; then
 	install -D -m 0644 "$meta/lintian-overrides" "$stage/usr/share/lintian/overrides/$name"
 fi
+if [ -e "$meta/conffiles" ]; then
+	install -m 0644 "$meta/conffiles" "$stage/DEBIAN/conffiles"
+fi
 for f in postinst prerm postrm; do
 	[ -e "$meta/$f" ] || continue
 	sed "s/@VERSION@/$VERSION/g" "$meta/$f" >"$stage/DEBIAN/$f"
@@ -43,5 +47,6 @@ chmod 0644 "$stage/DEBIAN/md5sums"
 size=$(find "$stage" -path "$stage/DEBIAN" -prune -o -type f -printf '%s\n' |
 	awk '{ k += int(($1 + 1023) / 1024) } END { print k + 0 }')
 sed -e "s/@VERSION@/$VERSION/g" -e "s/@ARCH@/$ARCH/g" -e "s/@INSTALLED_SIZE@/$size/" \
+	-e "s/@KVERS@/${KVERS:-}/" \
 	"$meta/control" >"$stage/DEBIAN/control"
 dpkg-deb --root-owner-group -Zxz --build "$stage" "$out" >/dev/null

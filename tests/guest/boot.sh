@@ -3,8 +3,9 @@
 #
 # tests/guest/boot.sh - boot a Debian host of hostroot.sh, and let it reboot
 #
-#   boot.sh NAME --share DIR [--timeout S] [--mem SIZE] [--smp N]
+#   boot.sh [--bare] NAME --share DIR [--timeout S] [--mem SIZE] [--smp N]
 #
+# (--bare: the host without compiler and headers, hostroot.sh --bare)
 # Copies the pristine image of host NAME to DIR/disk.img (the cache stays
 # as it was made), then boots it under QEMU (TCG) with its own kernel and
 # initrd, root=/dev/vda, systemd as init, DIR shared over 9p as "cg". At the
@@ -21,10 +22,15 @@ set -euo pipefail
 
 usage()
 {
-	echo "usage: $0 NAME --share DIR [--timeout S] [--mem SIZE] [--smp N]" >&2
+	echo "usage: $0 [--bare] NAME --share DIR [--timeout S] [--mem SIZE] [--smp N]" >&2
 	exit 2
 }
 
+bare=()
+if [ "${1:-}" = --bare ]; then
+	bare=(--bare)
+	shift
+fi
 [ $# -ge 1 ] && [[ $1 != -* ]] || usage
 name=$1
 shift
@@ -45,7 +51,7 @@ share=$(cd "$share" && pwd -P)
 
 cg_need_pkgs qemu-system-x86
 IMAGE= KERNEL= INITRD= KVER=
-eval "$("$CG_GUEST_DIR/hostroot.sh" "$name")" || cg_die "cannot make host $name"
+eval "$("$CG_GUEST_DIR/hostroot.sh" "${bare[@]}" "$name")" || cg_die "cannot make host $name"
 
 cp --sparse=always "$IMAGE" "$share/disk.img"
 : >"$share/console.log"

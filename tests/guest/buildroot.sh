@@ -25,7 +25,13 @@ set -euo pipefail
 suite=$1 cc=$2
 # Bump when the root is made differently: older caches get redone.
 FORMAT=1
-pkgs="dkms make $cc libc6-dev pahole libelf1t64 libssl3t64 zlib1g openssl kmod xz-utils zstd"
+# linux-kbuild's libraries and pahole by their names in SUITE
+case $suite in
+bullseye) libs="dwarves libelf1 libssl1.1" ;;
+bookworm) libs="pahole libelf1 libssl3" ;;
+*) libs="pahole libelf1t64 libssl3t64" ;;
+esac
+pkgs="dkms make $cc libc6-dev $libs zlib1g openssl kmod xz-utils zstd"
 root=$CG_BUILD/roots/build-$suite
 stamp="$suite|$pkgs|format $FORMAT"
 

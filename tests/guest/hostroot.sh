@@ -4,7 +4,8 @@
 # tests/guest/hostroot.sh - a Debian host that boots: its release's root,
 # its own kernel from kernels.list, systemd as init, on an ext4 disk
 #
-#   hostroot.sh NAME     make the host for kernel NAME of kernels.list (or
+#   hostroot.sh [--bare] NAME
+#                        make the host for kernel NAME of kernels.list (or
 #                        reuse its cache) and print, for `eval`:
 #                          IMAGE=<pristine ext4 image of the root>
 #                          KERNEL=<the root's /boot/vmlinuz-KVER>
@@ -23,13 +24,23 @@
 # the end of every boot it mounts the 9p share "cg" at /cg and runs /cg/run
 # (see boot.sh).
 #
-# Cache: build/roots/host-NAME/ (image, kernel, initrd, a stamp of the
-# list line and of this script's format). A run cut short is redone.
+# --bare: a host without a compiler and without kernel headers (no dkms,
+# only the kernel's image package), as an operator who installs prebuilt
+# modules from a repository keeps it (tests/guest/host-repo.sh).
+#
+# Cache: build/roots/host-NAME/ (host-NAME-bare/ for --bare: image, kernel,
+# initrd, a stamp of the list line, the variant and this script's format).
+# A run cut short is redone.
 
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-[ $# -eq 1 ] && [[ $1 != -* ]] || { echo "usage: $0 NAME   (NAME: $(cg_kernel_names))" >&2; exit 2; }
+bare=0
+if [ "${1:-}" = --bare ]; then
+	bare=1
+	shift
+fi
+[ $# -eq 1 ] && [[ $1 != -* ]] || { echo "usage: $0 [--bare] NAME   (NAME: $(cg_kernel_names))" >&2; exit 2; }
 cg_kernel "$1"
 
 # Bump when the host is made differently: older caches get redone.
@@ -39,6 +50,16 @@ suite=${suite%-security}
 suite=${suite%-backports}
 dir=$CG_BUILD/roots/host-$CG_KNAME
 stamp="$CG_KLINE|format $FORMAT"
+# what the host has beside its kernel image, and which of the kernel's
+# packages it installs (the headers need a compiler to be of any use)
+hostpkgs="systemd-sysv udev kmod iproute2 procps dkms jq"
+kpkgs=$CG_KPKGS
+if [ $bare = 1 ]; then
+	dir=$dir-bare
+	stamp="$stamp|bare"
+	hostpkgs="systemd-sysv udev kmod iproute2 procps jq"
+	kpkgs=${CG_KPKGS%% *}
+fi
 
 print_info()
 {
@@ -79,7 +100,7 @@ printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
 chmod 755 "$root/usr/sbin/policy-rc.d"
 
 mkdir -p "$root/tmp/kdebs"
-for pv in $CG_KPKGS; do
+for pv in $kpkgs; do
 	p=${pv%%=*} v=${pv#*=}
 	f=$(ls "$CG_KERNELS/debs/${p}_${v//:/%3a}_"*.deb 2>/dev/null | head -1 || true)
 	[ -n "$f" ] || cg_die "fetch.sh left no .deb for $pv"
@@ -89,18 +110,18 @@ done
 # apt in the chroot, in a mount namespace of its own: nothing stays mounted
 # on the host, whatever happens.
 unshare --mount --propagation private bash -euo pipefail -c '
-	root=$1
+	root=$1 hostpkgs=$2
 	mount -t proc proc "$root/proc"
 	mount -t sysfs sysfs "$root/sys"
 	mount --bind /dev "$root/dev"
 	mount -t devpts devpts "$root/dev/pts" 2>/dev/null || true
 	export DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8
 	chroot "$root" apt-get -q update
-	chroot "$root" apt-get -q -y --no-install-recommends install \
-		systemd-sysv udev kmod iproute2 procps dkms jq
+	# shellcheck disable=SC2086
+	chroot "$root" apt-get -q -y --no-install-recommends install $hostpkgs
 	chroot "$root" sh -c "apt-get -q -y --no-install-recommends install /tmp/kdebs/*.deb"
 	chroot "$root" apt-get -q clean
-' _ "$root" >"$dir.tmp/apt.log" 2>&1 ||
+' _ "$root" "$hostpkgs" >"$dir.tmp/apt.log" 2>&1 ||
 	cg_die "installing the host's packages failed: $(grep -m1 -E '^E:' "$dir.tmp/apt.log" || tail -1 "$dir.tmp/apt.log")"
 rm -rf "$root/tmp/kdebs" "$root/usr/sbin/policy-rc.d"
 [ -f "$root/boot/vmlinuz-$CG_KVER" ] && [ -f "$root/boot/initrd.img-$CG_KVER" ] ||

@@ -1,0 +1,256 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# 91-repo.sh - make repo: the signed apt repository, its prebuilt and
+# signed modules, and a Debian host without a compiler that installs from
+# it.
+#
+# Host cases (cg_host_case), once per run: they build with make in the
+# tree, and the last boots QEMU itself.
+#   repo_layout   (make test, seconds: no module built) the repository's
+#                 files, apt's check of its signature (and its refusal
+#                 with another key), two builds with the same bytes but
+#                 the signatures, bad input refused
+#   repo_modules  (make test-matrix) the modules of every amd64 kernel
+#                 of the repository, each built in its release's root,
+#                 signed by the builder's key, built twice the same
+#   repo_host     (make test-matrix) a Debian 12 host made without a
+#                 compiler and without headers (hostroot.sh --bare) adds
+#                 the repository and apt installs csum-guard: the module
+#                 for its kernel arrives prebuilt and guards a new tap
+#                 (tests/guest/host-repo.sh)
+
+# The throwaway keys of a run, made once in $TMPD/repokeys: a gpg key for
+# the repository (exported as a secret key file), another one to be
+# refused, a module signing key and certificate. The certificate's CN is
+# what modinfo calls the signer.
+REPO_SIGNER="csum-guard test fleet key"
+repo_keys() {
+	local k=$TMPD/repokeys
+
+	[ -f "$k/done" ] && return 0
+	rm -rf "$k" && mkdir -p -m 0700 "$k/gnupg" "$k/other" || return 1
+	GNUPGHOME=$k/gnupg gpg --batch --quiet --passphrase '' \
+		--quick-gen-key 'csum-guard test repository <repo@test.invalid>' rsa3072 sign never &&
+	GNUPGHOME=$k/gnupg gpg --batch --armor --export-secret-keys >"$k/repo.asc" &&
+	GNUPGHOME=$k/other gpg --batch --quiet --passphrase '' \
+		--quick-gen-key 'someone else <else@test.invalid>' rsa3072 sign never &&
+	GNUPGHOME=$k/other gpg --batch --export >"$k/other.gpg" &&
+	openssl req -new -nodes -utf8 -sha256 -days 36500 -batch -x509 \
+		-subj "/CN=$REPO_SIGNER" -addext basicConstraints=critical,CA:FALSE \
+		-addext keyUsage=digitalSignature -addext extendedKeyUsage=codeSigning \
+		-newkey rsa:3072 -keyout "$k/mod.key" -out "$k/mod.crt" 2>/dev/null &&
+	touch "$k/done"
+}
+
+# make_repo DIR KERNELS: make repo into DIR with the throwaway keys
+make_repo() {
+	local k=$TMPD/repokeys
+
+	make -C "$TOP" --no-print-directory repo REPO="$1" REPO_KERNELS="$2" \
+		REPO_KEY="$k/repo.asc" MODULE_KEY="$k/mod.key" MODULE_CERT="$k/mod.crt"
+}
+
+# repo_apt REPO KEYRING ARGS: apt-get ARGS with a private configuration whose
+# only source is REPO, trusted with KEYRING (as a host's signed-by)
+repo_apt() {
+	local r=$1 kr=$2 a=$TMPD/repo-apt
+	shift 2
+
+	mkdir -p "$a/lists/partial" "$a/cache/archives/partial" && : >"$a/status" &&
+	echo "deb [signed-by=$kr] file:$r stable main" >"$a/sources.list" &&
+	apt-get -q -o "Dir::Etc::sourcelist=$a/sources.list" -o Dir::Etc::sourceparts=- \
+		-o "Dir::State::Lists=$a/lists" -o "Dir::Cache=$a/cache" -o "Dir::State::status=$a/status" \
+		-o APT::Architecture=amd64 -o APT::Sandbox::User=root "$@"
+}
+
+# the clearsigned text of an InRelease, without its signature
+repo_signed_text() { sed -n '/^-----BEGIN PGP SIGNED MESSAGE-----$/,/^-----BEGIN PGP SIGNATURE-----$/p' "$1"; }
+
+case_repo_layout() {
+	local t="repo-layout" r1=$TMPD/repo1 r2=$TMPD/repo2 why= f ver n d
+
+	ver=$(cat "$TOP/VERSION")
+	if ! repo_keys >"$TMPD/repokeys.log" 2>&1; then
+		fail "$t: cannot make the throwaway keys: $(tail -1 "$TMPD/repokeys.log")"
+		return
+	fi
+	# bad input: no keys named, or a key that is not one: one line, no repository
+	make -C "$TOP" --no-print-directory repo REPO="$TMPD/repo0" REPO_KERNELS= \
+		>"$TMPD/repo0.out" 2>"$TMPD/repo0.err" && why="$why; make repo without keys succeeded"
+	[ "$(grep -c 'make repo: name the keys' "$TMPD/repo0.err")" = 1 ] ||
+		why="$why; make repo without keys did not say which to name: $(head -2 "$TMPD/repo0.err" | tr '\n' ' ')"
+	make -C "$TOP" --no-print-directory repo REPO="$TMPD/repo0" REPO_KERNELS= \
+		REPO_KEY="$TMPD/repokeys/mod.crt" MODULE_KEY="$TMPD/repokeys/mod.key" \
+		MODULE_CERT="$TMPD/repokeys/mod.crt" >"$TMPD/repo0.out" 2>"$TMPD/repo0.err" &&
+		why="$why; make repo with a certificate as REPO_KEY succeeded"
+	grep -q 'repo.sh: cannot import a key' "$TMPD/repo0.err" ||
+		why="$why; a bad REPO_KEY was not named: $(grep -v '^make' "$TMPD/repo0.err" | head -2 | tr '\n' ' ')"
+	[ -e "$TMPD/repo0" ] && why="$why; a refused make repo left $TMPD/repo0"
+
+	if ! make_repo "$r1" "" >"$TMPD/repo1.log" 2>&1 || ! make_repo "$r2" "" >"$TMPD/repo2.log" 2>&1; then
+		fail "$t: make repo failed: $(grep -v '^make' "$TMPD/repo1.log" "$TMPD/repo2.log" | tail -2 | tr '\n' ' ')"
+		return
+	fi
+	for f in pool/main/c/csum-guard/csum-guard_${ver}_amd64.deb pool/main/c/csum-guard/csum-guard_${ver}_arm64.deb \
+		pool/main/c/csum-guard/csum-guard-dkms_${ver}_all.deb pool/main/c/csum-guard/csum-guard-modules_${ver}_amd64.deb \
+		dists/stable/Release dists/stable/InRelease dists/stable/Release.gpg \
+		dists/stable/main/binary-amd64/Packages.gz dists/stable/main/binary-arm64/Packages.gz \
+		csum-guard-archive-keyring.gpg csum-guard-modules.der; do
+		[ -s "$r1/$f" ] || why="$why; no $f"
+	done
+	# the secret key goes nowhere near what is published
+	grep -rlq 'PRIVATE KEY' "$r1" && why="$why; the repository holds a private key"
+	[ -e "$TMPD/repo-gnupg" ] && why="$why; make repo left a keyring beside the repository"
+	# the signatures, by gpgv with the archive key alone
+	gpgv --keyring "$r1/csum-guard-archive-keyring.gpg" "$r1/dists/stable/InRelease" >/dev/null 2>&1 ||
+		why="$why; InRelease does not verify with the archive key"
+	gpgv --keyring "$r1/csum-guard-archive-keyring.gpg" "$r1/dists/stable/Release.gpg" \
+		"$r1/dists/stable/Release" >/dev/null 2>&1 || why="$why; Release.gpg does not verify"
+	[ "$(openssl x509 -inform DER -in "$r1/csum-guard-modules.der" -noout -subject 2>/dev/null)" = \
+	  "$(openssl x509 -in "$TMPD/repokeys/mod.crt" -noout -subject)" ] ||
+		why="$why; csum-guard-modules.der is not the module certificate"
+	# apt: the key of signed-by makes the repository trusted, another key does not
+	rm -rf "$TMPD/repo-apt"
+	if repo_apt "$r1" "$r1/csum-guard-archive-keyring.gpg" update >"$TMPD/repo-apt.log" 2>&1 &&
+	   ! grep -q '^[WE]:' "$TMPD/repo-apt.log"; then
+		n=$(repo_apt "$r1" "$r1/csum-guard-archive-keyring.gpg" install -s csum-guard 2>&1 |
+			grep -c "^Inst csum-guard (${ver//./\\.} csum-guard:stable \[amd64\])")
+		[ "$n" = 1 ] || why="$why; apt does not offer csum-guard $ver for amd64 from the repository"
+	else
+		why="$why; apt-get update with the archive key failed: $(grep -m1 '^[WE]:' "$TMPD/repo-apt.log")"
+	fi
+	rm -rf "$TMPD/repo-apt"
+	repo_apt "$r1" "$TMPD/repokeys/other.gpg" update >"$TMPD/repo-apt.log" 2>&1
+	grep -q 'NO_PUBKEY\|not signed' "$TMPD/repo-apt.log" ||
+		why="$why; apt-get update with another key did not refuse the repository"
+	rm -rf "$TMPD/repo-apt"
+	# what each architecture's index lists, with the pool's digests
+	for d in amd64:"csum-guard csum-guard-dkms csum-guard-modules" arm64:"csum-guard csum-guard-dkms"; do
+		n=$(zcat "$r1/dists/stable/main/binary-${d%%:*}/Packages.gz" | sed -n 's/^Package: //p' | LC_ALL=C sort | paste -sd' ')
+		[ "$n" = "${d#*:}" ] || why="$why; ${d%%:*} lists '$n', not '${d#*:}'"
+	done
+	while read -r f n; do
+		[ "$(sha256sum <"$r1/$f" | cut -d' ' -f1)" = "$n" ] || why="$why; $f's SHA256 in Packages is wrong"
+	done < <(awk '/^Filename:/ { f = $2 } /^SHA256:/ { print f, $2 }' "$r1/dists/stable/main/binary-amd64/Packages")
+	# built twice: the same files but the signatures
+	for f in $(cd "$r1" && find . -type f ! -name InRelease ! -name Release.gpg | LC_ALL=C sort); do
+		cmp -s "$r1/$f" "$r2/$f" || why="$why; $f differs between two builds"
+	done
+	cmp -s <(repo_signed_text "$r1/dists/stable/InRelease") <(repo_signed_text "$r2/dists/stable/InRelease") ||
+		why="$why; InRelease's signed text differs between two builds"
+	grep -q "^Date: $(LC_ALL=C date -u -R -d "@$(git -C "$TOP" log -1 --format=%ct)")\$" "$r1/dists/stable/Release" ||
+		why="$why; Release is not dated by the last commit"
+	if [ -z "$why" ]; then
+		pass "$t: make repo signs Release/InRelease with REPO_KEY (gpgv, apt with signed-by; another key refused), lists csum-guard amd64+arm64, -dkms, -modules with their digests; two builds the same but the signatures; no keys or a bad one: one line, nothing made"
+	else
+		fail "$t: ${why#; }"
+	fi
+}
+cg_host_case repo_layout
+
+# module_sig_ok KO CERT: KO's appended PKCS#7 signature verifies over the
+# module's bytes with CERT (what the kernel does with a trusted key)
+module_sig_ok() {
+	local ko=$1 cert=$2 size siglen x=$TMPD/modsig
+
+	size=$(stat -c %s "$ko")
+	# trailer: struct module_signature (12 bytes, sig_len big-endian last)
+	# and the magic string (28 bytes)
+	[ "$(tail -c 28 "$ko")" = "~Module signature appended~" ] || return 1
+	siglen=$(tail -c 32 "$ko" | head -c 4 | od -An -tu1 | awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4 }')
+	head -c $((size - 40 - siglen)) "$ko" >"$x.data"
+	tail -c $((siglen + 40)) "$ko" | head -c "$siglen" >"$x.p7"
+	openssl cms -verify -binary -inform DER -in "$x.p7" -content "$x.data" \
+		-certfile "$cert" -nointern -noverify -out /dev/null 2>/dev/null
+}
+
+case_repo_modules() {
+	local t="repo-modules" r=$TMPD/repo-mods kernels=${CG_REPO_KERNELS:-deb6.1-fixed deb5.10 deb6.12}
+	local k kver ko why= x=$TMPD/mods-x first n=0 cc
+
+	if [ "$CG_DEPTH" != full ]; then
+		skip "$t: builds a module per kernel in its release's root (minutes): make test-matrix runs it"
+		return
+	fi
+	repo_keys >"$TMPD/repokeys.log" 2>&1 || { fail "$t: cannot make the throwaway keys"; return; }
+	if ! make_repo "$r" "$kernels" >"$TMPD/repo-mods.log" 2>&1; then
+		fail "$t: make repo REPO_KERNELS='$kernels' failed: $(grep -v '^make' "$TMPD/repo-mods.log" | tail -2 | tr '\n' ' ')"
+		return
+	fi
+	rm -rf "$x" && mkdir -p "$x" && dpkg-deb -x "$r"/pool/main/c/csum-guard/csum-guard-modules_*_amd64.deb "$x"
+	for k in $kernels; do
+		kver=$(awk -v n="$k" '$1 == n { sub(/^linux-image-/, "", $3); print $3 }' "$TOP/tests/guest/kernels.list")
+		ko=$x/usr/lib/csum-guard/modules/$kver/csum_guard.ko
+		[ -f "$ko" ] || { why="$why; no module for $kver"; continue; }
+		[ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$kver" ] || why="$why; $kver: vermagic $(modinfo -F vermagic "$ko")"
+		[ "$(modinfo -F signer "$ko")" = "$REPO_SIGNER" ] || why="$why; $kver: signer '$(modinfo -F signer "$ko")'"
+		module_sig_ok "$ko" "$TMPD/repokeys/mod.crt" || why="$why; $kver: the signature does not verify with the certificate"
+		# the compiler the kernel was built with
+		cc=$(grep -o 'CONFIG_CC_VERSION_TEXT="[^"]*"' "$TOP/build/kernels/$k/root/usr/src/linux-headers-$kver/.config" |
+		     sed 's/.*(\(Debian [^)]*\)).*/\1/')
+		readelf -p .comment "$ko" 2>/dev/null | grep -qF "($cc)" ||
+			why="$why; $kver: not built by the kernel's compiler ($cc): $(readelf -p .comment "$ko" | grep -m1 GCC)"
+		n=$((n + 1))
+	done
+	# built again: the same bytes (the first kernel alone)
+	first=${kernels%% *}
+	kver=$(awk -v n="$first" '$1 == n { sub(/^linux-image-/, "", $3); print $3 }' "$TOP/tests/guest/kernels.list")
+	if make_repo "$TMPD/repo-mods2" "$first" >"$TMPD/repo-mods2.log" 2>&1; then
+		cmp -s "$x/usr/lib/csum-guard/modules/$kver/csum_guard.ko" "$TOP/build/kmods/out/$kver/csum_guard.ko" ||
+			why="$why; $kver: a second build gave other bytes"
+	else
+		why="$why; the second make repo failed"
+	fi
+	rm -rf "$x" "$TMPD/repo-mods2"
+	if [ -z "$why" ]; then
+		pass "$t: $n prebuilt modules ($kernels), each with its kernel's vermagic and compiler, signed by '$REPO_SIGNER' (the signature verifies with the certificate); $kver built twice, the same bytes"
+	else
+		fail "$t: ${why#; }"
+	fi
+}
+cg_host_case repo_modules
+
+case_repo_host() {
+	local t="repo-host" k=deb6.1-fixed next=deb6.12 d ver rc n=0 t0=$SECONDS r rest KVER=
+
+	if [ "$CG_DEPTH" != full ]; then
+		skip "$t: boots a Debian 12 host without a compiler (minutes): make test-matrix runs it"
+		return
+	fi
+	ver=$(cat "$TOP/VERSION")
+	d=$TOP/build/hosts/repo-$k
+	rm -rf "$d" && mkdir -p "$d"
+	repo_keys >"$TMPD/repokeys.log" 2>&1 || { fail "$t: cannot make the throwaway keys"; return; }
+	# the host's kernel and the one it upgrades to (its image package only)
+	eval "$("$TOP/tests/guest/fetch.sh" "$next" 2>"$TMPD/repo-host.log")" && [ -n "${KVER:-}" ] ||
+		{ fail "$t: cannot fetch $next: $(tail -1 "$TMPD/repo-host.log")"; return; }
+	mkdir -p "$d/kernel-next" && cp "$TOP/build/kernels/debs/linux-image-${KVER}_"*_amd64.deb "$d/kernel-next/" ||
+		{ fail "$t: no image package of $KVER in build/kernels/debs"; return; }
+	if ! make_repo "$d/repo" "$k $next" >"$TMPD/repo-host.log" 2>&1; then
+		fail "$t: make repo REPO_KERNELS='$k $next' failed: $(grep -v '^make' "$TMPD/repo-host.log" | tail -2 | tr '\n' ' ')"
+		return
+	fi
+	cp "$TOP/tests/guest/host-repo.sh" "$d/run" &&
+		cp "$TOP/tests/guest/host-vmm.sh" "$d/vmm" &&
+		cp "$BLD/tests/static/cg-inject" "$BLD/tests/static/cg-udprecv" "$d/" &&
+		printf "VERSION=%s\nBAD=%s\nGOOD=%s\nSUITE=stable\nSIGNER='%s'\nNEXT_KVER=%s\n" "$ver" 5 20 "$REPO_SIGNER" "$KVER" >"$d/params" ||
+		{ fail "$t: cannot prepare the share (make all builds build/tests/static/)"; return; }
+	"$TOP/tests/guest/boot.sh" --bare "$k" --share "$d" --timeout 1200 >"$TMPD/host-repo.log" 2>&1
+	rc=$?
+	note "$t $k: the bare host's boot took $((SECONDS - t0)) s (exit $rc)"
+	if [ -f "$d/results" ]; then
+		while read -r r rest; do
+			case $r in
+			PASS) pass "$t $rest"; n=$((n + 1)) ;;
+			FAIL) fail "$t $rest"; n=$((n + 1)) ;;
+			'#') note "$t $rest" ;;
+			esac
+		done <"$d/results"
+	fi
+	if [ $rc != 0 ] || ! tail -1 "$d/results" 2>/dev/null | grep -q '^# \[.*\] end$'; then
+		fail "$t $k: the host did not finish (boot.sh exit $rc, $n results); its console's last lines:"
+		{ tail -5 "$TMPD/host-repo.log"; tail -25 "$d/console.log"; tail -15 "$d/log" 2>/dev/null; } |
+			sed 's/^/#   /'
+	fi
+	rm -f "$d/disk.img"
+}
+cg_host_case --after-guests repo_host

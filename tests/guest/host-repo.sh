@@ -1,0 +1,226 @@
+#!/bin/sh
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# tests/guest/host-repo.sh - an operator's Debian host without a compiler
+# and without kernel headers (hostroot.sh --bare) installs csum-guard from
+# the project's apt repository, run by the host itself at the end of its
+# boot (tests/guest/boot.sh: /cg/run)
+#
+# The repository of make repo is in the share (/cg/repo): the operator adds
+# its key and a file: source, apt-get update checks the signature of
+# InRelease, `apt install csum-guard` pulls csum-guard-modules (Recommends)
+# and the prebuilt module of the running kernel arrives in
+# /lib/modules/KVER/updates/csum-guard/, signed by the builder's key
+# (modinfo's signer is the CN of /cg/params' SIGNER); probe says prebuilt,
+# picks kmod; the unit guards the VM manager's new tap (host-vmm.sh): bad
+# frames dropped, good ones intact. With NEXT_KVER, a kernel of another ABI
+# of the repository is installed (its image package in /cg/kernel-next) and
+# gets its module from its own postinst, then removed. Then apt purge,
+# which must leave no module, hook, unit or file behind; power off.
+#
+# /cg/params has VERSION, BAD, GOOD, SUITE, SIGNER and NEXT_KVER (may be
+# empty). Results: PASS/FAIL
+# lines in /cg/results, commands' output in /cg/log. The last line of a
+# finished run is "# [TAG] end".
+
+set -u
+C=/cg
+D=/usr/local/lib/cg-e2e
+S=/var/lib/cg-e2e
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive LC_ALL=C
+. "$C/params"
+TAG=debian$(. /etc/os-release && echo "$VERSION_ID")-repo
+mkdir -p "$S" "$D"
+
+pass() { echo "PASS [$TAG] $*" >>"$S/results"; }
+fail() { echo "FAIL [$TAG] $*" >>"$S/results"; }
+note() { echo "# [$TAG] $*" >>"$S/results"; }
+log() { echo "== $*" >>"$S/log"; }
+run() { log "$*"; "$@" >>"$S/log" 2>&1; }
+
+finish()
+{
+	note end
+	cp "$S/results" "$C/results" 2>/dev/null
+	cp "$S/log" "$C/log" 2>/dev/null
+	sync
+	systemctl poweroff --no-block
+	exit 0
+}
+
+# as host-e2e.sh's: until jq's $1 over `status vnet0 --json` prints $2,
+# at most $3 tenths of a second
+wait_vnet0()
+{
+	i=0
+	while [ $i -lt "$3" ]; do
+		[ "$(csum-guard status vnet0 --json 2>/dev/null | jq -r "$1")" = "$2" ] && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# every path of the root but those of the package manager, the logs and
+# the test: what the install adds and the purge must take away
+snapshot()
+{
+	find / -xdev \( -path /proc -o -path /sys -o -path /dev -o -path /run -o \
+		-path /tmp -o -path /var/tmp -o -path /cg -o -path /lost+found -o \
+		-path /var/log -o -path /var/cache -o -path /var/lib/apt -o \
+		-path /var/lib/dpkg -o -path /var/lib/systemd -o -path "$S" -o \
+		-path /root \) -prune -o -print | LC_ALL=C sort
+}
+
+kver=$(uname -r)
+note "$(. /etc/os-release; echo "$PRETTY_NAME") ($(cat /etc/debian_version)), kernel $kver"
+if command -v gcc >/dev/null || command -v cc >/dev/null || command -v dkms >/dev/null ||
+   [ -e "/lib/modules/$kver/build" ]; then
+	fail "the host has a compiler, DKMS or the kernel's headers: $(command -v gcc cc dkms) $(ls -d "/lib/modules/$kver/build" 2>/dev/null)"
+else
+	pass "the host has no compiler, no DKMS and no headers for $kver"
+fi
+cp "$C/vmm" "$D/vmm" && cp "$C/cg-inject" "$C/cg-udprecv" "$D/" &&
+	printf 'TAG=%s\nBAD=%s\nGOOD=%s\n' "$TAG" "$BAD" "$GOOD" >"$D/params" ||
+	fail "cannot copy the test's tools to $D"
+cat >/etc/systemd/system/libvirtd.service <<EOF
+[Unit]
+Description=VM manager stand-in (csum-guard test)
+
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=/bin/sh $D/vmm start
+
+[Install]
+WantedBy=multi-user.target
+EOF
+run systemctl daemon-reload
+
+# the operator: the repository's key and source, as the README says
+run install -D -m 0644 "$C/repo/csum-guard-archive-keyring.gpg" /usr/share/keyrings/csum-guard-archive-keyring.gpg
+echo "deb [signed-by=/usr/share/keyrings/csum-guard-archive-keyring.gpg] file:$C/repo $SUITE main" \
+	>/etc/apt/sources.list.d/csum-guard.list
+snapshot >"$S/files.before"
+# (the host has no network: only this source is refreshed)
+if run apt-get update -o Dir::Etc::sourcelist=/etc/apt/sources.list.d/csum-guard.list \
+	-o Dir::Etc::sourceparts=- -o APT::Get::List-Cleanup=0; then
+	pass "apt-get update: the repository's InRelease verifies with its key"
+else
+	fail "apt-get update of the repository failed: $(tail -3 "$S/log" | tr '\n' ' ')"
+fi
+t0=$(date +%s)
+if run apt-get install -y csum-guard; then
+	pass "apt install csum-guard from the repository in $(($(date +%s) - t0)) s"
+else
+	fail "apt install csum-guard failed: $(tail -3 "$S/log" | tr '\n' ' ')"
+fi
+run dpkg -l 'csum-guard*'
+st=$(dpkg-query -W -f='${Version} ${db:Status-Status}' csum-guard-modules 2>/dev/null)
+if [ "$st" = "$VERSION installed" ]; then
+	pass "csum-guard-modules $VERSION came with it (csum-guard recommends it)"
+else
+	fail "csum-guard-modules is '$st', not $VERSION installed"
+fi
+# (dpkg knows of it, "un", once apt has seen it suggested: installed is what counts)
+[ "$(dpkg-query -W -f='${db:Status-Status}' csum-guard-dkms 2>/dev/null)" = installed ] &&
+	fail "csum-guard-dkms was installed too"
+
+ko=$(modinfo -n csum_guard 2>/dev/null)
+if [ "$ko" = "/lib/modules/$kver/updates/csum-guard/csum_guard.ko" ] &&
+   cmp -s "$ko" "/usr/lib/csum-guard/modules/$kver/csum_guard.ko"; then
+	pass "the prebuilt csum_guard.ko for $kver is installed: $ko"
+else
+	fail "modprobe resolves csum_guard to '$ko', not the prebuilt one for $kver"
+fi
+signer=$(modinfo -F signer csum_guard 2>/dev/null)
+if [ "$signer" = "$SIGNER" ] && [ "$(modinfo -F sig_hashalgo csum_guard 2>/dev/null)" = sha256 ]; then
+	pass "modinfo: the module is signed by the builder's key '$signer' (sha256)"
+else
+	fail "modinfo: signer '$signer', not '$SIGNER'"
+fi
+[ "$(modinfo -F version csum_guard 2>/dev/null)" = "$VERSION" ] ||
+	fail "the module's version is $(modinfo -F version csum_guard 2>/dev/null), not $VERSION"
+
+# the watcher loads it; probe says where it came from
+en=$(systemctl is-enabled csum-guard-watch.service 2>&1)
+act=$(systemctl is-active csum-guard-watch.service 2>&1)
+[ "$en $act" = "enabled active" ] && pass "the install enabled and started csum-guard-watch.service" ||
+	fail "csum-guard-watch.service is $en and $act after the install"
+run csum-guard probe
+p=$(csum-guard probe --json 2>>"$S/log")
+if [ "$(echo "$p" | jq -r '"\(.backend) \(.module_origin) \(.module_signer) \(.module_file_version)"')" = \
+     "kmod prebuilt $SIGNER $VERSION" ]; then
+	pass "csum-guard probe picks kmod and says the module is prebuilt, $VERSION, signed by '$SIGNER'"
+else
+	fail "csum-guard probe: $(echo "$p" | jq -c '{backend, module_origin, module_signer, module_file_version, kmod_unavailable}')"
+fi
+
+run systemctl start libvirtd.service
+if wait_vnet0 '"\(.attached) \(.backend) \(.module_version)"' "true kmod $VERSION" 200; then
+	pass "csum-guard-watch guarded the VM manager's new tap vnet0 with the prebuilt module (within $((i / 10 + 1)) s)"
+	run sh "$D/vmm" traffic "prebuilt module"
+else
+	fail "csum-guard-watch did not guard vnet0 within 20 s: $(csum-guard status vnet0 2>&1 | head -3 | tr '\n' ' ')"
+fi
+[ "$(csum-guard probe --json 2>/dev/null | jq -r .module_file_loaded)" = yes ] &&
+	pass "probe: the module loaded is the prebuilt file's build" ||
+	fail "probe does not say the loaded module is the prebuilt file's build"
+run journalctl -b -u csum-guard-watch.service --no-pager
+
+# A kernel of another ABI of the repository arrives (NEXT_KVER, its image
+# package in /cg/kernel-next): its own postinst gives it its prebuilt
+# module, with no apt call of ours; its removal takes the module away.
+if [ -n "${NEXT_KVER:-}" ]; then
+	cp "$C"/kernel-next/*.deb /root/
+	t0=$(date +%s)
+	# (this boot does not boot it: no initramfs, which would take minutes
+	# of TCG)
+	if (cd /root && export INITRD=No && run apt-get install -y --no-install-recommends ./linux-image-"$NEXT_KVER"_*.deb); then
+		pass "apt install of kernel $NEXT_KVER ($(($(date +%s) - t0)) s)"
+	else
+		fail "apt install of kernel $NEXT_KVER failed: $(tail -3 "$S/log" | tr '\n' ' ')"
+	fi
+	rm -f /root/*.deb
+	ko=/lib/modules/$NEXT_KVER/updates/csum-guard/csum_guard.ko
+	if [ "$(modinfo -k "$NEXT_KVER" -n csum_guard 2>/dev/null)" = "$ko" ] &&
+	   [ "$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)" = "$NEXT_KVER" ] &&
+	   [ "$(modinfo -F signer "$ko" 2>/dev/null)" = "$SIGNER" ] &&
+	   grep -q "installed the prebuilt csum_guard.ko for $NEXT_KVER" "$S/log"; then
+		pass "the new kernel's postinst installed its prebuilt module ($ko, vermagic $NEXT_KVER, signed by '$SIGNER'): modprobe finds it for $NEXT_KVER"
+	else
+		fail "no prebuilt module for the new kernel $NEXT_KVER: modprobe finds '$(modinfo -k "$NEXT_KVER" -n csum_guard 2>&1)'"
+	fi
+	if run apt-get purge -y "linux-image-$NEXT_KVER" && [ ! -e "$ko" ]; then
+		pass "the kernel's removal took its module away"
+	else
+		fail "after the kernel's removal: $(ls -d "$ko" 2>&1)"
+	fi
+fi
+
+# the VM manager goes, then csum-guard: nothing may stay
+run systemctl stop libvirtd.service
+t0=$(date +%s)
+if run apt-get purge -y csum-guard csum-guard-modules; then
+	pass "apt purge csum-guard csum-guard-modules ($(($(date +%s) - t0)) s)"
+else
+	fail "apt purge failed: $(tail -3 "$S/log" | tr '\n' ' ')"
+fi
+left=
+[ -d /sys/module/csum_guard ] && left="$left module-loaded"
+find /lib/modules /usr/lib/csum-guard -name 'csum_guard.ko*' 2>/dev/null | grep -q . && left="$left module-file"
+ls /etc/kernel/postinst.d/csum-guard* /etc/kernel/postrm.d/csum-guard* >/dev/null 2>&1 && left="$left kernel-hook"
+ls -d /sys/fs/bpf/csum_guard* >/dev/null 2>&1 && left="$left pins"
+systemctl list-unit-files csum-guard-watch.service 2>/dev/null | grep -q csum-guard && left="$left unit"
+dpkg -l 'csum-guard*' 2>/dev/null | grep -q '^[a-z][a-z] ' && left="$left dpkg-entry"
+modprobe -n csum_guard 2>/dev/null && left="$left modprobe-finds-it"
+snapshot >"$S/files.after"
+if ! diff "$S/files.before" "$S/files.after" >"$S/files.diff"; then
+	left="$left files:$(grep '^[<>]' "$S/files.diff" | head -5 | tr '\n' ' ')"
+fi
+if [ -z "$left" ]; then
+	pass "the purge left no module (loaded or on disk), kernel hook, pin, unit or file behind"
+else
+	fail "the purge left:$left"
+fi
+finish
