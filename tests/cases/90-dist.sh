@@ -424,7 +424,8 @@ cg_host_case portable
 # why each is there: packaging/loader/lintian-overrides). And what the
 # loader package ships is what the tree has: the unit with /usr/sbin filled
 # in (Type=notify, before libvirt, wanted by multi-user.target), the libvirt
-# hook byte for byte, the man page of this version.
+# hook and the opt-in libvirtd drop-in (an example, not installed) byte for
+# byte, the man page of this version.
 case_lintian() {
 	local t="lintian" dist=$TOP/build/dist ver debs out why= x=$TMPD/loader-deb n arch want
 
@@ -454,6 +455,9 @@ case_lintian() {
 	cmp -s "$x/usr/share/doc/csum-guard/examples/libvirt-qemu-hook" "$TOP/packaging/libvirt-qemu-hook" ||
 		why="$why; the hook shipped is not packaging/libvirt-qemu-hook"
 	[ -x "$x/usr/share/doc/csum-guard/examples/libvirt-qemu-hook" ] || why="$why; the hook is not executable"
+	cmp -s "$x/usr/share/doc/csum-guard/examples/libvirtd-require-watch.conf" "$TOP/packaging/libvirtd-require-watch.conf" ||
+		why="$why; the drop-in shipped is not packaging/libvirtd-require-watch.conf"
+	[ -e "$x/etc/systemd/system/libvirtd.service.d" ] && why="$why; the libvirtd drop-in is installed, not opt-in"
 	out=$x/lib/systemd/system/csum-guard-watch.service
 	for n in 'Type=notify' 'ExecStart=/usr/sbin/csum-guard watch' 'WantedBy=multi-user.target'; do
 		grep -qx "$n" "$out" 2>/dev/null || why="$why; the unit lacks $n"
