@@ -3,7 +3,7 @@
 #
 # tests/guest/boot.sh - boot a Debian host of hostroot.sh, and let it reboot
 #
-#   boot.sh NAME --share DIR [--timeout S] [--mem SIZE] [--smp N]
+#   boot.sh NAME --share DIR [--timeout S] [--mem SIZE] [--smp N] [--libvirt]
 #
 # Copies the pristine image of host NAME to DIR/disk.img (the cache stays
 # as it was made), then boots it under QEMU (TCG) with its own kernel and
@@ -11,7 +11,8 @@
 # end of every boot the host's cg-boot.service runs /cg/run (DIR/run): the
 # test's script, which reboots the host (QEMU resets and boots the same disk
 # again) or powers it off (QEMU exits). The serial console goes to
-# DIR/console.log. No network: what the host installs, it gets from DIR.
+# DIR/console.log. --libvirt boots the host that has Debian's libvirt and
+# QEMU (hostroot.sh NAME --libvirt). No network: what the host installs, it gets from DIR.
 #
 # Exit status: QEMU's (0 after a power-off), 124 on timeout (QEMU killed),
 # 2 on usage, 1 if the host could not be made.
@@ -21,20 +22,21 @@ set -euo pipefail
 
 usage()
 {
-	echo "usage: $0 NAME --share DIR [--timeout S] [--mem SIZE] [--smp N]" >&2
+	echo "usage: $0 NAME --share DIR [--timeout S] [--mem SIZE] [--smp N] [--libvirt]" >&2
 	exit 2
 }
 
 [ $# -ge 1 ] && [[ $1 != -* ]] || usage
 name=$1
 shift
-share= timeout=1200 mem=1G smp=1
+share= timeout=1200 mem=1G smp=1 variant=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--share)	share=${2:?}; shift ;;
 	--timeout)	timeout=${2:?}; shift ;;
 	--mem)		mem=${2:?}; shift ;;
 	--smp)		smp=${2:?}; shift ;;
+	--libvirt)	variant=(--libvirt) ;;
 	*)		usage ;;
 	esac
 	shift
@@ -45,7 +47,7 @@ share=$(cd "$share" && pwd -P)
 
 cg_need_pkgs qemu-system-x86
 IMAGE= KERNEL= INITRD= KVER=
-eval "$("$CG_GUEST_DIR/hostroot.sh" "$name")" || cg_die "cannot make host $name"
+eval "$("$CG_GUEST_DIR/hostroot.sh" "$name" "${variant[@]}")" || cg_die "cannot make host $name"
 
 cp --sparse=always "$IMAGE" "$share/disk.img"
 : >"$share/console.log"

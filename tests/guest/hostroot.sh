@@ -4,7 +4,8 @@
 # tests/guest/hostroot.sh - a Debian host that boots: its release's root,
 # its own kernel from kernels.list, systemd as init, on an ext4 disk
 #
-#   hostroot.sh NAME     make the host for kernel NAME of kernels.list (or
+#   hostroot.sh NAME [--libvirt]
+#                        make the host for kernel NAME of kernels.list (or
 #                        reuse its cache) and print, for `eval`:
 #                          IMAGE=<pristine ext4 image of the root>
 #                          KERNEL=<the root's /boot/vmlinuz-KVER>
@@ -23,13 +24,21 @@
 # the end of every boot it mounts the 9p share "cg" at /cg and runs /cg/run
 # (see boot.sh).
 #
+# --libvirt: the host also has Debian's libvirt (libvirt-daemon-system, its
+# QEMU driver, virsh) and qemu-system-x86, as a libvirt hypervisor has
+# (tests/cases/94-libvirt.sh); a cache of its own, host-NAME+libvirt.
+#
 # Cache: build/roots/host-NAME/ (image, kernel, initrd, a stamp of the
 # list line and of this script's format). A run cut short is redone.
 
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-[ $# -eq 1 ] && [[ $1 != -* ]] || { echo "usage: $0 NAME   (NAME: $(cg_kernel_names))" >&2; exit 2; }
+extra= variant=
+[ $# -eq 2 ] && [ "$2" = --libvirt ] &&
+	extra="libvirt-daemon-system libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86" variant=+libvirt
+[ $# -eq 1 ] || [ -n "$variant" ] || { echo "usage: $0 NAME [--libvirt]   (NAME: $(cg_kernel_names))" >&2; exit 2; }
+[[ $1 != -* ]] || { echo "usage: $0 NAME [--libvirt]   (NAME: $(cg_kernel_names))" >&2; exit 2; }
 cg_kernel "$1"
 
 # Bump when the host is made differently: older caches get redone.
@@ -37,8 +46,8 @@ FORMAT=2
 suite=$(awk -v n="$CG_KNAME" '$1 == n { print $2 }' "$CG_LIST")
 suite=${suite%-security}
 suite=${suite%-backports}
-dir=$CG_BUILD/roots/host-$CG_KNAME
-stamp="$CG_KLINE|format $FORMAT"
+dir=$CG_BUILD/roots/host-$CG_KNAME$variant
+stamp="$CG_KLINE|format $FORMAT${extra:+|$extra}"
 
 print_info()
 {
@@ -97,10 +106,10 @@ unshare --mount --propagation private bash -euo pipefail -c '
 	export DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8
 	chroot "$root" apt-get -q update
 	chroot "$root" apt-get -q -y --no-install-recommends install \
-		systemd-sysv udev kmod iproute2 procps dkms jq
+		systemd-sysv udev kmod iproute2 procps dkms jq $2
 	chroot "$root" sh -c "apt-get -q -y --no-install-recommends install /tmp/kdebs/*.deb"
 	chroot "$root" apt-get -q clean
-' _ "$root" >"$dir.tmp/apt.log" 2>&1 ||
+' _ "$root" "$extra" >"$dir.tmp/apt.log" 2>&1 ||
 	cg_die "installing the host's packages failed: $(grep -m1 -E '^E:' "$dir.tmp/apt.log" || tail -1 "$dir.tmp/apt.log")"
 rm -rf "$root/tmp/kdebs" "$root/usr/sbin/policy-rc.d"
 [ -f "$root/boot/vmlinuz-$CG_KVER" ] && [ -f "$root/boot/initrd.img-$CG_KVER" ] ||
