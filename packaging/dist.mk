@@ -52,7 +52,7 @@ $(DEB): $(DKMS_TAR) $(wildcard packaging/dkms/*) $(DEB_COMMON)
 
 # csum-guard: the loader (stripped, as Debian ships binaries), the object for
 # --object, the man page, the watch and syncookie units and the libvirt hook
-# example
+# example, and the opt-in drop-in that makes libvirtd require the watcher
 # (packaging/loader/). One recipe for every architecture: the loader of
 # architecture A is $(BUILD)/csum-guard (the build machine's) or
 # $(BUILD)/A/csum-guard (cross-built), stripped by A's strip.
@@ -62,8 +62,8 @@ strip_of = $(if $(filter $(DEB_ARCH),$(1)),strip,$(CROSS_$(1))strip)
 $(LOADER_DEB) $(CROSS_DEBS): $(DIST)/csum-guard_$(VERSION)_%.deb: $$(call loader_of,$$*) \
 		$(BUILD)/csum_guard.bpf.o doc/csum-guard.8 \
 		packaging/csum-guard-watch.service packaging/csum-guard-syncookie.service \
-		packaging/libvirt-qemu-hook $(wildcard packaging/loader/*) $(DEB_COMMON) \
-		$(wildcard deploy/monitoring/*) | $(DIST)
+		packaging/libvirt-qemu-hook packaging/libvirtd-require-watch.conf \
+		$(wildcard packaging/loader/*) $(DEB_COMMON) $(wildcard deploy/monitoring/*) | $(DIST)
 	$(call msg,DEB,$@)
 	$(Q)rm -rf $(DIST_STAGE) && mkdir -p $(DIST_STAGE)/usr/sbin \
 		$(DIST_STAGE)/usr/share/man/man8 $(DIST_STAGE)/lib/systemd/system
@@ -80,6 +80,8 @@ $(LOADER_DEB) $(CROSS_DEBS): $(DIST)/csum-guard_$(VERSION)_%.deb: $$(call loader
 		$(DIST_STAGE)/usr/share/doc/csum-guard/examples/libvirt-qemu-hook
 	$(Q)install -D -m 0644 -t $(DIST_STAGE)/usr/share/csum-guard/monitoring \
 		deploy/monitoring/csum-guard.rules.yml deploy/monitoring/csum-guard-dashboard.json
+	$(Q)install -D -m 0644 packaging/libvirtd-require-watch.conf \
+		$(DIST_STAGE)/usr/share/doc/csum-guard/examples/libvirtd-require-watch.conf
 	$(Q)ARCH=$* $(MKDEB) $(DIST_STAGE) packaging/loader $@
 	$(Q)rm -rf $(DIST_STAGE)
 

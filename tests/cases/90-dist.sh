@@ -369,7 +369,8 @@ cg_host_case portable
 # why each is there: packaging/loader/lintian-overrides). And what the
 # loader package ships is what the tree has: the unit with /usr/sbin filled
 # in (Type=notify, before libvirt, wanted by multi-user.target), the libvirt
-# hook byte for byte, the man page of this version.
+# hook and the opt-in libvirtd drop-in (an example, not installed) byte for
+# byte, the man page of this version.
 case_lintian() {
 	local t="lintian" dist=$TOP/build/dist ver debs out x=$TMPD/loader-deb n arch want
 
@@ -404,6 +405,10 @@ case_lintian() {
 		cmp -s "$x/usr/share/csum-guard/monitoring/$n" "$TOP/deploy/monitoring/$n" ||
 			unexpected "/usr/share/csum-guard/monitoring/$n" "is not deploy/monitoring's"
 	done
+	cmp -s "$x/usr/share/doc/csum-guard/examples/libvirtd-require-watch.conf" "$TOP/packaging/libvirtd-require-watch.conf" ||
+		unexpected "the drop-in shipped" "is not packaging/libvirtd-require-watch.conf"
+	[ -e "$x/etc/systemd/system/libvirtd.service.d" ] &&
+		unexpected "the libvirtd drop-in" "is installed, not opt-in"
 	out=$x/lib/systemd/system/csum-guard-watch.service
 	for n in 'Type=notify' 'ExecStart=/usr/sbin/csum-guard watch' 'WantedBy=multi-user.target'; do
 		grep -qx "$n" "$out" 2>/dev/null || unexpected "the unit" "lacks $n"

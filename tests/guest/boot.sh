@@ -3,9 +3,10 @@
 #
 # tests/guest/boot.sh - boot a Debian host of hostroot.sh, and let it reboot
 #
-#   boot.sh [--bare] NAME --share DIR [--timeout S] [--mem SIZE] [--smp N]
+#   boot.sh [--bare|--libvirt] NAME --share DIR [--timeout S] [--mem SIZE]
+#           [--smp N] [--ssh-port PORT]
 #
-# (--bare: the host without compiler and headers, hostroot.sh --bare)
+# (--bare, --libvirt: that variant of the host, hostroot.sh's)
 # Copies the pristine image of host NAME to DIR/disk.img (the cache stays
 # as it was made), then boots it under QEMU (TCG) with its own kernel and
 # initrd, root=/dev/vda, systemd as init, DIR shared over 9p as "cg". At the
@@ -13,6 +14,9 @@
 # test's script, which reboots the host (QEMU resets and boots the same disk
 # again) or powers it off (QEMU exits). The serial console goes to
 # DIR/console.log. No network: what the host installs, it gets from DIR.
+# --ssh-port: one NIC (eth0) on QEMU's user network, restricted (no route
+# out), whose port 22 is 127.0.0.1:PORT here: a controller's ssh to the host
+# (the test's script gives eth0 its address, 10.0.2.15/24).
 #
 # Exit status: QEMU's (0 after a power-off), 124 on timeout (QEMU killed),
 # 2 on usage, 1 if the host could not be made.
@@ -22,36 +26,34 @@ set -euo pipefail
 
 usage()
 {
-	echo "usage: $0 [--bare] NAME --share DIR [--timeout S] [--mem SIZE] [--smp N]" >&2
+	echo "usage: $0 [--bare|--libvirt] NAME --share DIR [--timeout S] [--mem SIZE] [--smp N] [--ssh-port PORT]" >&2
 	exit 2
 }
 
-bare=()
-if [ "${1:-}" = --bare ]; then
-	bare=(--bare)
-	shift
-fi
-[ $# -ge 1 ] && [[ $1 != -* ]] || usage
-name=$1
-shift
-share= timeout=1200 mem=1G smp=1
+name= share= timeout=1200 mem=1G smp=1 variant=() net=()
 while [ $# -gt 0 ]; do
 	case $1 in
+	--bare|--libvirt) [ ${#variant[@]} = 0 ] || usage; variant=("$1") ;;
 	--share)	share=${2:?}; shift ;;
 	--timeout)	timeout=${2:?}; shift ;;
 	--mem)		mem=${2:?}; shift ;;
 	--smp)		smp=${2:?}; shift ;;
-	*)		usage ;;
+	--ssh-port)	[[ ${2:-} =~ ^[0-9]+$ ]] || usage
+			net=(-netdev "user,id=cg0,restrict=on,hostfwd=tcp:127.0.0.1:$2-:22"
+			     -device virtio-net-pci,netdev=cg0)
+			shift ;;
+	-*)		usage ;;
+	*)		[ -z "$name" ] || usage; name=$1 ;;
 	esac
 	shift
 done
-[ -n "$share" ] && [ -d "$share" ] || usage
+[ -n "$name" ] && [ -n "$share" ] && [ -d "$share" ] || usage
 [ -f "$share/run" ] || cg_die "$share/run: no script for the host to run"
 share=$(cd "$share" && pwd -P)
 
 cg_need_pkgs qemu-system-x86
 IMAGE= KERNEL= INITRD= KVER=
-eval "$("$CG_GUEST_DIR/hostroot.sh" "${bare[@]}" "$name")" || cg_die "cannot make host $name"
+eval "$("$CG_GUEST_DIR/hostroot.sh" "${variant[@]}" "$name")" || cg_die "cannot make host $name"
 
 cp --sparse=always "$IMAGE" "$share/disk.img"
 : >"$share/console.log"
@@ -65,7 +67,7 @@ timeout --kill-after=5 "$timeout" \
 	-kernel "$KERNEL" -initrd "$INITRD" -append "$append" \
 	-drive "file=$share/disk.img,if=virtio,format=raw,cache=unsafe" \
 	-fsdev "local,id=cg,path=$share,security_model=none,multidevs=remap" \
-	-device virtio-9p-pci,fsdev=cg,mount_tag=cg \
+	-device virtio-9p-pci,fsdev=cg,mount_tag=cg "${net[@]}" \
 	-serial "file:$share/console.log" </dev/null &
 qpid=$!
 trap 'kill -TERM $qpid 2>/dev/null; wait $qpid; exit 130' INT

@@ -4,7 +4,7 @@
 # tests/guest/hostroot.sh - a Debian host that boots: its release's root,
 # its own kernel from kernels.list, systemd as init, on an ext4 disk
 #
-#   hostroot.sh [--bare] NAME
+#   hostroot.sh [--bare|--libvirt] NAME
 #                        make the host for kernel NAME of kernels.list (or
 #                        reuse its cache) and print, for `eval`:
 #                          IMAGE=<pristine ext4 image of the root>
@@ -17,34 +17,47 @@
 # 12 (bookworm) one. The root is debootstrap's minbase, with apt sources
 # for the release and its security archive from the mirrors this machine
 # uses (as fetch.sh derives them), then, as an operator's host would have:
-# systemd, udev, iproute2, dkms and its compiler, jq (for the test), and
-# the kernel image and headers of the list's line (the .debs fetch.sh
+# systemd, udev, iproute2, dkms and its compiler, jq (for the test), the
+# kernel image and headers of the list's line (the .debs fetch.sh
 # downloaded, so the host runs the same pinned kernel as the rest of the
-# matrix). The image holds one unit of the test's own, cg-boot.service: at
-# the end of every boot it mounts the 9p share "cg" at /cg and runs /cg/run
-# (see boot.sh).
+# matrix), and openssh-server, python3 and python3-apt, which Ansible
+# needs on the hosts it manages (no key is authorized in the image: a test
+# that logs in adds its own at boot). The image holds one unit of the
+# test's own, cg-boot.service: at the end of every boot it mounts the 9p
+# share "cg" at /cg and runs /cg/run (see boot.sh).
 #
 # --bare: a host without a compiler and without kernel headers (no dkms,
 # only the kernel's image package), as an operator who installs prebuilt
 # modules from a repository keeps it (tests/guest/host-repo.sh).
+# --libvirt: the host also has Debian's libvirt (libvirt-daemon-system, its
+# QEMU driver, virsh) and qemu-system-x86, as a libvirt hypervisor has
+# (tests/cases/94-libvirt.sh).
 #
-# Cache: build/roots/host-NAME/ (host-NAME-bare/ for --bare: image, kernel,
-# initrd, a stamp of the list line, the variant and this script's format).
-# A run cut short is redone.
+# Cache: build/roots/host-NAME/ (host-NAME-bare/, host-NAME+libvirt/ for
+# the variants: image, kernel, initrd, a stamp of the list line, the
+# variant and this script's format). A run cut short is redone.
 
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-bare=0
-if [ "${1:-}" = --bare ]; then
-	bare=1
-	shift
-fi
-[ $# -eq 1 ] && [[ $1 != -* ]] || { echo "usage: $0 [--bare] NAME   (NAME: $(cg_kernel_names))" >&2; exit 2; }
-cg_kernel "$1"
+usage()
+{
+	echo "usage: $0 [--bare|--libvirt] NAME   (NAME: $(cg_kernel_names))" >&2
+	exit 2
+}
+variant= name=
+for a in "$@"; do
+	case $a in
+	--bare|--libvirt) [ -z "$variant" ] || usage; variant=${a#--} ;;
+	-*) usage ;;
+	*) [ -z "$name" ] || usage; name=$a ;;
+	esac
+done
+[ -n "$name" ] || usage
+cg_kernel "$name"
 
 # Bump when the host is made differently: older caches get redone.
-FORMAT=2
+FORMAT=3
 suite=$(awk -v n="$CG_KNAME" '$1 == n { print $2 }' "$CG_LIST")
 suite=${suite%-security}
 suite=${suite%-backports}
@@ -52,14 +65,20 @@ dir=$CG_BUILD/roots/host-$CG_KNAME
 stamp="$CG_KLINE|format $FORMAT"
 # what the host has beside its kernel image, and which of the kernel's
 # packages it installs (the headers need a compiler to be of any use)
-hostpkgs="systemd-sysv udev kmod iproute2 procps dkms jq"
+# (and what a fleet tool reaches a host with: ssh, and Python for Ansible)
+hostpkgs="systemd-sysv udev kmod iproute2 procps dkms jq openssh-server python3 python3-apt"
 kpkgs=$CG_KPKGS
-if [ $bare = 1 ]; then
+case $variant in
+bare)
 	dir=$dir-bare
 	stamp="$stamp|bare"
-	hostpkgs="systemd-sysv udev kmod iproute2 procps jq"
-	kpkgs=${CG_KPKGS%% *}
-fi
+	hostpkgs=${hostpkgs/ dkms/}
+	kpkgs=${CG_KPKGS%% *} ;;
+libvirt)
+	dir=$dir+libvirt
+	stamp="$stamp|libvirt"
+	hostpkgs="$hostpkgs libvirt-daemon-system libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86" ;;
+esac
 
 print_info()
 {
