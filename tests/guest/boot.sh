@@ -3,7 +3,7 @@
 #
 # tests/guest/boot.sh - boot a Debian host of hostroot.sh, and let it reboot
 #
-#   boot.sh NAME --share DIR [--timeout S] [--mem SIZE] [--smp N]
+#   boot.sh NAME --share DIR [--timeout S] [--mem SIZE] [--smp N] [--ssh-port PORT]
 #
 # Copies the pristine image of host NAME to DIR/disk.img (the cache stays
 # as it was made), then boots it under QEMU (TCG) with its own kernel and
@@ -12,6 +12,9 @@
 # test's script, which reboots the host (QEMU resets and boots the same disk
 # again) or powers it off (QEMU exits). The serial console goes to
 # DIR/console.log. No network: what the host installs, it gets from DIR.
+# --ssh-port: one NIC (eth0) on QEMU's user network, restricted (no route
+# out), whose port 22 is 127.0.0.1:PORT here: a controller's ssh to the host
+# (the test's script gives eth0 its address, 10.0.2.15/24).
 #
 # Exit status: QEMU's (0 after a power-off), 124 on timeout (QEMU killed),
 # 2 on usage, 1 if the host could not be made.
@@ -21,20 +24,24 @@ set -euo pipefail
 
 usage()
 {
-	echo "usage: $0 NAME --share DIR [--timeout S] [--mem SIZE] [--smp N]" >&2
+	echo "usage: $0 NAME --share DIR [--timeout S] [--mem SIZE] [--smp N] [--ssh-port PORT]" >&2
 	exit 2
 }
 
 [ $# -ge 1 ] && [[ $1 != -* ]] || usage
 name=$1
 shift
-share= timeout=1200 mem=1G smp=1
+share= timeout=1200 mem=1G smp=1 net=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--share)	share=${2:?}; shift ;;
 	--timeout)	timeout=${2:?}; shift ;;
 	--mem)		mem=${2:?}; shift ;;
 	--smp)		smp=${2:?}; shift ;;
+	--ssh-port)	[[ ${2:-} =~ ^[0-9]+$ ]] || usage
+			net=(-netdev "user,id=cg0,restrict=on,hostfwd=tcp:127.0.0.1:$2-:22"
+			     -device virtio-net-pci,netdev=cg0)
+			shift ;;
 	*)		usage ;;
 	esac
 	shift
@@ -59,7 +66,7 @@ timeout --kill-after=5 "$timeout" \
 	-kernel "$KERNEL" -initrd "$INITRD" -append "$append" \
 	-drive "file=$share/disk.img,if=virtio,format=raw,cache=unsafe" \
 	-fsdev "local,id=cg,path=$share,security_model=none,multidevs=remap" \
-	-device virtio-9p-pci,fsdev=cg,mount_tag=cg \
+	-device virtio-9p-pci,fsdev=cg,mount_tag=cg "${net[@]}" \
 	-serial "file:$share/console.log" </dev/null &
 qpid=$!
 trap 'kill -TERM $qpid 2>/dev/null; wait $qpid; exit 130' INT

@@ -16,10 +16,12 @@
 # 12 (bookworm) one. The root is debootstrap's minbase, with apt sources
 # for the release and its security archive from the mirrors this machine
 # uses (as fetch.sh derives them), then, as an operator's host would have:
-# systemd, udev, iproute2, dkms and its compiler, jq (for the test), and
-# the kernel image and headers of the list's line (the .debs fetch.sh
+# systemd, udev, iproute2, dkms and its compiler, jq (for the test), the
+# kernel image and headers of the list's line (the .debs fetch.sh
 # downloaded, so the host runs the same pinned kernel as the rest of the
-# matrix). The image holds one unit of the test's own, cg-boot.service: at
+# matrix), and openssh-server, python3 and python3-apt, which Ansible
+# needs on the hosts it manages (no key is authorized in the image: a test
+# that logs in adds its own at boot). The image holds one unit of the test's own, cg-boot.service: at
 # the end of every boot it mounts the 9p share "cg" at /cg and runs /cg/run
 # (see boot.sh).
 #
@@ -33,7 +35,7 @@ set -euo pipefail
 cg_kernel "$1"
 
 # Bump when the host is made differently: older caches get redone.
-FORMAT=2
+FORMAT=3
 suite=$(awk -v n="$CG_KNAME" '$1 == n { print $2 }' "$CG_LIST")
 suite=${suite%-security}
 suite=${suite%-backports}
@@ -99,6 +101,9 @@ unshare --mount --propagation private bash -euo pipefail -c '
 	chroot "$root" apt-get -q -y --no-install-recommends install \
 		systemd-sysv udev kmod iproute2 procps dkms jq
 	chroot "$root" sh -c "apt-get -q -y --no-install-recommends install /tmp/kdebs/*.deb"
+	# what a fleet tool reaches a host with: ssh, and Python for Ansible
+	chroot "$root" apt-get -q -y --no-install-recommends install \
+		openssh-server python3 python3-apt
 	chroot "$root" apt-get -q clean
 ' _ "$root" >"$dir.tmp/apt.log" 2>&1 ||
 	cg_die "installing the host's packages failed: $(grep -m1 -E '^E:' "$dir.tmp/apt.log" || tail -1 "$dir.tmp/apt.log")"
