@@ -105,6 +105,7 @@ TESTCOMMON_H := $(wildcard tests/common/*.h)
 BUILD_DEPS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
 TEST_DEPS := iproute2 kmod jq ethtool dkms util-linux nftables iptables curl strace debootstrap lintian \
 	podman runc catatonit \
+	ansible-core openssh-client \
 	qemu-user
 
 ifeq ($(V),1)
