@@ -73,7 +73,7 @@ int cg_cli_parse(const struct cg_cli *cli, const struct cg_cmd *cmd, int argc, c
 					 NULL, o->val };
 	opterr = 0;
 	optind = first;
-	while (!ret && (c = getopt_long(argc, argv, ":", lo, NULL)) != -1) {
+	while (!ret && (c = getopt_long(argc, argv, ":q", lo, NULL)) != -1) {
 		o = c == ':' || c == '?' ? NULL : cg_cli_opt(cli, c);
 		if (!o)
 			ret = cg_cli_bad_option(c, argv);

@@ -424,6 +424,15 @@ case_cli_habits() {
 	a=$("$CG" -q detach tap0 --netns "$VM" 2>&1)
 	expect_eq "-q detach: exit status" 0 $?
 	expect_eq "-q detach: what it said" "" "$a"
+	# and after it, as the help says: anywhere on the line
+	a=$("$CG" attach tap0 -q --netns "$VM" --backend "$BACKEND" 2>&1)
+	expect_eq "attach -q: exit status" 0 $?
+	expect_eq "attach -q: what it said" "" "$a"
+	a=$("$CG" detach tap0 --netns "$VM" -q 2>&1)
+	expect_eq "detach -q: exit status" 0 $?
+	expect_eq "detach -q: what it said" "" "$a"
+	a=$("$CG" syncookie status -q 2>&1 >/dev/null)
+	expect_eq "syncookie status -q: exit status" 0 $?
 	# --json before the command as after it
 	a=$("$CG" --json --quiet status tap0 --netns "$VM" 2>&1)
 	expect_eq "--json status: exit status" 0 $?
@@ -461,7 +470,7 @@ case_cli_habits() {
 	wait
 	"$CG" detach tap0 --netns "$VM" --quiet
 	topo_down
-	expect_verdict "$t" "--help and -h on every command print the usage (exit 0), -V and --version anywhere the version, neither changes anything; --quiet, -q and --json before the command; a held host lock is waited for with one line, --wait 0 and --wait=1 give up in one line naming the device, --wait 30 waits"
+	expect_verdict "$t" "--help and -h on every command print the usage (exit 0), -V and --version anywhere the version, neither changes anything; --quiet and -q before the command and after it, --json before it; a held host lock is waited for with one line, --wait 0 and --wait=1 give up in one line naming the device, --wait 30 waits"
 }
 cg_case cli_habits
 
