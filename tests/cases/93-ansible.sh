@@ -211,3 +211,51 @@ ans_upgrade() {
 	fi
 	ans_traffic ansible "after the upgrade"
 }
+
+# The role's check (tasks/check.yml) run by ansible-playbook on this
+# machine (connection local), with build/'s csum-guard first in PATH, over
+# a namespace of its own: a tap left unguarded fails the play naming it;
+# guarded, the play passes (verify ran, none skipped); its egress hook
+# deleted behind csum-guard's back, the play fails with verify's finding.
+# The whole role over ssh against booted hosts is ansible_host, above.
+case_ansible_check() {
+	local t="ansible-check" ns=cgans$$ d=$TMPD/anscheck
+
+	if ! command -v ansible-playbook >/dev/null; then
+		skip "$t: no ansible-playbook here (make deps installs ansible-core)"
+		return
+	fi
+	mkdir -p "$d"
+	cat >"$d/play.yml" <<PLAY
+- hosts: localhost
+  connection: local
+  gather_facts: false
+  vars:
+    csum_guard_check_timeout: 2
+  environment:
+    PATH: "$TOP/build:/usr/sbin:/usr/bin:/sbin:/bin"
+  tasks:
+    - ansible.builtin.include_tasks: $TOP/deploy/ansible/roles/csum_guard/tasks/check.yml
+PLAY
+	ansplay() { ANSIBLE_NOCOLOR=1 ansible-playbook -i localhost, "$d/play.yml" >"$d/$1.log" 2>&1; }
+	expect_ok "make $ns" ip netns add "$ns" &&
+		expect_ok "make tap9" ip -n "$ns" tuntap add dev tap9 mode tap vnet_hdr &&
+		expect_ok "tap9 up" ip -n "$ns" link set tap9 up || { expect_verdict "$t" "-"; ip netns del "$ns"; return; }
+
+	ansplay unguarded && unexpected "the play over an unguarded tap9" "passed"
+	expect_grep "the failed play names tap9" "not guarded after 2 s: .*tap9 (tun, netns $ns)" "$d/unguarded.log"
+
+	expect_ok "attach tap9 --egress" "$CG" attach tap9 --netns "$ns" --egress --mode clsact --backend bpf -q
+	ansplay guarded || unexpected "the play over a guarded tap9" "failed: $(grep -m1 '^fatal' "$d/guarded.log" | cut -c1-300)"
+	expect_grep "the play's recap: verify ran, nothing skipped" 'ok=4 .*failed=0 .*skipped=0' "$d/guarded.log"
+
+	expect_ok "delete the egress filter" tc -n "$ns" filter del dev tap9 egress
+	ansplay drifted && unexpected "the play with tap9's egress hook gone" "passed"
+	expect_grep "the failed play gives verify's finding" \
+		"csum-guard verify on localhost: drift: tap9 netns $ns: .*egress hook is gone" "$d/drifted.log"
+
+	"$CG" detach tap9 --netns "$ns" -q
+	ip netns del "$ns"
+	expect_verdict "$t" "the role's check over this machine: an unguarded tap fails the play by name, a guarded one passes with verify run, a guard whose egress hook was deleted fails it with verify's drift"
+}
+cg_host_case ansible_check
