@@ -166,7 +166,7 @@ static int cg_run_doctor(void *args, int argc, char **argv)
 
 	if (a->noperands)
 		return cg_usage_err("doctor takes no device: it examines the whole host");
-	return cg_cmd_doctor(a->json);
+	return cg_cmd_doctor(a);
 }
 
 static int cg_run_verify(void *args, int argc, char **argv)
@@ -254,15 +254,17 @@ static const struct cg_cmd cg_cmds[] = {
 	  "Say what this host offers each backend, which one attach would choose, and\n"
 	  "why. It loads nothing that stays.\n",
 	  "jq", cg_run_probe },
-	{ "doctor", CG_USAGE("[--json]"),
+	{ "doctor", CG_USAGE("[--json] [--match GLOB[,GLOB...]]... [--no-containers]"),
 	  "Is this host guarded, and if not, what to do: the backends and why, the\n"
 	  "module for the running kernel and what may refuse it (signature enforcement,\n"
 	  "lockdown, Secure Boot), the completion guard, the watcher and its unit,\n"
 	  "every guest-facing device and what guards it (its own guard, the completion\n"
-	  "guard, nothing) and what runs ahead of it, the SYN responders. One line a\n"
+	  "guard, nothing), whether that guard runs as it was attached, and what runs\n"
+	  "ahead of it, the SYN responders. Give it the watcher's --match and\n"
+	  "--no-containers: what they leave alone is excluded, not a failure. One line a\n"
 	  "finding (ok, warn, fail) and what to do. Exit status: 0 nothing failed\n"
 	  "(warnings allowed), 1 something failed. It changes nothing.\n",
-	  "jq", cg_run_doctor },
+	  "jMNq", cg_run_doctor },
 	{ "verify", CG_USAGE("[--netns NS] [--heal] [--json]"),
 	  "Is every guest-facing device of every network namespace (or of NS) guarded\n"
 	  "as recorded? One line names each drift: a device not guarded (a guard's hook\n"

@@ -109,7 +109,11 @@ int cg_cmd_completion(const struct cg_args *a);
 int cg_cmd_probe(const struct cg_query *a);
 /* csum-guard verify: exit status 0 (nothing drifted, or all healed), 1 */
 int cg_cmd_verify(const char *netns, bool heal, bool json);
+struct cg_report_row;
+/* r's guard runs otherwise than it was attached (verify's options and
+ * outdated drifts), in words into why */
+bool cg_verify_guard_drifted(const struct cg_report_row *r, char *why, size_t n);
 /* csum-guard doctor: exit status 0 (nothing failed), 1 (something did) */
-int cg_cmd_doctor(bool json);
+int cg_cmd_doctor(const struct cg_args *a);
 
 #endif /* CG_COMMANDS_H */

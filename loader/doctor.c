@@ -220,9 +220,9 @@ static void cg_dr_devices(struct cg_doctor *d, bool completion)
 	struct cg_rows rs = {};
 	struct cg_ack ack = {};
 	const struct cg_report_row *r;
-	char ns[32], what[160], hint[256];
+	char ns[32], what[160], hint[256], drift[256];
 	const char *label;
-	int i, j, err, guarded = 0;
+	int i, j, err, guarded = 0, other = 0;
 
 	err = cg_status_rows(NULL, NULL, &rs, &ack);
 	if (err) {
@@ -235,6 +235,12 @@ static void cg_dr_devices(struct cg_doctor *d, bool completion)
 		label = cg_report_netns(r, ns, sizeof(ns));
 		snprintf(what, sizeof(what), "device %s%s%s%s%s%s", r->dev, label ? " netns " : "",
 			 label ?: "", r->kind ? " (" : "", r->kind ?: "", r->kind ? ")" : "");
+		if (r->state == CG_ROW_COVERED || r->state == CG_ROW_EXCLUDED) {
+			cg_dr(d, what, CG_DR_OK, NULL, "%s: %s", cg_row_state_name(r->state),
+			      r->why);
+			other++;
+			continue;
+		}
 		if (!r->st.attached) {
 			snprintf(hint, sizeof(hint), "csum-guard attach %s%s%s, or run csum-guard watch",
 				 r->dev, label ? " --netns " : "", label ?: "");
@@ -247,6 +253,9 @@ static void cg_dr_devices(struct cg_doctor *d, bool completion)
 		cg_dr(d, what, CG_DR_OK, NULL, "guarded by %s (%s%s), %llu dropped",
 		      r->backend, r->st.mode, cg_opts_text(&r->st),
 		      (unsigned long long)(r->st.dropped + r->st.dropped_unreadable));
+		if (cg_verify_guard_drifted(r, drift, sizeof(drift)))
+			cg_dr(d, what, CG_DR_WARN, "csum-guard verify --heal (the watcher puts it "
+			      "back by itself)", "%s", drift);
 		for (j = 0; j < r->ahead.n && j < CG_AHEAD_MAX; j++)
 			cg_dr(d, what, CG_DR_WARN, "what runs ahead may redirect or change frames "
 			      "before the guard sees them: check it is meant to",
@@ -255,8 +264,8 @@ static void cg_dr_devices(struct cg_doctor *d, bool completion)
 	if (!rs.n)
 		cg_dr(d, "devices", CG_DR_OK, NULL, "no guest-facing device on this host");
 	else
-		cg_dr(d, "devices", CG_DR_OK, NULL, "%d of %d guest-facing devices guarded",
-		      guarded, rs.n);
+		cg_dr(d, "devices", CG_DR_OK, NULL, "%d of %d guest-facing devices guarded%s",
+		      guarded, rs.n - other, other ? " (those covered or excluded aside)" : "");
 	free(rs.row);
 }
 
@@ -279,9 +288,10 @@ static void cg_dr_responders(struct cg_doctor *d)
 		cg_dr(d, "SYN responders", CG_DR_OK, NULL, "%d answering", c.answering);
 }
 
-int cg_cmd_doctor(bool json)
+int cg_cmd_doctor(const struct cg_args *a)
 {
-	struct cg_doctor d = { .json = json, .first = true };
+	struct cg_doctor d = { .json = a->json, .first = true };
+	bool json = a->json;
 	struct cg_completion cc = {};
 	struct cg_probe p;
 	enum cg_choice c;
@@ -308,6 +318,7 @@ int cg_cmd_doctor(bool json)
 		      "csum-guard completion on", "off%s%s", *p.completion_err ? ": " : "",
 		      p.completion_err);
 	cg_dr_watcher(&d);
+	cg_status_exclude(a->match, a->nmatch, a->no_containers);
 	cg_dr_devices(&d, completion);
 	cg_dr_responders(&d);
 	if (json) {

@@ -49,8 +49,11 @@ static enum cg_drift cg_verify_row(const struct cg_report_row *r, bool kmod_gone
 	struct cg_target t = { .netns_ino = r->netns_ino, .ifindex = r->ifindex };
 	const struct cg_status *st = &r->st;
 	struct cg_recorded rd = {};
-	bool rec = !cg_bpf_recorded(&t, &rd);
+	bool rec;
 
+	if (r->state == CG_ROW_COVERED || r->state == CG_ROW_EXCLUDED)
+		return CG_DRIFT_NONE;	/* nothing of its own was meant to guard it */
+	rec = !cg_bpf_recorded(&t, &rd);
 	req->opts.egress = rec ? rd.egress : st->egress;
 	req->opts.log_drops = rec ? rd.log_drops : st->log_drops;
 	if (!st->attached) {
@@ -92,6 +95,14 @@ static enum cg_drift cg_verify_row(const struct cg_report_row *r, bool kmod_gone
 		return CG_DRIFT_OUTDATED;
 	}
 	return CG_DRIFT_NONE;
+}
+
+bool cg_verify_guard_drifted(const struct cg_report_row *r, char *why, size_t n)
+{
+	struct cg_attach_req req = {};
+	enum cg_repair_reason reason;
+
+	return r->st.attached && cg_verify_row(r, false, &req, &reason, why, n) != CG_DRIFT_NONE;
 }
 
 /* One row's drift, found before any heal: an attach prunes what it takes

@@ -34,6 +34,11 @@ case_doctor() {
 		why="$why; no attach hint for tap0"
 	[ "$(guarded_json | jq -c 'map([.device, .netns, .attached])')" = "$before" ] ||
 		why="$why; doctor changed what is guarded"
+	# what the watcher's --match leaves alone is excluded, no failure
+	out=$("$CG" doctor --json --match 'cgnomatch*')
+	[ "$(doctor_finding "$out" "$dev")" = ok ] &&
+		jq -e --arg n "$dev" '.checks[] | select(.check == $n) | .detail | test("^excluded: ")' >/dev/null <<<"$out" ||
+		why="$why; tap0 outside --match: '$(doctor_finding "$out" "$dev")', not ok and excluded"
 	guard_on || why="$why; attach failed"
 	out=$("$CG" doctor --json)
 	[ "$(doctor_finding "$out" "$dev")" = ok ] || why="$why; guarded tap0: '$(doctor_finding "$out" "$dev")'"
@@ -42,8 +47,18 @@ case_doctor() {
 	"$CG" doctor tap0 >/dev/null 2>&1
 	[ $? = 2 ] || why="$why; doctor took a device"
 	guard_off
+	# a bpf guard whose egress hook was taken off: a warning naming it
+	if [ "$BACKEND" = bpf ]; then
+		"$CG" attach tap0 --netns "$VM" --backend bpf --mode clsact --egress -q &&
+			tc -n "$VM" filter del dev tap0 egress || why="$why; cannot set up the egress drift"
+		out=$("$CG" doctor --json)
+		jq -e --arg n "$dev" '[.checks[] | select(.check == $n and .state == "warn") | .detail] |
+			any(test("egress hook is gone"))' >/dev/null <<<"$out" ||
+			why="$why; no warning for tap0's egress hook gone: $(jq -c --arg n "$dev" '[.checks[] | select(.check == $n)]' <<<"$out")"
+		guard_off
+	fi
 	if [ -z "$why" ]; then
-		pass "$t: an unguarded tap is a finding with the attach to run, the exit status follows the findings, a guarded one is ok; nothing changed"
+		pass "$t: an unguarded tap is a finding with the attach to run, excluded and no failure outside --match, the exit status follows the findings, a guarded one is ok$([ "$BACKEND" = bpf ] && echo ", one whose egress hook was deleted a warning"); nothing changed"
 	else
 		fail "$t:${why#;}"
 	fi
