@@ -234,6 +234,20 @@ case_docs_links() {
 }
 cg_host_case docs_links
 
+# No merge left half-done in the tree: no text file of it holds a
+# conflict's markers (a README with both sides of a merge reads as truth).
+case_tree_markers() {
+	local t="tree-markers" n
+
+	n=$(cd "$TOP" && find . -path ./build -prune -o -path ./.git -prune -o -type f -print | wc -l)
+	(cd "$TOP" && find . -path ./build -prune -o -path ./.git -prune -o -type f -print0 |
+		xargs -0 grep -InE '^(<<<<<<<|>>>>>>>)( |$)' 2>/dev/null) >"$TMPD/markers"
+	expect_eq "lines with a merge conflict's markers ($(head -3 "$TMPD/markers" | tr '\n' ' '))" \
+		0 "$(grep -c . "$TMPD/markers")"
+	expect_verdict "$t" "none of the tree's $n files holds a merge conflict's markers"
+}
+cg_host_case tree_markers
+
 # man_synopsis: the man page's SYNOPSIS as text, one form a line: .B and .I
 # join their words with spaces, the two-font macros (.RB .IR .BR .RI ...)
 # without, input lines join with a space, .br ends a form.
