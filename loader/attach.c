@@ -71,6 +71,9 @@ int cg_attach(const struct cg_attach_req *r, struct cg_attach_result *res, struc
 		return cg_ack_err(ack, -ESTALE, "netns %s is now another namespace (inode %llu, not %llu): nothing done",
 				  r->netns ?: "(ours)", (unsigned long long)t.netns_ino,
 				  (unsigned long long)r->netns_ino);
+	if (r->ifindex && t.ifindex != r->ifindex)
+		return cg_ack_err(ack, -ESTALE, "%s is now another device (ifindex %d, not %d): nothing done",
+				  r->dev, t.ifindex, r->ifindex);
 	res->ifindex = t.ifindex;
 	/* A macvtap's guest frames leave through it: guard where they go */
 	err = cg_link_kind(t.ifindex, kind, sizeof(kind), &nsid);

@@ -57,6 +57,9 @@ struct cg_attach_req {
 	 * once entered it is checked, and -ESTALE if another took the path
 	 * (a process's PID reused, a name bound again); 0: any */
 	__u64 netns_ino;
+	/* the device meant (watch: the one it saw under dev); -ESTALE if dev
+	 * names another now (deleted and made again, moved); 0: any */
+	int ifindex;
 	const char *object_path;	/* attach --object, for messages */
 };
 

@@ -146,6 +146,13 @@ static bool cg_wheal_one(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *
 	cg_log(CG_PRIO_WARNING, dev, nsl, "guard of %s netns %s taken off (%s): putting it back",
 	       dev, nsl, cg_repair_name(r));
 	err = cg_wspawn(w, ns, d, why, sizeof(why));
+	if (err == -ESTALE) {
+		/* its name is another device's now (deleted and made again, or
+		 * moved): not a repair; that device is watch's like any new one */
+		cg_log(CG_PRIO_INFO, dev, nsl, "%s netns %s is another device now: %s", dev, nsl, why);
+		cg_wdev_del(ns, d);
+		return false;
+	}
 	if (!err) {
 		b = cg_wstatus(ns, d, &st, &gone, NULL);
 		if (b && (st.egress || !d->had_egress)) {

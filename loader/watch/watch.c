@@ -128,6 +128,13 @@ const struct cg_backend *cg_wstatus(struct cg_wns *ns, struct cg_wdev *d,
 	if (cg_netns_enter(ns->nsfd))
 		return NULL;
 	*gone = !if_indextoname(d->ifindex, name) && (errno == ENXIO || errno == ENODEV);
+	/* or its name is another device's now: deleted and made again before
+	 * the events said so (that one is watch's as any new device) */
+	if (!*gone) {
+		unsigned int now = if_nametoindex(d->name);
+
+		*gone = now && (int)now != d->ifindex;
+	}
 	c = cg_guarded_by(&t, st);
 	if (ahead)
 		cg_ahead_of(d->ifindex, cg_choice_name(c), st, ahead);
@@ -159,6 +166,7 @@ int cg_wspawn(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d, char *wh
 				  !strcmp(d->had_mode, "clsact") ? CG_ATTACH_CLSACT : CG_ATTACH_AUTO,
 			  .preloaded = w->preload },
 		.netns_ino = ns->ino,
+		.ifindex = d->ifindex,
 	};
 
 	return cg_attach_child(&r, why, n);
