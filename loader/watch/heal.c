@@ -105,7 +105,7 @@ static bool cg_wheal_one(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *
 			 bool mod_gone)
 {
 	struct cg_target t = { .netns_ino = ns->ino, .ifindex = d->ifindex };
-	char why[1024], dev[4 * IF_NAMESIZE + 1], nsl[4 * sizeof(ns->label)];
+	char why[1024], dev[4 * IF_NAMESIZE + 1], nsl[4 * CG_LABEL_MAX];
 	int hint = d->check ? d->hint : -1;
 	const struct cg_backend *b;
 	enum cg_repair_reason r;

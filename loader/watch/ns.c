@@ -187,8 +187,21 @@ static struct cg_wns *cg_wns_find(struct cg_watch *w, __u64 ino)
 	return NULL;
 }
 
+/* *s becomes a copy of v; kept as it was when there is no memory for one */
+static void cg_wns_str(char **s, const char *v)
+{
+	char *n = strdup(v);
+
+	if (n) {
+		free(*s);
+		*s = n;
+	}
+}
+
 void cg_wns_free(struct cg_wns *ns)
 {
+	free(ns->label);
+	free(ns->arg);
 	free(ns->devs);
 	free(ns);
 }
@@ -236,8 +249,13 @@ static struct cg_wns *cg_wns_add(struct cg_watch *w, __u64 ino, const char *path
 	ns = calloc(1, sizeof(*ns));
 	if (a)
 		w->ns = a;
-	if (!a || !ns) {
-		free(ns);
+	if (ns) {
+		cg_wns_str(&ns->label, label);
+		cg_wns_str(&ns->arg, ino == w->own_ino ? "" : label);
+	}
+	if (!a || !ns || !ns->label || !ns->arg) {
+		if (ns)
+			cg_wns_free(ns);
 		return NULL;
 	}
 	/* ids are unique among live namespaces: one that had it is gone */
@@ -249,8 +267,6 @@ static struct cg_wns *cg_wns_add(struct cg_watch *w, __u64 ino, const char *path
 	ns->own = ino == w->own_ino;
 	ns->named = named;
 	ns->nsid = nsid;
-	snprintf(ns->label, sizeof(ns->label), "%s", label);
-	snprintf(ns->arg, sizeof(ns->arg), "%s", ns->own ? "" : label);
 	printf("watching netns %s\n", cg_text_safe(label, safe, sizeof(safe)));
 	cg_wdump(w, ns);
 	return ns;
@@ -274,9 +290,9 @@ static void cg_wscan_one(const struct cg_netns_ref *r, void *arg)
 				return;
 		} else if (!ns->named_now && (!ns->named || strcmp(ns->label, r->name))) {
 			/* it has a name now, or another one: the name reads better */
-			snprintf(ns->label, sizeof(ns->label), "%s", r->name);
+			cg_wns_str(&ns->label, r->name);
 			if (!ns->own)
-				snprintf(ns->arg, sizeof(ns->arg), "%s", r->name);
+				cg_wns_str(&ns->arg, r->name);
 			ns->named = true;
 		}
 		ns->seen = ns->named_now = true;
@@ -342,8 +358,12 @@ bool cg_wscan(struct cg_watch *w)
 		}
 		if (!ns->named_now) {
 			ns->named = false;
-			if (!ns->own)
-				snprintf(ns->arg, sizeof(ns->arg), "/proc/%d/ns/net", ns->pid_now);
+			if (!ns->own) {
+				char path[32];
+
+				snprintf(path, sizeof(path), "/proc/%d/ns/net", ns->pid_now);
+				cg_wns_str(&ns->arg, path);
+			}
 		}
 		/* its first process: its exit (the proc connector) may be the
 		 * namespace's end */

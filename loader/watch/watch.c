@@ -192,7 +192,7 @@ static bool cg_wguard(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d)
 	const struct cg_backend *b;
 	struct cg_status st;
 	struct cg_ahead ahead;
-	char why[1024], dev[4 * IF_NAMESIZE + 1], nsl[4 * sizeof(ns->label)];
+	char why[1024], dev[4 * IF_NAMESIZE + 1], nsl[4 * CG_LABEL_MAX];
 	bool gone, fresh;
 	int err;
 

@@ -47,8 +47,9 @@ struct cg_wdev {
 
 struct cg_wns {
 	__u64 ino;
-	char label[CG_LABEL_MAX];	/* for the log: name, else /proc/PID/ns/net */
-	char arg[CG_LABEL_MAX];		/* attach --netns; "" for our own namespace */
+	/* as long as they are, not CG_LABEL_MAX each: thousands of these */
+	char *label;			/* for the log: name, else /proc/PID/ns/net */
+	char *arg;			/* attach --netns; "" for our own namespace */
 	bool own, named, seen, named_now, dump;
 	bool listed;			/* its first link dump has ended */
 	int pid, pid_now;		/* lowest process in it; 0: none */
