@@ -232,7 +232,8 @@ static struct cg_wns *cg_wns_add(struct cg_watch *w, __u64 ino, const char *path
 	/* ours keeps what it has: an id only if someone gave it one */
 	if (!err) {
 		nsid = cg_wnsid(w, fd, ino != w->own_ino);
-		err = nsid < -1 ? nsid : 0;
+		/* another without an id would never be heard, nor listed */
+		err = nsid >= 0 || (nsid == -1 && ino == w->own_ino) ? 0 : nsid == -1 ? -EPERM : nsid;
 	}
 	if (fd >= 0)
 		close(fd);
