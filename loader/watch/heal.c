@@ -4,8 +4,8 @@
  * changes is put back as it was: its backend, mode and options.
  *
  * Where the kernel tells (a clsact guard: RTM_DELQDISC, RTM_DELTFILTER and
- * RTM_NEWTFILTER on the namespace's socket, RTNLGRP_TC), the device is
- * looked at once those events are read. Where it does not (a tcx link
+ * RTM_NEWTFILTER of its namespace, RTNLGRP_TC, on the watcher's one socket:
+ * rtnl.c), the device is looked at once those events are read. Where it does not (a tcx link
  * detached or updated to another program, the module unloaded or its
  * netfilter hook gone), every CG_CHECK_MS: those guards only, one status
  * read each. What was put back
