@@ -12,7 +12,7 @@ BENCH_TOOLS := $(BUILD)/bench/empty.bpf.o $(BUILD)/bench/minimal.bpf.o $(BUILD)/
 	$(BUILD)/bench/attach-empty $(BUILD)/bench/testrun $(BUILD)/bench/tcpbulk \
 	$(BUILD)/bench/synflood
 
-.PHONY: bench bench-deps bench-tools bench-clean
+.PHONY: bench bench-deps bench-tools bench-clean bench-watch
 
 bench-tools: $(BENCH_TOOLS)
 
@@ -56,3 +56,8 @@ bench-deps:
 bench: deps bench-deps
 	$(Q)$(MAKE) --no-print-directory all bench-tools
 	$(Q)RUNS="$(RUNS)" PACKETS="$(PACKETS)" ONLY="$(ONLY)" SCALE_N="$(SCALE_N)" BUILD="$(abspath $(BUILD))" bench/run.sh
+
+# make bench-watch  watch's descriptors and memory with WATCH_N namespaces
+#                   (10 1000 5000): bench/results/watch.md
+bench-watch: all
+	$(Q)WATCH_N="$(WATCH_N)" BUILD="$(abspath $(BUILD))" bench/watch.sh

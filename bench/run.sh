@@ -11,18 +11,19 @@
 #              earlier one's; SYN-ACKs/s under a SYN flood, the responder vs the stack
 #   scale      attach, status, detach and watch with 100, 400 and 1600 guarded taps
 #   containers watch's latency for a new container's veth beside 500 containers
+#   watch      watch's descriptors and memory with 10, 1000 and 5000 namespaces
 #
 # Each writes its Markdown table to bench/results/NAME.md. Environment:
 # RUNS (9), PACKETS (prog-cost 1000000, a quarter of it chained; tap-path
 # 2000000), TCP_SECONDS (3),
 # REPEAT (testrun, 1000000), SC_SECONDS (syncookie, 3), SCALE_N (scale, "100 400 1600"),
-# CT_N and CT_ROUNDS (containers, 500 and 5),
+# CT_N and CT_ROUNDS (containers, 500 and 5), WATCH_N (watch, "10 1000 5000"),
 # BENCH_CPU (the last CPU), ONLY (a subset).
 set -u
 . "$(dirname "$0")/lib.sh"
 rm -rf "$TMPD"
 
-ALL="testrun prog-cost tap-path tcp kmod syncookie scale containers"
+ALL="testrun prog-cost tap-path tcp kmod syncookie scale containers watch"
 ONLY=${ONLY:-$ALL}
 
 [ "$(id -u)" = 0 ] || die "needs root"
@@ -37,7 +38,7 @@ failed=
 start=$(date +%s)
 for b in $ONLY; do
 	case $b in
-	testrun|prog-cost|tap-path|tcp|kmod|syncookie|scale|containers)
+	testrun|prog-cost|tap-path|tcp|kmod|syncookie|scale|containers|watch)
 		echo
 		"$BENCH_DIR/$b.sh" || failed="$failed $b" ;;
 	*)

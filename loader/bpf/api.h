@@ -42,6 +42,7 @@ int cg_events_ring_fd(void);
 struct cg_target;
 struct cg_recorded {
 	bool egress, log_drops, from_object;
+	bool swapped;		/* tcx: a link runs another program than meta names */
 	char mode[16];		/* "tcx", "clsact" */
 };
 int cg_bpf_recorded(const struct cg_target *t, struct cg_recorded *r);

@@ -151,6 +151,9 @@ int cg_bpf_recorded(const struct cg_target *t, struct cg_recorded *r)
 	r->egress = m.flags & CG_F_EGRESS;
 	r->log_drops = m.flags & CG_F_LOG_DROPS;
 	r->from_object = m.flags & CG_META_OBJECT;
+	/* a tcx link's program is read from its pin (any namespace will do):
+	 * one updated to another program still reads as attached */
+	r->swapped = m.mode == CG_MODE_TCX && !cg_state_settled(dir, t, &m);
 	snprintf(r->mode, sizeof(r->mode), "%s", cg_mode_name(m.mode));
 	return 0;
 }

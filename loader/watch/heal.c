@@ -4,10 +4,11 @@
  * changes is put back as it was: its backend, mode and options.
  *
  * Where the kernel tells (a clsact guard: RTM_DELQDISC, RTM_DELTFILTER and
- * RTM_NEWTFILTER on the namespace's socket, RTNLGRP_TC), the device is
- * looked at once those events are read. Where it does not (a tcx link
- * detached, the module unloaded or its netfilter hook gone), every
- * CG_CHECK_MS: those guards only, one status read each. What was put back
+ * RTM_NEWTFILTER of its namespace, RTNLGRP_TC, on the watcher's one socket:
+ * rtnl.c), the device is looked at once those events are read. Where it does not (a tcx link
+ * detached or updated to another program, the module unloaded or its
+ * netfilter hook gone), every CG_CHECK_MS: those guards only, one status
+ * read each. What was put back
  * is logged (warning), counted by reason (repairs.h: status shows it) and
  * said again when it cannot be (error; then tried as any failed device).
  */
@@ -104,7 +105,7 @@ static bool cg_wheal_one(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *
 			 bool mod_gone)
 {
 	struct cg_target t = { .netns_ino = ns->ino, .ifindex = d->ifindex };
-	char why[1024], dev[4 * IF_NAMESIZE + 1], nsl[4 * sizeof(ns->label)];
+	char why[1024], dev[4 * IF_NAMESIZE + 1], nsl[4 * CG_LABEL_MAX];
 	int hint = d->check ? d->hint : -1;
 	const struct cg_backend *b;
 	enum cg_repair_reason r;
@@ -121,7 +122,9 @@ static bool cg_wheal_one(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *
 		return false;
 	}
 	rec = !cg_bpf_recorded(&t, &rd);
-	if (b && b == cg_backends[CG_CHOICE_BPF] && rec && rd.egress && !st.egress) {
+	if (b && b == cg_backends[CG_CHOICE_BPF] && rec && rd.swapped) {
+		r = CG_REPAIR_PROGRAM;	/* its tcx link updated to another program */
+	} else if (b && b == cg_backends[CG_CHOICE_BPF] && rec && rd.egress && !st.egress) {
 		r = CG_REPAIR_OPTIONS;	/* its egress hook taken off */
 	} else if (b) {
 		cg_whad(d, b, &st);	/* as it is: an operator's change stays */
@@ -155,7 +158,8 @@ static bool cg_wheal_one(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *
 	}
 	if (!err) {
 		b = cg_wstatus(ns, d, &st, &gone, NULL);
-		if (b && (st.egress || !d->had_egress)) {
+		if (b && (st.egress || !d->had_egress) &&
+		    (b != cg_backends[CG_CHOICE_BPF] || cg_bpf_recorded(&t, &rd) || !rd.swapped)) {
 			cg_log(CG_PRIO_WARNING, dev, nsl, "put back the guard of %s netns %s (%s, %s%s) "
 			       "after %s, in %llu ms", dev, nsl, b->name, st.mode, cg_opts_text(&st),
 			       cg_repair_name(r), (unsigned long long)(cg_wnow_ms() - t0));

@@ -100,9 +100,9 @@ static bool cg_wcan_guard(const struct cg_watch *w)
 }
 
 /*
- * Descriptors up to the hard limit: each namespace watched holds some, and
- * a host's namespaces (any user's `unshare -rn` among them) must not stop
- * the attach of a new device for want of one. The unit sets LimitNOFILE
+ * Descriptors up to the hard limit, a backstop: the watcher holds the same
+ * few however many namespaces the host has (rtnl.c), but an attach's child
+ * and the libraries must never want for one. The unit sets LimitNOFILE
  * as well; a limit that cannot be raised is said and lived with.
  */
 static void cg_wnofile(void)
@@ -129,7 +129,7 @@ static int cg_wstart(struct cg_watch *w, struct cg_events **drops)
 {
 	struct stat st;
 	sigset_t sigs;
-	int i;
+	int i, err;
 
 	if (geteuid() != 0) {
 		cg_err("cannot watch: must be run as root");
@@ -152,6 +152,16 @@ static int cg_wstart(struct cg_watch *w, struct cg_events **drops)
 		return 1;
 	}
 	w->own_ino = st.st_ino;
+	if (stat("/proc/self/ns/user", &st)) {
+		cg_err("cannot watch: %s", strerror(errno));
+		return 1;
+	}
+	w->own_userns = st.st_ino;
+	err = cg_wrtnl_open(w);
+	if (err) {
+		cg_err("cannot watch: cannot hear the namespaces' link events: %s", strerror(-err));
+		return 1;
+	}
 	w->cfd = cg_wproc_open();
 	w->want_preload = w->backend != CG_CHOICE_KMOD;
 	/* a mount here changes it: the bind mount that makes a name a namespace */
@@ -178,43 +188,25 @@ static int cg_wstart(struct cg_watch *w, struct cg_events **drops)
 }
 
 /*
- * The fds of one round into *pfd, and for each the namespace it belongs
- * to into *who: signals, inotify, the proc connector, mountinfo, each
- * namespace's netlink socket and pidfd, then the drop events'. How many,
- * or -1 out of memory.
+ * The fds of one round into pfd (CG_WPOLL_MAX): signals, inotify, the proc
+ * connector, mountinfo, every namespace's events (rtnl.c), then the drop
+ * events'. How many: the same however many namespaces there are.
  */
-static int cg_wpollset(struct cg_watch *w, struct cg_events *drops, struct pollfd **pfd,
-		       struct cg_wns ***who)
+#define CG_WPOLL_MAX	7
+static int cg_wpollset(struct cg_watch *w, struct cg_events *drops, struct pollfd *pfd)
 {
-	struct pollfd *np, evfd[2];
-	struct cg_wns **nw;
-	int i, n, nev;
+	struct pollfd evfd[2];
+	int i, n = 5, nev;
 
-	np = realloc(*pfd, (6 + 2 * w->nns) * sizeof(**pfd));
-	if (np)
-		*pfd = np;
-	nw = realloc(*who, (6 + 2 * w->nns) * sizeof(**who));
-	if (nw)
-		*who = nw;
-	if (!np || !nw)
-		return -1;
-	np[0] = (struct pollfd){ .fd = w->sfd, .events = POLLIN };
-	np[1] = (struct pollfd){ .fd = w->ifd, .events = POLLIN };
-	np[2] = (struct pollfd){ .fd = w->cfd, .events = POLLIN };
-	np[3] = (struct pollfd){ .fd = w->mfd, .events = POLLPRI };
-	nw[2] = nw[3] = NULL;
+	pfd[0] = (struct pollfd){ .fd = w->sfd, .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = w->ifd, .events = POLLIN };
+	pfd[2] = (struct pollfd){ .fd = w->cfd, .events = POLLIN };
+	pfd[3] = (struct pollfd){ .fd = w->mfd, .events = POLLPRI };
+	pfd[4] = (struct pollfd){ .fd = w->rtfd, .events = POLLIN };
 	/* the drop events' fds come last, and are read every round */
 	nev = drops ? cg_events_pollfds(drops, evfd) : 0;
-	for (i = 0, n = 4; i < w->nns; i++) {
-		nw[n] = w->ns[i];
-		np[n++] = (struct pollfd){ .fd = w->ns[i]->sock, .events = POLLIN };
-		nw[n] = w->ns[i];
-		np[n++] = (struct pollfd){ .fd = w->ns[i]->pidfd, .events = POLLIN };
-	}
-	for (i = 0; i < nev; i++) {
-		nw[n] = NULL;
-		np[n++] = evfd[i];
-	}
+	for (i = 0; i < nev; i++)
+		pfd[n++] = evfd[i];
 	return n;
 }
 
@@ -247,10 +239,8 @@ static void cg_winotify(struct cg_watch *w, struct cg_wtimes *tm)
 
 /* What a round's poll found, handled */
 static void cg_wevents(struct cg_watch *w, struct cg_events *drops, struct cg_wtimes *tm,
-		       const struct pollfd *pfd, struct cg_wns **who, int n)
+		       const struct pollfd *pfd)
 {
-	int i;
-
 	if (pfd[1].revents)
 		cg_winotify(w, tm);
 	if (pfd[3].revents & (POLLPRI | POLLERR))
@@ -259,24 +249,19 @@ static void cg_wevents(struct cg_watch *w, struct cg_events *drops, struct cg_wt
 		printf("proc connector events lost: rescanning every process\n");
 		tm->next_scan = cg_wnow_ms();
 	}
+	if (pfd[4].revents)
+		cg_wrtnl_read(w);
+	/* a namespace's first process exited, or its id was freed: is the
+	 * namespace gone too? */
+	if (w->rescan) {
+		w->rescan = false;
+		tm->next_scan = cg_wnow_ms();
+	}
 	if (drops) {
 		cg_events_read(drops);
 		if (cg_wnow_ms() >= tm->ev_refresh) {
 			cg_events_refresh(drops);
 			tm->ev_refresh = cg_wnow_ms() + 1000;
-		}
-	}
-	for (i = 2; i < n; i++) {
-		if (!pfd[i].revents || !who[i])
-			continue;
-		if (pfd[i].fd == who[i]->sock) {
-			cg_wread(w, who[i]);
-		} else {
-			/* its first process exited: is the namespace gone too? */
-			close(who[i]->pidfd);
-			who[i]->pidfd = -1;
-			who[i]->dead_pid = who[i]->pid;
-			tm->next_scan = cg_wnow_ms();
 		}
 	}
 }
@@ -301,7 +286,9 @@ static void cg_wstop(struct cg_watch *w, struct cg_events *drops, int signo)
 	for (i = 0; i < w->nns; i++)
 		cg_wns_free(w->ns[i]);
 	free(w->ns);
+	free(w->skip);
 	free(w->gone);
+	cg_wrtnl_close(w);
 	cg_wpreload_drop(w);
 	if (w->cfd >= 0)
 		close(w->cfd);
@@ -311,11 +298,11 @@ static void cg_wstop(struct cg_watch *w, struct cg_events *drops, int signo)
 
 int cg_watch(const struct cg_args *a)
 {
-	struct cg_watch w = { .sfd = -1, .ifd = -1, .wd = -1, .cfd = -1, .mfd = -1 };
+	struct cg_watch w = { .sfd = -1, .ifd = -1, .wd = -1, .cfd = -1, .mfd = -1,
+			      .rtfd = -1, .qfd = -1 };
 	struct cg_wtimes tm = {};
 	struct signalfd_siginfo si;
-	struct pollfd *pfd = NULL;
-	struct cg_wns **who = NULL;
+	struct pollfd pfd[CG_WPOLL_MAX];
 	struct cg_events *drops = NULL;
 	__u64 now, wake;
 	int n, ret;
@@ -339,6 +326,7 @@ int cg_watch(const struct cg_args *a)
 		/* a name not bound yet: its mount tells, else look again soon */
 		if (scanned)
 			tm.next_named = pending && now < tm.quick_until ? now + CG_QUICK_MS : 0;
+		cg_wdump_due(&w);
 		cg_wwork(&w);
 		cg_wheal_all(&w);
 		/* before ready: the VM managers that wait for it find it loaded */
@@ -351,11 +339,7 @@ int cg_watch(const struct cg_args *a)
 			tm.next_textfile = cg_wnow_ms() + w.textfile_interval * 1000ULL;
 		}
 
-		n = cg_wpollset(&w, drops, &pfd, &who);
-		if (n < 0) {
-			cg_err("cannot watch: out of memory");
-			return 1;
-		}
+		n = cg_wpollset(&w, drops, pfd);
 		now = cg_wnow_ms();
 		wake = tm.next_named && tm.next_named < tm.next_scan ? tm.next_named : tm.next_scan;
 		if (w.ngone && w.prune_at < wake)
@@ -373,10 +357,8 @@ int cg_watch(const struct cg_args *a)
 		}
 		if (pfd[0].revents && read(w.sfd, &si, sizeof(si)) == sizeof(si))
 			break;
-		cg_wevents(&w, drops, &tm, pfd, who, n);
+		cg_wevents(&w, drops, &tm, pfd);
 	}
 	cg_wstop(&w, drops, si.ssi_signo);
-	free(pfd);
-	free(who);
 	return 0;
 }

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * ns.c - what the watcher sees of the host: every network namespace,
- * by name (/run/netns) or by process (/proc/PID/ns/net), each with a link
- * event socket opened inside it, and the matching guest-facing devices of
- * each (taps, macvtaps, tunnels: lib/link.h), from a link dump and the
- * events that follow.
+ * by name (/run/netns) or by process (/proc/PID/ns/net), and the matching
+ * guest-facing devices of each (taps, macvtaps, tunnels: lib/link.h), from
+ * a link dump and the events that follow (rtnl.c: two sockets for them
+ * all). No descriptor is kept on a namespace: it is entered again by its
+ * name or process, only when that still leads to the inode meant.
+ * Namespaces of other user namespaces are counted, not watched.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,12 +17,14 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
 #include <linux/netlink.h>
+#include <linux/nsfs.h>
 #include <linux/rtnetlink.h>
 
 #include "json.h"
@@ -28,48 +32,149 @@
 #include "log.h"
 #include "netns.h"
 #include "nl.h"
+#include "notify.h"
 #include "select.h"
 #include "watch_int.h"
 
-
-#ifndef __NR_pidfd_open
-#define __NR_pidfd_open 434
-#endif
-
 /* --- namespaces ------------------------------------------------------- */
 
-static void cg_wdump(struct cg_wns *ns)
+/*
+ * Enter ns by the way the last scan found to it (its name or a process),
+ * only if that still leads to the inode meant: -ESTALE when it leads
+ * elsewhere (the process gone and its PID reused), -errno. Our own
+ * namespace is where we are: nothing to enter. cg_netns_return() after 0.
+ */
+static int cg_wns_open(const struct cg_wns *ns)
 {
-	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
-	struct cg_nl_msg m;
+	struct stat st;
+	int fd, err;
 
-	/* the answer comes through cg_wread(), with the events */
-	cg_nl_msg_init(&m, RTM_GETLINK, NLM_F_DUMP, &ifi, sizeof(ifi));
-	ns->dump = send(ns->sock, &m.nh, m.nh.nlmsg_len, 0) < 0;
-}
-
-/* Inside the namespace: a socket for its link events, and its tc events
- * (a guard's qdisc or filter deleted: heal.c), then back to ours. */
-static int cg_wsocket(struct cg_wns *ns)
-{
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = RTMGRP_LINK | RTMGRP_TC };
-	int buf = 1 << 20, fd, err;
-
-	err = cg_netns_enter(ns->nsfd);
-	if (err)
-		return err;
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
-	err = fd < 0 ? -errno : 0;
-	cg_netns_return();
-	if (err)
-		return err;
-	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &buf, sizeof(buf));
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		err = -errno;
+	fd = cg_netns_open(ns->own ? "/proc/self/ns/net" : ns->arg);
+	if (fd < 0)
+		return fd;
+	err = fstat(fd, &st) ? -errno : st.st_ino != ns->ino ? -ESTALE : 0;
+	if (err) {
 		close(fd);
 		return err;
 	}
 	return fd;
+}
+
+int cg_wns_enter(const struct cg_wns *ns)
+{
+	int fd, err;
+
+	if (ns->own)
+		return 0;
+	fd = cg_wns_open(ns);
+	if (fd < 0)
+		return fd;
+	err = cg_netns_enter(fd);
+	close(fd);
+	return err;
+}
+
+/*
+ * Whose is the namespace of nsfd: 0 when its user namespace is ours (root
+ * made it, or a service of root's), else 1 with the owner of that user
+ * namespace in *uid; -errno.
+ */
+static int cg_wns_owner(const struct cg_watch *w, int nsfd, __u32 *uid)
+{
+	struct stat st;
+	uid_t u = 0;
+	int fd, ret;
+
+	fd = ioctl(nsfd, NS_GET_USERNS);
+	if (fd < 0)
+		return errno == EPERM ? 1 : -errno;	/* above ours: not ours */
+	ret = fstat(fd, &st) ? -errno : st.st_ino == w->own_userns ? 0 : 1;
+	if (ret == 1 && !ioctl(fd, NS_GET_OWNER_UID, &u))
+		*uid = u;
+	close(fd);
+	return ret;
+}
+
+static int cg_wskip_cmp(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = ((const struct cg_wskip *)b)->ino;
+
+	return x < y ? -1 : x > y;
+}
+
+static struct cg_wskip *cg_wskip_find(struct cg_watch *w, __u64 ino)
+{
+	return w->nskip ? bsearch(&ino, w->skip, w->nskip, sizeof(*w->skip), cg_wskip_cmp) : NULL;
+}
+
+/* A namespace of another user namespace, counted and left (design.md:
+ * "Namespaces of other user namespaces") */
+static void cg_wskip_add(struct cg_watch *w, __u64 ino, __u32 uid)
+{
+	struct cg_wskip *a;
+	int i;
+
+	if (w->nskip == w->skipcap) {
+		a = realloc(w->skip, (w->skipcap * 2 + 64) * sizeof(*a));
+		if (!a)
+			return;
+		w->skip = a;
+		w->skipcap = w->skipcap * 2 + 64;
+	}
+	for (i = w->nskip; i > 0 && w->skip[i - 1].ino > ino; i--)
+		;
+	memmove(&w->skip[i + 1], &w->skip[i], (w->nskip - i) * sizeof(*a));
+	w->skip[i] = (struct cg_wskip){ .ino = ino, .uid = uid, .gen = w->gen };
+	w->nskip++;
+}
+
+/* Those the last full scan did not see again: gone */
+static void cg_wskip_prune(struct cg_watch *w)
+{
+	int i, n = 0;
+
+	for (i = 0; i < w->nskip; i++)
+		if (w->skip[i].gen == w->gen)
+			w->skip[n++] = w->skip[i];
+	w->nskip = n;
+}
+
+/* Said when their number has changed: how many are left, and whose most */
+static void cg_wskip_say(struct cg_watch *w)
+{
+	__u32 uid = 0;
+	int i, mine = 0, most = 0;
+
+	if (w->nskip == w->nskip_said)
+		return;
+	w->nskip_said = w->nskip;
+	for (i = 0; i < w->nskip; i++) {
+		if (w->skip[i].uid == uid) {
+			mine++;
+		} else if (!mine) {
+			uid = w->skip[i].uid;
+			mine = 1;
+		} else {
+			mine--;	/* a majority vote: the owner of most, if one has most */
+		}
+	}
+	for (i = 0; i < w->nskip; i++)
+		most += w->skip[i].uid == uid;
+	if (!w->nskip) {
+		printf("no network namespace of another user namespace left\n");
+	} else {
+		printf("not watching %d network namespace%s of other user namespaces (%d of uid %u): "
+		       "their devices reach the host only through links root made, guarded where "
+		       "they land\n", w->nskip, w->nskip == 1 ? "" : "s", most, uid);
+	}
+	/* and in the unit's status, once ready (before, it names what fails) */
+	if (w->ready) {
+		char st[160];
+
+		snprintf(st, sizeof(st), "STATUS=guarding every guest-facing device; not watching "
+			 "%d network namespaces of other user namespaces", w->nskip);
+		cg_notify(st);
+	}
 }
 
 static struct cg_wns *cg_wns_find(struct cg_watch *w, __u64 ino)
@@ -82,62 +187,89 @@ static struct cg_wns *cg_wns_find(struct cg_watch *w, __u64 ino)
 	return NULL;
 }
 
+/* *s becomes a copy of v; kept as it was when there is no memory for one */
+static void cg_wns_str(char **s, const char *v)
+{
+	char *n = strdup(v);
+
+	if (n) {
+		free(*s);
+		*s = n;
+	}
+}
+
 void cg_wns_free(struct cg_wns *ns)
 {
-	if (ns->sock >= 0)
-		close(ns->sock);
-	if (ns->nsfd >= 0)
-		close(ns->nsfd);
-	if (ns->pidfd >= 0)
-		close(ns->pidfd);
+	free(ns->label);
+	free(ns->arg);
 	free(ns->devs);
 	free(ns);
 }
 
-/* A namespace seen for the first time at path (a name or a /proc path). */
+/*
+ * A namespace seen for the first time at path (a name or a /proc path):
+ * watched when it is of our user namespace (an id given, its links
+ * dumped), counted in w->skip when it is of another. NULL when not watched.
+ */
 static struct cg_wns *cg_wns_add(struct cg_watch *w, __u64 ino, const char *path,
 				 const char *label, bool named)
 {
 	char safe[4 * CG_LABEL_MAX];
 	struct cg_wns *ns, **a;
 	struct stat st;
-	int err;
+	int fd, err, nsid = -1, i;
+	__u32 uid = 0;
+
+	fd = cg_netns_open(path);
+	err = fd < 0 ? fd : fstat(fd, &st) ? -errno : st.st_ino != ino ? -ESTALE : 0;
+	if (!err)
+		err = cg_wns_owner(w, fd, &uid);
+	if (err == 1) {
+		close(fd);
+		cg_wskip_add(w, ino, uid);
+		return NULL;
+	}
+	/* ours keeps what it has: an id only if someone gave it one */
+	if (!err) {
+		nsid = cg_wnsid(w, fd, ino != w->own_ino);
+		/* another without an id would never be heard, nor listed */
+		err = nsid >= 0 || (nsid == -1 && ino == w->own_ino) ? 0 : nsid == -1 ? -EPERM : nsid;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (err < 0) {
+		/* a process that just exited, or replaced under us, is no news:
+		 * the next scan tries again */
+		if (err != -ENOENT && err != -ESRCH && err != -ESTALE)
+			printf("cannot watch netns %s: %s\n", cg_text_safe(label, safe, sizeof(safe)),
+			       strerror(-err));
+		return NULL;
+	}
 
 	a = realloc(w->ns, (w->nns + 1) * sizeof(*a));
 	ns = calloc(1, sizeof(*ns));
 	if (a)
 		w->ns = a;
-	if (!a || !ns) {
-		free(ns);
+	if (ns) {
+		cg_wns_str(&ns->label, label);
+		cg_wns_str(&ns->arg, ino == w->own_ino ? "" : label);
+	}
+	if (!a || !ns || !ns->label || !ns->arg) {
+		if (ns)
+			cg_wns_free(ns);
 		return NULL;
 	}
+	/* ids are unique among live namespaces: one that had it is gone */
+	for (i = 0; i < w->nns; i++)
+		if (nsid >= 0 && w->ns[i]->nsid == nsid)
+			w->ns[i]->nsid = -2;
 	w->ns[w->nns++] = ns;
 	ns->ino = ino;
 	ns->own = ino == w->own_ino;
 	ns->named = named;
-	ns->sock = ns->pidfd = -1;
-	snprintf(ns->label, sizeof(ns->label), "%s", label);
-	snprintf(ns->arg, sizeof(ns->arg), "%s", ns->own ? "" : label);
-
-	ns->nsfd = cg_netns_open(path);
-	if (ns->nsfd >= 0 && (fstat(ns->nsfd, &st) || st.st_ino != ino)) {
-		close(ns->nsfd);	/* replaced under us: the next scan sees the new one */
-		ns->nsfd = -ESTALE;
-	}
-	if (ns->nsfd >= 0)
-		ns->sock = cg_wsocket(ns);
-	if (ns->nsfd < 0 || ns->sock < 0) {
-		err = ns->nsfd < 0 ? ns->nsfd : ns->sock;
-		/* a process that just exited is no news; the next scan tries again */
-		if (err != -ENOENT && err != -ESRCH && err != -ESTALE)
-			printf("cannot watch netns %s: %s\n", cg_text_safe(label, safe, sizeof(safe)),
-			       strerror(-err));
-		w->nns--;
-		cg_wns_free(ns);
-		return NULL;
-	}
+	ns->nsid = nsid;
 	printf("watching netns %s\n", cg_text_safe(label, safe, sizeof(safe)));
-	cg_wdump(ns);
+	cg_wdump(w, ns);
 	return ns;
 }
 
@@ -146,7 +278,12 @@ static void cg_wscan_one(const struct cg_netns_ref *r, void *arg)
 {
 	struct cg_watch *w = arg;
 	struct cg_wns *ns = cg_wns_find(w, r->ino);
+	struct cg_wskip *k;
 
+	if (!ns && (k = cg_wskip_find(w, r->ino))) {
+		k->gen = w->gen;
+		return;
+	}
 	if (r->name) {
 		if (!ns) {
 			ns = cg_wns_add(w, r->ino, r->path, r->name, true);
@@ -154,9 +291,9 @@ static void cg_wscan_one(const struct cg_netns_ref *r, void *arg)
 				return;
 		} else if (!ns->named_now && (!ns->named || strcmp(ns->label, r->name))) {
 			/* it has a name now, or another one: the name reads better */
-			snprintf(ns->label, sizeof(ns->label), "%s", r->name);
+			cg_wns_str(&ns->label, r->name);
 			if (!ns->own)
-				snprintf(ns->arg, sizeof(ns->arg), "%s", r->name);
+				cg_wns_str(&ns->arg, r->name);
 			ns->named = true;
 		}
 		ns->seen = ns->named_now = true;
@@ -205,7 +342,10 @@ bool cg_wscan(struct cg_watch *w)
 		w->ns[i]->seen = w->ns[i]->named_now = false;
 		w->ns[i]->pid_now = 0;
 	}
+	w->gen++;
 	pending = cg_netns_scan(cg_wscan_one, w);
+	cg_wskip_prune(w);
+	cg_wskip_say(w);
 
 	for (i = 0; i < w->nns; i++) {
 		ns = w->ns[i];
@@ -219,20 +359,26 @@ bool cg_wscan(struct cg_watch *w)
 		}
 		if (!ns->named_now) {
 			ns->named = false;
-			if (!ns->own)
-				snprintf(ns->arg, sizeof(ns->arg), "/proc/%d/ns/net", ns->pid_now);
+			if (!ns->own) {
+				char path[32];
+
+				snprintf(path, sizeof(path), "/proc/%d/ns/net", ns->pid_now);
+				cg_wns_str(&ns->arg, path);
+			}
 		}
-		/* a pidfd on its first process: its exit may be the namespace's end */
-		if (ns->pid_now != ns->pid) {
-			if (ns->pidfd >= 0)
-				close(ns->pidfd);
-			ns->pidfd = -1;
-			ns->pid = ns->pid_now;
-			if (ns->pid && ns->pid != ns->dead_pid)
-				ns->pidfd = syscall(__NR_pidfd_open, ns->pid, 0);
+		/* its first process: its exit (the proc connector) may be the
+		 * namespace's end */
+		ns->pid = ns->pid_now;
+		/* an id freed (RTM_DELNSID) and the namespace still here: again */
+		if (ns->nsid == -2) {
+			int fd = cg_wns_open(ns);
+
+			if (fd >= 0) {
+				ns->nsid = cg_wnsid(w, fd, !ns->own);
+				ns->dump = ns->nsid >= 0 || ns->own;
+				close(fd);
+			}
 		}
-		if (ns->dump && ns->sock >= 0)
-			cg_wdump(ns);
 	}
 	return pending;
 }
@@ -247,15 +393,19 @@ static void cg_wfound(const struct cg_netns_ref *r, void *arg)
 {
 	struct cg_watch *w = arg;
 	struct cg_wns *ns;
+	struct cg_wskip *k;
 
 	if (cg_wns_find(w, r->ino))
 		return;
+	if ((k = cg_wskip_find(w, r->ino))) {
+		k->gen = w->gen;
+		return;
+	}
 	ns = cg_wns_add(w, r->ino, r->path, r->name ?: r->path, r->name);
 	if (!ns || !r->pid)
 		return;
 	ns->seen = true;
 	ns->pid = ns->pid_now = r->pid;
-	ns->pidfd = syscall(__NR_pidfd_open, r->pid, 0);
 }
 
 /* The names of /run/netns only: true when one is not a namespace yet */
@@ -301,6 +451,17 @@ fail:
 	return err;
 }
 
+/* A process exited: the first of a namespace's? Then is the namespace
+ * gone too? The next round rescans. */
+static void cg_wexit(struct cg_watch *w, int pid)
+{
+	int i;
+
+	for (i = 0; i < w->nns; i++)
+		if (w->ns[i]->pid == pid)
+			w->rescan = true;
+}
+
 /* Each exec since the last read; true when events were lost (a rescan
  * then finds what they would have told) */
 bool cg_wproc_read(struct cg_watch *w)
@@ -330,6 +491,9 @@ bool cg_wproc_read(struct cg_watch *w)
 			ev = (const struct proc_event *)cn->data;
 			if (ev->what == PROC_EVENT_EXEC)
 				cg_netns_of_pid(ev->event_data.exec.process_tgid, cg_wfound, w);
+			else if (ev->what == PROC_EVENT_EXIT &&
+				 ev->event_data.exit.process_pid == ev->event_data.exit.process_tgid)
+				cg_wexit(w, ev->event_data.exit.process_tgid);
 		}
 	}
 }
@@ -371,21 +535,15 @@ static const struct cg_kind *cg_is_guest_facing(const struct cg_watch *w,
 	return k && k->pair && w->no_containers ? NULL : k;
 }
 
-/* The sequence number of our own questions about one device */
+/* The sequence number of the watcher's questions (rtnl.c): what answers
+ * them is as it is now, never a pair's early event */
 #define CG_WASK_SEQ	0x63677761
 
-/* Ask for device ifindex of ns: the answer comes through cg_wread() as
- * any RTM_NEWLINK does; a failed ask dumps every link. */
+/* Ask again for ns's links (its device ifindex is the one meant): a dump
+ * of that namespace before the next round's work (rtnl.c) */
 static void cg_wask(struct cg_wns *ns, int ifindex)
 {
-	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex };
-	struct cg_nl_msg m;
-
-	if (ifindex <= 0 || ns->sock < 0)
-		return;
-	cg_nl_msg_init(&m, RTM_GETLINK, 0, &ifi, sizeof(ifi));
-	m.nh.nlmsg_seq = CG_WASK_SEQ;
-	if (send(ns->sock, &m.nh, m.nh.nlmsg_len, 0) < 0)
+	if (ifindex > 0)
 		ns->dump = true;
 }
 
@@ -424,7 +582,7 @@ static void cg_wpair_event(struct cg_wns *ns, const struct nlmsghdr *h,
 		cg_wask(ns, ifi->ifi_index);
 }
 
-static void cg_wlink(struct cg_watch *w, struct cg_wns *ns, const struct nlmsghdr *h)
+void cg_wlink(struct cg_watch *w, struct cg_wns *ns, const struct nlmsghdr *h)
 {
 	const struct ifinfomsg *ifi = NLMSG_DATA(h);
 	const struct nlattr *tb[IFLA_MAX + 1];
@@ -478,53 +636,3 @@ static void cg_wlink(struct cg_watch *w, struct cg_wns *ns, const struct nlmsghd
 	else
 		cg_wdev_del(ns, d);
 }
-
-void cg_wread(struct cg_watch *w, struct cg_wns *ns)
-{
-	static char buf[65536] __attribute__((aligned(NLMSG_ALIGNTO)));
-	struct nlmsghdr *h;
-	ssize_t n;
-
-	for (;;) {
-		/* only the kernel speaks here */
-		n = cg_nl_recv(ns->sock, buf, sizeof(buf), MSG_DONTWAIT);
-		if (n < 0) {
-			if (n == -EINTR)
-				continue;
-			if (n == -ENOBUFS) {
-				int i;
-
-				/* events were lost: a new dump catches up, and
-				 * every guard is looked at */
-				ns->dump = true;
-				for (i = 0; i < ns->ndevs; i++)
-					ns->devs[i].check = ns->devs[i].state == CG_W_DONE;
-				continue;
-			}
-			if (n != -EAGAIN) {
-				char safe[4 * CG_LABEL_MAX];
-
-				printf("cannot read link events of netns %s: %s\n",
-				       cg_text_safe(ns->label, safe, sizeof(safe)), strerror(-n));
-				close(ns->sock);
-				ns->sock = -1;
-				ns->listed = true;	/* nothing more comes from it */
-			}
-			return;
-		}
-		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
-			if (h->nlmsg_type == RTM_NEWLINK || h->nlmsg_type == RTM_DELLINK)
-				cg_wlink(w, ns, h);
-			else if (h->nlmsg_type == RTM_DELQDISC || h->nlmsg_type == RTM_DELTFILTER ||
-				 h->nlmsg_type == RTM_NEWTFILTER)
-				cg_wtc_event(ns, h);
-			else if (h->nlmsg_type == NLMSG_DONE)
-				ns->listed = true;
-			else if (h->nlmsg_type == NLMSG_ERROR &&
-				 (!cg_nl_data(h, sizeof(struct nlmsgerr)) ||
-				  ((struct nlmsgerr *)NLMSG_DATA(h))->error))
-				ns->dump = true;	/* the dump did not start: again later */
-		}
-	}
-}
-

@@ -8,8 +8,10 @@
  *
  * Namespaces come from /run/netns (watched with inotify) and from
  * /proc/PID/ns/net (VM namespaces are often unnamed: rescanned every 2 s),
- * one entry per namespace inode. Each gets an rtnetlink socket on
- * RTNLGRP_LINK, opened inside it, and a link dump for the devices it has.
+ * one entry per namespace inode. Each gets an id in ours, so that the one
+ * rtnetlink socket of the watcher hears its link events (rtnl.c), and a
+ * link dump for the devices it has. Namespaces of other user namespaces
+ * (an unprivileged `unshare -rn`) are counted and left (ns.c).
  *
  * A matching device is guarded by cg_attach() in a child process: each
  * attach runs alone under the lock, in the device's namespace, and no
@@ -20,9 +22,10 @@
  * --ready-on-failure, has failed), it says ready, to systemd too (READY=1,
  * lib/notify.h): the unit is Type=notify, ordered before the VM managers.
  *
- * Our socket keeps its namespace alive, so a namespace is dropped as soon as
- * a scan no longer finds it under a name or a process: at once when its
- * name goes (inotify) or its first process exits (pidfd), else within 2 s.
+ * Nothing of ours keeps a namespace alive; it is dropped as soon as a scan
+ * no longer finds it under a name or a process: at once when its name goes
+ * (inotify), its first process exits (the proc connector) or its id is
+ * freed (RTM_DELNSID), else within 2 s.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -64,10 +67,6 @@
 #include "events.h"
 #include "watch.h"
 #include "watch_int.h"
-
-#ifndef __NR_pidfd_open
-#define __NR_pidfd_open 434
-#endif
 
 
 __u64 cg_wnow_ms(void)
@@ -125,7 +124,7 @@ const struct cg_backend *cg_wstatus(struct cg_wns *ns, struct cg_wdev *d,
 	enum cg_choice c;
 
 	*gone = false;
-	if (cg_netns_enter(ns->nsfd))
+	if (cg_wns_enter(ns))
 		return NULL;
 	*gone = !if_indextoname(d->ifindex, name) && (errno == ENXIO || errno == ENODEV);
 	/* or its name is another device's now: deleted and made again before
@@ -201,7 +200,7 @@ static bool cg_wguard(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d)
 	const struct cg_backend *b;
 	struct cg_status st;
 	struct cg_ahead ahead;
-	char why[1024], dev[4 * IF_NAMESIZE + 1], nsl[4 * sizeof(ns->label)];
+	char why[1024], dev[4 * IF_NAMESIZE + 1], nsl[4 * CG_LABEL_MAX];
 	bool gone, fresh;
 	int err;
 

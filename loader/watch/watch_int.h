@@ -47,14 +47,23 @@ struct cg_wdev {
 
 struct cg_wns {
 	__u64 ino;
-	char label[CG_LABEL_MAX];	/* for the log: name, else /proc/PID/ns/net */
-	char arg[CG_LABEL_MAX];		/* attach --netns; "" for our own namespace */
+	/* as long as they are, not CG_LABEL_MAX each: thousands of these */
+	char *label;			/* for the log: name, else /proc/PID/ns/net */
+	char *arg;			/* attach --netns; "" for our own namespace */
 	bool own, named, seen, named_now, dump;
 	bool listed;			/* its first link dump has ended */
-	int pid, pid_now, dead_pid;	/* lowest process in it; 0: none */
-	int nsfd, sock, pidfd;
+	int pid, pid_now;		/* lowest process in it; 0: none */
+	int nsid;			/* its id in ours (rtnl.c); -1: ours, none */
 	struct cg_wdev *devs;
 	int ndevs, cap;
+};
+
+/* A namespace owned by another user namespace (an `unshare -rn`): not
+ * watched, only counted (ns.c); a few bytes each, sorted by inode */
+struct cg_wskip {
+	__u64 ino;
+	__u32 uid;		/* the owner of its user namespace */
+	__u32 gen;		/* the scan that last saw it */
 };
 
 struct cg_watch {
@@ -70,8 +79,14 @@ struct cg_watch {
 	bool textfile_failed;	/* its last write failed, and that was said */
 	time_t last_scan;	/* the last full scan's end (Unix time) */
 	int unready;		/* the failures last said while not ready */
-	__u64 own_ino;
+	__u64 own_ino, own_userns;
 	int sfd, ifd, wd;
+	int rtfd;		/* every namespace's link and tc events (rtnl.c) */
+	int qfd;		/* our questions: nsids, dumps */
+	bool rescan;		/* a namespace's first process exited */
+	struct cg_wskip *skip;	/* namespaces of other user namespaces */
+	int nskip, skipcap, nskip_said;
+	__u32 gen;
 	int cfd;		/* the proc connector: each exec, -1: none */
 	/* the guard loaded ahead, for the next fresh attach (its child's
 	 * copy is what it attaches); loaded again once one has taken it */
@@ -116,13 +131,22 @@ void cg_wheal_all(struct cg_watch *w);
 /* textfile.c: --textfile written now */
 void cg_wtextfile(struct cg_watch *w);
 
+/* rtnl.c: one socket for every namespace's events, one for questions */
+int cg_wrtnl_open(struct cg_watch *w);
+void cg_wrtnl_close(struct cg_watch *w);
+int cg_wnsid(struct cg_watch *w, int nsfd, bool give);
+void cg_wdump(struct cg_watch *w, struct cg_wns *ns);
+void cg_wdump_due(struct cg_watch *w);
+void cg_wrtnl_read(struct cg_watch *w);
+
 /* ns.c */
+int cg_wns_enter(const struct cg_wns *ns);
 void cg_wns_free(struct cg_wns *ns);
+void cg_wlink(struct cg_watch *w, struct cg_wns *ns, const struct nlmsghdr *h);
 bool cg_wscan(struct cg_watch *w);
 bool cg_wscan_named(struct cg_watch *w);
 int cg_wproc_open(void);
 bool cg_wproc_read(struct cg_watch *w);
 void cg_wdev_del(struct cg_wns *ns, struct cg_wdev *d);
-void cg_wread(struct cg_watch *w, struct cg_wns *ns);
 
 #endif /* CG_WATCH_INT_H */

@@ -48,12 +48,13 @@ heal_drop() {
 # reason and by device, and dropping a bad frame again:
 #
 #   netns $CG_PFX-heal: taps ${p}q ${p}f ${p}r ${p}e (bpf: clsact, made
-#   before watch), ${p}l and ${p}d (what watch picks: tcx where the kernel
+#   before watch), ${p}l ${p}s and ${p}d (what watch picks: tcx where the kernel
 #   has it, else clsact; kmod: the module's hooks)
 #
 #   bpf:  tc qdisc del (q), tc filter del (f), another program in the
 #         guard's place (r), its egress filter deleted (e), the tcx link
-#         detached with bpftool (l), a detach by another csum-guard (d)
+#         detached with bpftool (l), the tcx link updated to another
+#         program (s: cg-hooks --swap), a detach by another csum-guard (d)
 #   kmod: a detach by another csum-guard (d), rmmod (every device)
 case_heal_watch() {
 	local t="heal/watch [$BACKEND]" ns=$CG_PFX-heal p=hw$(($$ % 10000)) out=$TMPD/hw.out
@@ -67,7 +68,7 @@ case_heal_watch() {
 	tcx=$("$CG" probe --json | jq -r .tcx)
 	ip netns add "$ns"
 	devs="${p}l ${p}d"
-	[ "$BACKEND" = bpf ] && devs="${p}q ${p}f ${p}r ${p}e $devs"
+	[ "$BACKEND" = bpf ] && devs="${p}q ${p}f ${p}r ${p}e ${p}s $devs"
 	for d in $devs; do
 		ip -n "$ns" tuntap add dev "$d" mode tap vnet_hdr
 		ip -n "$ns" link set "$d" up
@@ -122,6 +123,11 @@ case_heal_watch() {
 			expect_eq "${p}l's mode" tcx "$("$CG" status ${p}l --netns "$ns" --json | jq -r .mode)"
 			heal_one ${p}l link_detached false "tcx link detached" \
 				bpftool link detach pinned /sys/fs/bpf/csum_guard/$ino/$ifi/link
+			# the link stays and reads as attached: only its program changes
+			ifi=$(ip netns exec "$ns" cat /sys/class/net/${p}s/ifindex)
+			# (from here: ip netns exec mounts a /sys without bpffs)
+			heal_one ${p}s program_replaced false "tcx link updated to another program" \
+				"$HOOKS" --swap /sys/fs/bpf/csum_guard/$ino/$ifi/link "$BLD/tests/tc-pass.bpf.o"
 		else
 			note "$t: no tcx on this kernel: the tcx detach is for kernels with it"
 		fi

@@ -7,13 +7,17 @@
  *	cg-hooks DEV
  *	cg-hooks --netns-cookie
  *	cg-hooks --hold DEV first|last OBJ
+ *	cg-hooks --swap LINK_PIN OBJ
  *
  * Run it in DEV's network namespace. --netns-cookie prints the cookie of
  * the namespace it runs in (SO_NETNS_COOKIE): the key, with an ifindex, of
  * a device's counters in the host's dev_counters map. --hold puts the first
  * program of OBJ on DEV's tcx ingress, before or after every program there,
  * prints "holding ID" and keeps its link until SIGTERM or SIGINT: another's
- * tcx program, for what status says runs before the guard. Prints, in the order they run, one
+ * tcx program, for what status says runs before the guard. --swap updates
+ * the tcx link pinned at LINK_PIN to run the first program of OBJ instead
+ * (BPF_LINK_UPDATE: the link stays, its program changes) and prints
+ * "swapped to ID". Prints, in the order they run, one
  * line per program:
  *
  *	tcx_ingress ID TAG NAME
@@ -67,6 +71,56 @@ static int show(int ifindex, enum bpf_attach_type type, const char *what)
 	return 0;
 }
 
+/* OBJ's first program, loaded for a tcx ingress hook; NULL said */
+static struct bpf_object *load(const char *path, struct bpf_program **prog)
+{
+	struct bpf_object *obj = bpf_object__open_file(path, NULL);
+
+	*prog = obj ? bpf_object__next_program(obj, NULL) : NULL;
+	if (!*prog) {
+		fprintf(stderr, "cg-hooks: cannot open %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	bpf_program__set_expected_attach_type(*prog, CG_BPF_TCX_INGRESS);
+	if (bpf_object__load(obj)) {
+		fprintf(stderr, "cg-hooks: cannot load %s: %s\n", path, strerror(errno));
+		bpf_object__close(obj);
+		return NULL;
+	}
+	return obj;
+}
+
+/* The link pinned at pin runs OBJ's first program from now on */
+static int swap(const char *pin, const char *path)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	struct bpf_program *prog;
+	struct bpf_object *obj;
+	int fd, err = 0;
+
+	fd = bpf_obj_get(pin);
+	if (fd < 0) {
+		fprintf(stderr, "cg-hooks: no link pinned at %s: %s\n", pin, strerror(errno));
+		return 1;
+	}
+	obj = load(path, &prog);
+	if (!obj) {
+		close(fd);
+		return 1;
+	}
+	if (bpf_link_update(fd, bpf_program__fd(prog), NULL)) {
+		fprintf(stderr, "cg-hooks: cannot update the link at %s: %s\n", pin, strerror(errno));
+		err = 1;
+	} else {
+		bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len);
+		printf("swapped to %u\n", info.id);
+	}
+	close(fd);
+	bpf_object__close(obj);	/* the link holds the program */
+	return err;
+}
+
 /* OBJ's first program on DEV's tcx ingress, first or last, until a signal */
 static int hold(const char *dev, const char *where, const char *path)
 {
@@ -89,17 +143,9 @@ static int hold(const char *dev, const char *where, const char *path)
 		fprintf(stderr, "cg-hooks: no device %s here: %s\n", dev, strerror(errno));
 		return 1;
 	}
-	obj = bpf_object__open_file(path, NULL);
-	prog = obj ? bpf_object__next_program(obj, NULL) : NULL;
-	if (!prog) {
-		fprintf(stderr, "cg-hooks: cannot open %s: %s\n", path, strerror(errno));
+	obj = load(path, &prog);
+	if (!obj)
 		return 1;
-	}
-	bpf_program__set_expected_attach_type(prog, CG_BPF_TCX_INGRESS);
-	if (bpf_object__load(obj)) {
-		fprintf(stderr, "cg-hooks: cannot load %s: %s\n", path, strerror(errno));
-		return 1;
-	}
 	fd = bpf_link_create(bpf_program__fd(prog), ifindex, CG_BPF_TCX_INGRESS, &lo);
 	if (fd < 0) {
 		fprintf(stderr, "cg-hooks: cannot link %s on %s: %s\n", path, dev, strerror(errno));
@@ -128,8 +174,11 @@ int main(int argc, char **argv)
 			fprintf(stderr, "usage: cg-hooks --hold DEV first|last OBJ\n");
 		return err;
 	}
+	if (argc == 4 && !strcmp(argv[1], "--swap"))
+		return swap(argv[2], argv[3]);
 	if (argc != 2) {
-		fprintf(stderr, "usage: cg-hooks DEV | --netns-cookie | --hold DEV first|last OBJ\n");
+		fprintf(stderr, "usage: cg-hooks DEV | --netns-cookie | --hold DEV first|last OBJ | "
+			"--swap LINK_PIN OBJ\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "--netns-cookie")) {
