@@ -110,17 +110,19 @@ static bool cg_wheal_one(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *
 	const struct cg_backend *b;
 	enum cg_repair_reason r;
 	struct cg_recorded rd = {};
-	bool gone, rec;
+	bool rec;
 	struct cg_status st;
 	__u64 t0 = cg_wnow_ms();
-	int err;
+	int err, gone;
 
 	d->check = false;
 	b = cg_wstatus(ns, d, &st, &gone, NULL);
-	if (gone) {
+	if (gone > 0) {
 		cg_wdev_del(ns, d);
 		return false;
 	}
+	if (gone < 0)
+		return true;	/* its namespace out of reach now: not known, no repair */
 	rec = !cg_bpf_recorded(&t, &rd);
 	if (b && b == cg_backends[CG_CHOICE_BPF] && rec && rd.swapped) {
 		r = CG_REPAIR_PROGRAM;	/* its tcx link updated to another program */

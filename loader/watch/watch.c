@@ -108,11 +108,13 @@ bool cg_wmatch(const struct cg_watch *w, const char *name)
 
 /*
  * Which backend guards d now, from inside its namespace; NULL: none.
- * *gone: the device is not there any more (its RTM_DELLINK may have been lost).
+ * *gone: 1 the device is not there any more (its RTM_DELLINK may have been
+ * lost, or its name is another device's), -1 its namespace cannot be
+ * entered now (NULL: not known), else 0.
  * ahead (may be NULL): what runs before that guard there.
  */
 const struct cg_backend *cg_wstatus(struct cg_wns *ns, struct cg_wdev *d,
-				    struct cg_status *st, bool *gone, struct cg_ahead *ahead)
+				    struct cg_status *st, int *gone, struct cg_ahead *ahead)
 {
 	char name[IF_NAMESIZE];
 	struct cg_target t = {
@@ -123,9 +125,11 @@ const struct cg_backend *cg_wstatus(struct cg_wns *ns, struct cg_wdev *d,
 	};
 	enum cg_choice c;
 
-	*gone = false;
-	if (cg_wns_enter(ns))
+	*gone = 0;
+	if (cg_wns_enter(ns)) {
+		*gone = -1;
 		return NULL;
+	}
 	*gone = !if_indextoname(d->ifindex, name) && (errno == ENXIO || errno == ENODEV);
 	/* or its name is another device's now: deleted and made again before
 	 * the events said so (that one is watch's as any new device) */
@@ -201,13 +205,13 @@ static bool cg_wguard(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d)
 	struct cg_status st;
 	struct cg_ahead ahead;
 	char why[1024], dev[4 * IF_NAMESIZE + 1], nsl[4 * CG_LABEL_MAX];
-	bool gone, fresh;
-	int err;
+	bool fresh;
+	int err, gone;
 
 	cg_text_safe(d->name, dev, sizeof(dev));
 	cg_text_safe(ns->label, nsl, sizeof(nsl));
 	b = cg_wstatus(ns, d, &st, &gone, &ahead);
-	if (gone) {
+	if (gone > 0) {
 		cg_wdev_del(ns, d);
 		return false;
 	}

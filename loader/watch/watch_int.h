@@ -120,8 +120,10 @@ struct cg_ahead;
 struct cg_backend;
 struct cg_status;
 int cg_wspawn(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d, char *why, size_t n);
+/* *gone: 1 d is gone (or its name another device's), -1 its namespace
+ * cannot be entered now (NULL returned: not known), else 0 */
 const struct cg_backend *cg_wstatus(struct cg_wns *ns, struct cg_wdev *d, struct cg_status *st,
-				    bool *gone, struct cg_ahead *ahead);
+				    int *gone, struct cg_ahead *ahead);
 
 /* heal.c: guards taken off or changed, seen and put back */
 void cg_whad(struct cg_wdev *d, const struct cg_backend *b, const struct cg_status *st);
