@@ -372,3 +372,106 @@ case_containers_bridge() {
 }
 cg_case containers_bridge frag
 cg_case containers_bridge tx
+
+# The netfilter completion sites of 10-repro.sh (its site_up, repro_send),
+# the sender a container: an xt_CHECKSUM rule in the forwarding namespace's
+# mangle POSTROUTING, or an NFQUEUE rule in its FORWARD chain read by
+# cg-nfq. MTU 1500 and veth0's TX checksum offload on: the rule is the only
+# completion site, which a control frame sent before it exists proves.
+ct_site_sender() { ct_send "$1" $p "${@:2}"; }
+
+case_containers_site() {
+	local path=$1 site= ipt=iptables n=3 p=s$(($$ % 100000)) got src cnt base says bad_
+	local t="containers/$path [$BACKEND]" v6= ip=$CT_IP
+	local lim=$([ -n "${CG_GUEST:-}" ] && echo 90 || echo 15) out=$TMPD/site-$path.watch wpid
+	local bad="--src $CT_IP --dst $FAR_IP --csum-start 20 --csum-offset 6 --count $n --payload 1000"
+	local good="--src $CT_IP --dst $FAR_IP --count $n --payload 1000"
+	local SNIFF_DST=$FAR_IP REPRO_SEND=ct_site_sender
+
+	if [ "${path%6}" != "$path" ]; then
+		bad="--ipv6 --src $CT_IP6 --dst $FAR_IP6 --csum-start 22 --csum-offset 6 --count $n --payload 1000"
+		good="--ipv6 --src $CT_IP6 --dst $FAR_IP6 --count $n --payload 1000"
+		ipt=ip6tables v6=--ipv6 ip=$CT_IP6 SNIFF_DST=$FAR_IP6
+	fi
+	if [ "$CG_DEPTH" != full ] && [ "$path" != nfqueue6 ]; then
+		skip "$t: about 20 s a path: make test runs nfqueue6, make test-matrix every path"
+		return
+	fi
+	command -v $ipt >/dev/null || { skip "$t: $ipt missing"; return; }
+	if ! topo_up --mtu 1500 $v6 || ! ct_up $p || ! ct_link $p; then
+		fail "$t: cannot build the topology"
+		ip netns del "$CT" 2>/dev/null
+		topo_down
+		return
+	fi
+	# control: without the rule nothing completes the checksum
+	repro_send "$TMPD/site-control" $bad
+	got=$(sniff_datagrams "$TMPD/site-control")
+	src=$(sniff_sources "$TMPD/site-control")
+	if [ "$inject_rc" != 0 ] || [ "$got" != $n ] || [ "$src" != "$ip" ]; then
+		fail "$t control: without the rule arrived=${got:-0} from ${src:--} (want $n untouched from $ip)"
+		ip netns del "$CT" 2>/dev/null
+		topo_down
+		return
+	fi
+	if ! site_up ${path%6} "$t"; then
+		ip netns del "$CT" 2>/dev/null
+		topo_down
+		return
+	fi
+	site=${path%6}
+
+	repro_send "$TMPD/site-bad-off" $bad
+	got=$(sniff_datagrams "$TMPD/site-bad-off")
+	src=$(sniff_sources "$TMPD/site-bad-off")
+	says=$(site_says "$TMPD/site-bad-off")
+	if [ "$inject_rc" != 0 ]; then
+		fail "$t bad/off: the packet socket refused the frame: $(tail -1 "$TMPD/site-bad-off.inject")"
+		base=unknown
+	elif [ "${got:-0}" -gt 0 ] && [ "$src" != "$ip" ] && [ "$site_seen" = $n ]; then
+		pass "$t bad/off: the container's frame went through the $(site_rule) rule and left with its source corrupted to $src$says"
+		base=corrupted
+	elif [ "${got:-0}" = 0 ] && [ "$site_seen" = $n ] &&
+	     { [ "$site" != nfqueue ] || [ "$(queue_packets "$TMPD/site-bad-off")" = 0 ]; }; then
+		pass "$t bad/off: kernel already fixed on this path (the $(site_rule) rule saw $n$says, nothing arrived)"
+		base=dropped-by-kernel
+	else
+		fail "$t bad/off: expected corruption or a kernel drop, got ${got:-0} from ${src:--}, the rule saw ${site_seen:-0}$says"
+		base=unknown
+	fi
+
+	: >"$out"
+	"$CG" watch --backend "$BACKEND" --match "$p*" --no-completion >"$out" 2>"$out.err" &
+	wpid=$!
+	bad_=
+	watch_line "$out" "^guarded ${p}c0 netns $VM " $lim || bad_="$bad_ not-guarded"
+	repro_send "$TMPD/site-bad-on" $bad
+	got=$(sniff_datagrams "$TMPD/site-bad-on")
+	cnt=$(ct_counters "$VM" ${p}c0)
+	[ "$inject_rc" = 0 ] && [ "${got:-0}" = 0 ] && [ "$site_seen" = 0 ] &&
+		[ "$cnt" = "$n 0 true veth" ] ||
+		bad_="$bad_ bad:arrived=${got:-0},rule-saw=$site_seen,counters='$cnt'"
+	repro_send "$TMPD/site-good-on" $good
+	got=$(sniff_datagrams "$TMPD/site-good-on")
+	src=$(sniff_sources "$TMPD/site-good-on")
+	[ "$got" = $n ] && [ "$src" = "$ip" ] && [ "$site_seen" = $n ] &&
+		! grep -q 'csum_ok=0' "$TMPD/site-good-on" ||
+		bad_="$bad_ good:arrived=${got:-0},from=${src:--},rule-saw=$site_seen"
+	[ "$site" = nfqueue ] && [ "$(queue_sources "$TMPD/site-good-on")" != "$ip" ] &&
+		bad_="$bad_ queue-saw:$(queue_sources "$TMPD/site-good-on")"
+	if [ -z "$bad_" ]; then
+		pass "$t bad/on: under watch the $(site_rule) rule saw none of $n bad frames (without the guard: $base), the container's veth dropped them; $n good ones through the rule intact"
+	else
+		fail "$t bad/on:$bad_; log: $(tr '\n' '|' <"$out")"
+	fi
+	kill -TERM $wpid 2>/dev/null
+	wait $wpid 2>/dev/null
+	"$CG" detach ${p}c0 --netns "$VM" --quiet
+	"$CG" detach ${p}e0 --netns "$CT" --quiet
+	ip netns del "$CT" 2>/dev/null
+	topo_down
+}
+cg_case containers_site nfqueue6
+cg_case containers_site xtcsum6
+cg_case containers_site xtcsum
+cg_case containers_site nfqueue
