@@ -46,7 +46,8 @@ ct_link() {
 # capture waits 2 s at least for the first frame: on a loaded machine the
 # sender (ip netns exec, then cg-inject) can take longer than SNIFF_IDLE
 # to start. The frames go to the MAC of the host end, or of $CT_DMAC_DEV
-# of $VM (the bridge the host end is a port of).
+# of $VM (the bridge the host end is a port of); to none where the host end
+# has none (a netkit pair in l3 mode: cg-inject sends from the IP header on).
 ct_send() {
 	local out=$1 p=$2 ready=$TMPD/ready.ct pid mac idle=$((SNIFF_IDLE < 2000 ? 2000 : SNIFF_IDLE))
 	shift 2
@@ -56,7 +57,7 @@ ct_send() {
 		--max-time $((idle * 20)) --ready-file "$ready" >"$out" 2>&1 &
 	pid=$!
 	wait_ready "$ready"
-	ip netns exec "$CT" "$INJECT" --packet --dev ${p}e0 --dmac "$mac" "$@" 2>"$out.inject"
+	ip netns exec "$CT" "$INJECT" --packet --dev ${p}e0 ${mac:+--dmac "$mac"} "$@" 2>"$out.inject"
 	inject_rc=$?
 	wait $pid
 }
@@ -88,6 +89,32 @@ ct_base() {
 	fi
 }
 
+# ct_status T PFX KIND: a result of case T: status, before any guard, lists
+# PFXc0 of $VM unguarded, of KIND, its peer in $CT
+ct_status() {
+	local t=$1 p=$2 kind=$3 ino got
+
+	ino=$(stat -L -c %i "/run/netns/$CT")
+	got=$("$CG" status --netns "$VM" --json |
+		jq -r ".[] | select(.device == \"${p}c0\") | \"\(.guarded) \(.kind) \(.peer_netns_ino)\"")
+	if [ "$got" = "false $kind $ino" ]; then
+		pass "$t status: ${p}c0 listed unguarded, kind $kind, peer in netns $ino (the container's)"
+	else
+		fail "$t status: ${p}c0 ${got:+reads '$got'}${got:-is not listed}, want 'false $kind $ino'"
+	fi
+}
+
+# ct_down WPID PFX: the watch WPID stopped, PFXc0 and PFXe0 unguarded, the
+# container's namespace and the topology gone
+ct_down() {
+	kill -TERM $1 2>/dev/null
+	wait $1 2>/dev/null
+	"$CG" detach $2c0 --netns "$VM" --quiet
+	"$CG" detach $2e0 --netns "$CT" --quiet
+	ip netns del "$CT" 2>/dev/null
+	topo_down
+}
+
 # "dropped dropped_unreadable attached kind" of DEV in NS
 ct_counters() {
 	"$CG" status "$2" --netns "$1" --json |
@@ -101,7 +128,7 @@ case_containers() {
 	local t="containers/$path [$BACKEND]" p=k$(($$ % 100000)) n=3
 	local lim=$([ -n "${CG_GUEST:-}" ] && echo 90 || echo 15)
 	local out=$TMPD/ct-$path.watch wpid args bad bad2= good src got base bad_
-	local SNIFF_DST=$FAR_IP ip=$CT_IP cnt t0 ms ino d
+	local SNIFF_DST=$FAR_IP ip=$CT_IP cnt t0 ms d
 
 	case $path in
 	frag) args="--mtu 576" ;;
@@ -130,17 +157,10 @@ case_containers() {
 		topo_down
 		return
 	fi
-	ino=$(stat -L -c %i "/run/netns/$CT")
 
 	# status, before any guard: the host end is a container's link, named
 	# by kind and by the container's namespace, and listed unguarded
-	got=$("$CG" status --netns "$VM" --json |
-		jq -r ".[] | select(.device == \"${p}c0\") | \"\(.guarded) \(.kind) \(.peer_netns_ino)\"")
-	if [ "$got" = "false veth $ino" ]; then
-		pass "$t status: ${p}c0 listed unguarded, kind veth, peer in netns $ino (the container's)"
-	else
-		fail "$t status: ${p}c0 ${got:+reads '$got'}${got:-is not listed}, want 'false veth $ino'"
-	fi
+	ct_status "$t" $p veth
 
 	# no guard: what does this kernel do with the container's bad frame?
 	ct_base "$t" $path $p $ip $bad --count $n --payload 1000
@@ -350,11 +370,6 @@ case_containers_podman() {
 			fail "$t good/on: arrived=$got from $src rc $inject_rc (want $n intact from $CT_IP)"
 		fi
 	fi
-	kill -TERM $wpid 2>/dev/null
-	wait $wpid 2>/dev/null
-	"$CG" detach ${p}c0 --netns "$VM" --quiet
-	"$CG" detach ${p}e0 --netns "$CT" --quiet
-	ip netns del "$CT" 2>/dev/null
-	topo_down
+	ct_down $wpid $p
 }
 cg_case containers_podman

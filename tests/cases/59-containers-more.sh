@@ -30,24 +30,6 @@ nk_up() {
 		ct_link $p
 }
 
-# nk_send OUT PFX [cg-inject args]: ct_send through the netkit peer; in l3
-# mode the peer has no link-layer header and takes no MAC (cg-inject sends
-# from the IP header on)
-nk_send() {
-	local out=$1 p=$2 ready=$TMPD/ready.ct pid mac idle=$((SNIFF_IDLE < 2000 ? 2000 : SNIFF_IDLE))
-	shift 2
-	mac=$(link_mac "$VM" ${p}c0)
-	rm -f "$ready"
-	ip netns exec "$FAR" "$SNIFF" --dev veth1 --dst "$FAR_IP" --timeout $idle \
-		--max-time $((idle * 20)) --ready-file "$ready" >"$out" 2>&1 &
-	pid=$!
-	wait_ready "$ready"
-	ip netns exec "$CT" "$INJECT" --packet --dev ${p}e0 ${mac:+--dmac "$mac"} "$@" \
-		2>"$out.inject"
-	inject_rc=$?
-	wait $pid
-}
-
 # A container on a netkit pair (Cilium's datapath on 6.8 and later): the
 # container's packet socket sends on the peer; the primary receives in the
 # host's namespace. Without a guard: what the kernel does with the bad
@@ -58,7 +40,7 @@ case_netkit() {
 	local lim=$([ -n "${CG_GUEST:-}" ] && echo 90 || echo 15)
 	local bad="--src $CT_IP --dst $FAR_IP --csum-start 20 --csum-offset 6 --count $n --payload 1000"
 	local good="--src $CT_IP --dst $FAR_IP --count $n --payload 1000"
-	local out=$TMPD/nk-$mode.watch wpid got src cnt base ino want bad_
+	local out=$TMPD/nk-$mode.watch wpid got src cnt base bad_ SNIFF_DST=$FAR_IP
 
 	[ -x "$NETKIT" ] || { fail "$t: $NETKIT missing (make tools)"; return; }
 	if ! topo_up --mtu 1500 --tx-csum-off; then
@@ -79,18 +61,11 @@ case_netkit() {
 		topo_down
 		return
 	fi
-	ino=$(stat -L -c %i "/run/netns/$CT")
 
-	got=$("$CG" status --netns "$VM" --json |
-		jq -r ".[] | select(.device == \"${p}c0\") | \"\(.guarded) \(.kind) \(.peer_netns_ino)\"")
-	if [ "$got" = "false netkit $ino" ]; then
-		pass "$t status: ${p}c0 listed unguarded, kind netkit, peer in netns $ino (the container's)"
-	else
-		fail "$t status: ${p}c0 ${got:+reads '$got'}${got:-is not listed}, want 'false netkit $ino'"
-	fi
+	ct_status "$t" $p netkit
 
 	# no guard: the good frame crosses, the bad one is written over
-	nk_send "$TMPD/nk-good-off" $p $good
+	ct_send "$TMPD/nk-good-off" $p $good
 	got=$(sniff_datagrams "$TMPD/nk-good-off")
 	src=$(sniff_sources "$TMPD/nk-good-off")
 	if [ "$inject_rc" = 0 ] && [ "$got" = $n ] && [ "$src" = "$CT_IP" ]; then
@@ -98,7 +73,7 @@ case_netkit() {
 	else
 		fail "$t good/off: arrived=${got:-0} from ${src:--} rc $inject_rc: $(tail -1 "$TMPD/nk-good-off.inject")"
 	fi
-	nk_send "$TMPD/nk-bad-off" $p $bad
+	ct_send "$TMPD/nk-bad-off" $p $bad
 	got=$(sniff_datagrams "$TMPD/nk-bad-off")
 	src=$(sniff_sources "$TMPD/nk-bad-off")
 	if [ "$inject_rc" != 0 ]; then
@@ -115,7 +90,7 @@ case_netkit() {
 	# attach by hand, on the primary
 	if [ $mode = l2 ]; then
 		"$CG" attach ${p}c0 --netns "$VM" --backend "$BACKEND" --quiet
-		nk_send "$TMPD/nk-bad-at" $p $bad
+		ct_send "$TMPD/nk-bad-at" $p $bad
 		got=$(sniff_datagrams "$TMPD/nk-bad-at")
 		cnt=$(ct_counters "$VM" ${p}c0)
 		if [ "$inject_rc" = 0 ] && [ "${got:-0}" = 0 ] && [ "$cnt" = "$n 0 true netkit" ]; then
@@ -138,7 +113,7 @@ case_netkit() {
 	else
 		fail "$t watch: not guarded:$bad_; log: $(tr '\n' '|' <"$out")"
 	fi
-	nk_send "$TMPD/nk-bad-on" $p $bad
+	ct_send "$TMPD/nk-bad-on" $p $bad
 	got=$(sniff_datagrams "$TMPD/nk-bad-on")
 	cnt=$(ct_counters "$VM" ${p}c0)
 	if [ "$inject_rc" = 0 ] && [ "${got:-0}" = 0 ] && [ "$cnt" = "$n 0 true netkit" ]; then
@@ -146,7 +121,7 @@ case_netkit() {
 	else
 		fail "$t bad/on: arrived=${got:-0} counters/attached/kind '$cnt' rc $inject_rc (want 0 arrived, '$n 0 true netkit')"
 	fi
-	nk_send "$TMPD/nk-good-on" $p $good
+	ct_send "$TMPD/nk-good-on" $p $good
 	got=$(sniff_datagrams "$TMPD/nk-good-on")
 	src=$(sniff_sources "$TMPD/nk-good-on")
 	cnt=$(ct_counters "$VM" ${p}c0)
@@ -156,12 +131,7 @@ case_netkit() {
 	else
 		fail "$t good/on: arrived=$got from $src counters '$cnt' (want $n intact from $CT_IP)"
 	fi
-	kill -TERM $wpid 2>/dev/null
-	wait $wpid 2>/dev/null
-	"$CG" detach ${p}c0 --netns "$VM" --quiet
-	"$CG" detach ${p}e0 --netns "$CT" --quiet
-	ip netns del "$CT" 2>/dev/null
-	topo_down
+	ct_down $wpid $p
 }
 cg_case netkit l2
 cg_case netkit l3
@@ -283,13 +253,8 @@ case_containers_cni() {
 			fail "$t ahead:$bad_; watch: $(tr '\n' '|' <"$out")"
 		fi
 	fi
-	kill -TERM $wpid 2>/dev/null
-	wait $wpid 2>/dev/null
 	for pid in $fpid $lpid; do kill $pid 2>/dev/null; wait $pid 2>/dev/null; done
-	"$CG" detach ${p}c0 --netns "$VM" --quiet
-	"$CG" detach ${p}e0 --netns "$CT" --quiet
-	ip netns del "$CT" 2>/dev/null
-	topo_down
+	ct_down $wpid $p
 }
 cg_case containers_cni
 
@@ -363,12 +328,7 @@ case_containers_bridge() {
 	else
 		fail "$t bad/on:$bad_; log: $(tr '\n' '|' <"$out")"
 	fi
-	kill -TERM $wpid 2>/dev/null
-	wait $wpid 2>/dev/null
-	"$CG" detach ${p}c0 --netns "$VM" --quiet
-	"$CG" detach ${p}e0 --netns "$CT" --quiet
-	ip netns del "$CT" 2>/dev/null
-	topo_down
+	ct_down $wpid $p
 }
 cg_case containers_bridge frag
 cg_case containers_bridge tx
@@ -464,12 +424,7 @@ case_containers_site() {
 	else
 		fail "$t bad/on:$bad_; log: $(tr '\n' '|' <"$out")"
 	fi
-	kill -TERM $wpid 2>/dev/null
-	wait $wpid 2>/dev/null
-	"$CG" detach ${p}c0 --netns "$VM" --quiet
-	"$CG" detach ${p}e0 --netns "$CT" --quiet
-	ip netns del "$CT" 2>/dev/null
-	topo_down
+	ct_down $wpid $p
 }
 cg_case containers_site nfqueue6
 cg_case containers_site xtcsum6
