@@ -14,7 +14,7 @@
 
 NETKIT=$BLD/tests/cg-netkit
 
-# ct_guest_quick T: in a guest of make test (CG_DEPTH=quick), a case the
+# ct_guest_quick T [WHY]: in a guest of make test (CG_DEPTH=quick), a case the
 # host proves already is a SKIP saying so: under TCG each costs about a
 # minute, and make test's guests must stay within CI's time. make
 # test-matrix runs them all in every guest. (Those that run in make test's
@@ -22,7 +22,7 @@ NETKIT=$BLD/tests/cg-netkit
 # containers_cni for the module, which the host cannot load.)
 ct_guest_quick() {
 	[ -n "${CG_GUEST:-}" ] && [ "$CG_DEPTH" = quick ] || return 1
-	skip "$1: the host runs it in make test; guests in make test-matrix (about a minute under TCG)"
+	skip "$1: ${2:-the host runs it in make test}; guests in make test-matrix (about a minute under TCG)"
 }
 
 # nk_up MODE PFX: $CT and a netkit pair of MODE (l2, l3), the primary
@@ -54,7 +54,7 @@ case_netkit() {
 	local out=$TMPD/nk-$mode.watch wpid got src cnt base bad_ SNIFF_DST=$FAR_IP
 
 	[ -x "$NETKIT" ] || { fail "$t: $NETKIT missing (make tools)"; return; }
-	[ $mode = l3 ] && ct_guest_quick "$t" && return
+	[ $mode = l3 ] && ct_guest_quick "$t" "make test's guests run netkit l2" && return
 	if ! topo_up --mtu 1500 --tx-csum-off; then
 		command -v ethtool >/dev/null || { skip "$t: ethtool missing"; return; }
 		fail "$t: cannot build the topology"
