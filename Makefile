@@ -83,6 +83,7 @@ TOOLS := $(BUILD)/tests/cg-inject $(BUILD)/tests/cg-sniff $(BUILD)/tests/cg-nfq 
 	$(BUILD)/tests/cg-kdump $(BUILD)/tests/cg-sdrecv $(BUILD)/tests/csum-guard-next \
 	$(BUILD)/tests/csum-guard-rebuild \
 	$(BUILD)/tests/cg-udprecv $(BUILD)/tests/csum-guard-prev $(BUILD)/tests/cg-userns \
+	$(BUILD)/tests/cg-netkit \
 	$(STATIC_TOOLS)
 # The fuzz targets of tests/fuzz/ (libFuzzer, AddressSanitizer, UBSan):
 # built with the tools where clang has its fuzzer runtime (tests/cases/
@@ -202,6 +203,11 @@ $(BUILD)/tests/cg-kdump: tests/tools/cg-kdump.c lib/nl.c lib/nl.h include/csum_g
 		include/csum_guard_abi.h | $(BUILD)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(WARN) -Ilib -Iinclude -o $@ $< lib/nl.c
+
+# cg-netkit makes a netkit pair, which Debian 12's iproute2 cannot.
+$(BUILD)/tests/cg-netkit: tests/tools/cg-netkit.c lib/nl.c lib/nl.h | $(BUILD)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -Ilib -o $@ $< lib/nl.c
 
 $(BUILD)/tests/cg-stream $(BUILD)/tests/cg-userns: $(BUILD)/tests/%: tests/tools/%.c $(BENCH_UTIL) \
 		$(TESTCOMMON_H) | $(BUILD)/tests

@@ -279,9 +279,11 @@ site_hits() {
 	esac | awk '{ print $1; exit }'
 }
 
-# repro_send OUT [cg-inject args...]: inject_sniff, with the queue's reader
-# running for nfqueue (its lines in OUT.nfq); $site_seen gets how many
-# packets the site's rule matched meanwhile, empty without a site.
+# repro_send OUT [cg-inject args...]: inject_sniff (or $REPRO_SEND, which
+# takes the same arguments: a container's sender in 59-containers-more.sh),
+# with the queue's reader running for nfqueue (its lines in OUT.nfq);
+# $site_seen gets how many packets the site's rule matched meanwhile, empty
+# without a site.
 repro_send() {
 	local out=$1 h0 qpid ready=$TMPD/ready.q
 	shift
@@ -295,7 +297,7 @@ repro_send() {
 		qpid=$!
 		wait_ready "$ready"
 	fi
-	inject_sniff "$out" "$@"
+	${REPRO_SEND:-inject_sniff} "$out" "$@"
 	if [ -n "${qpid:-}" ]; then
 		# the capture idled for SNIFF_IDLE: every verdict is given
 		kill -TERM $qpid 2>/dev/null

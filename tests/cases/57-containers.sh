@@ -45,19 +45,74 @@ ct_link() {
 # sends from its end of the pair; $inject_rc the sender's status. The
 # capture waits 2 s at least for the first frame: on a loaded machine the
 # sender (ip netns exec, then cg-inject) can take longer than SNIFF_IDLE
-# to start.
+# to start. The frames go to the MAC of the host end, or of $CT_DMAC_DEV
+# of $VM (the bridge the host end is a port of); to none where the host end
+# has none (a netkit pair in l3 mode: cg-inject sends from the IP header on).
 ct_send() {
 	local out=$1 p=$2 ready=$TMPD/ready.ct pid mac idle=$((SNIFF_IDLE < 2000 ? 2000 : SNIFF_IDLE))
 	shift 2
-	mac=$(link_mac "$VM" ${p}c0)
+	mac=$(link_mac "$VM" ${CT_DMAC_DEV:-${p}c0})
 	rm -f "$ready"
 	ip netns exec "$FAR" "$SNIFF" --dev veth1 --dst "$SNIFF_DST" --timeout $idle \
 		--max-time $((idle * 20)) --ready-file "$ready" >"$out" 2>&1 &
 	pid=$!
 	wait_ready "$ready"
-	ip netns exec "$CT" "$INJECT" --packet --dev ${p}e0 --dmac "$mac" "$@" 2>"$out.inject"
+	ip netns exec "$CT" "$INJECT" --packet --dev ${p}e0 ${mac:+--dmac "$mac"} "$@" 2>"$out.inject"
 	inject_rc=$?
 	wait $pid
+}
+
+# ct_base T PATH PFX IP [cg-inject args]: the bad frame without a guard,
+# sent from the container (ct_send), as this kernel treats it: a result of
+# case T, and $base: corrupted (arrived from another source than IP),
+# dropped-by-kernel (frag: IpFragFails counted it) or unknown
+ct_base() {
+	local t=$1 path=$2 p=$3 ip=$4 ff0 ff1 got src
+	shift 4
+	ff0=$(frag_fails)
+	ct_send "$TMPD/ct-bad-off" $p "$@"
+	ff1=$(frag_fails)
+	got=$(sniff_datagrams "$TMPD/ct-bad-off")
+	src=$(sniff_sources "$TMPD/ct-bad-off")
+	if [ "$inject_rc" != 0 ]; then
+		fail "$t bad/off: the packet socket refused the frame (rc $inject_rc): $(tail -1 "$TMPD/ct-bad-off.inject")"
+		base=unknown
+	elif [ "${got:-0}" -gt 0 ] && [ "$src" != "$ip" ]; then
+		pass "$t bad/off: the container's frame left veth0 with its source corrupted to $src"
+		base=corrupted
+	elif [ "${got:-0}" = 0 ] && [ $path = frag ] && [ "$ff1" -gt "$ff0" ]; then
+		pass "$t bad/off: kernel already fixed on this path (dropped it, IpFragFails +$((ff1 - ff0)))"
+		base=dropped-by-kernel
+	else
+		fail "$t bad/off: expected corruption or a kernel drop, got ${got:-0} datagrams from ${src:--}"
+		base=unknown
+	fi
+}
+
+# ct_status T PFX KIND: a result of case T: status, before any guard, lists
+# PFXc0 of $VM unguarded, of KIND, its peer in $CT
+ct_status() {
+	local t=$1 p=$2 kind=$3 ino got
+
+	ino=$(stat -L -c %i "/run/netns/$CT")
+	got=$("$CG" status --netns "$VM" --json |
+		jq -r ".[] | select(.device == \"${p}c0\") | \"\(.guarded) \(.kind) \(.peer_netns_ino)\"")
+	if [ "$got" = "false $kind $ino" ]; then
+		pass "$t status: ${p}c0 listed unguarded, kind $kind, peer in netns $ino (the container's)"
+	else
+		fail "$t status: ${p}c0 ${got:+reads '$got'}${got:-is not listed}, want 'false $kind $ino'"
+	fi
+}
+
+# ct_down WPID PFX: the watch WPID stopped, PFXc0 and PFXe0 unguarded, the
+# container's namespace and the topology gone
+ct_down() {
+	kill -TERM $1 2>/dev/null
+	wait $1 2>/dev/null
+	"$CG" detach $2c0 --netns "$VM" --quiet
+	"$CG" detach $2e0 --netns "$CT" --quiet
+	ip netns del "$CT" 2>/dev/null
+	topo_down
 }
 
 # "dropped dropped_unreadable attached kind" of DEV in NS
@@ -72,8 +127,8 @@ case_containers() {
 	local path=$1
 	local t="containers/$path [$BACKEND]" p=k$(($$ % 100000)) n=3
 	local lim=$([ -n "${CG_GUEST:-}" ] && echo 90 || echo 15)
-	local out=$TMPD/ct-$path.watch wpid args bad bad2= good src got base ff0 ff1 bad_
-	local SNIFF_DST=$FAR_IP ip=$CT_IP cnt t0 ms ino d
+	local out=$TMPD/ct-$path.watch wpid args bad bad2= good src got base bad_
+	local SNIFF_DST=$FAR_IP ip=$CT_IP cnt t0 ms d
 
 	case $path in
 	frag) args="--mtu 576" ;;
@@ -102,37 +157,13 @@ case_containers() {
 		topo_down
 		return
 	fi
-	ino=$(stat -L -c %i "/run/netns/$CT")
 
 	# status, before any guard: the host end is a container's link, named
 	# by kind and by the container's namespace, and listed unguarded
-	got=$("$CG" status --netns "$VM" --json |
-		jq -r ".[] | select(.device == \"${p}c0\") | \"\(.guarded) \(.kind) \(.peer_netns_ino)\"")
-	if [ "$got" = "false veth $ino" ]; then
-		pass "$t status: ${p}c0 listed unguarded, kind veth, peer in netns $ino (the container's)"
-	else
-		fail "$t status: ${p}c0 ${got:+reads '$got'}${got:-is not listed}, want 'false veth $ino'"
-	fi
+	ct_status "$t" $p veth
 
 	# no guard: what does this kernel do with the container's bad frame?
-	ff0=$(frag_fails)
-	ct_send "$TMPD/ct-bad-off" $p $bad --count $n --payload 1000
-	ff1=$(frag_fails)
-	got=$(sniff_datagrams "$TMPD/ct-bad-off")
-	src=$(sniff_sources "$TMPD/ct-bad-off")
-	if [ "$inject_rc" != 0 ]; then
-		fail "$t bad/off: the packet socket refused the frame (rc $inject_rc): $(tail -1 "$TMPD/ct-bad-off.inject")"
-		base=unknown
-	elif [ "${got:-0}" -gt 0 ] && [ "$src" != "$ip" ]; then
-		pass "$t bad/off: the container's frame left veth0 with its source corrupted to $src"
-		base=corrupted
-	elif [ "${got:-0}" = 0 ] && [ $path = frag ] && [ "$ff1" -gt "$ff0" ]; then
-		pass "$t bad/off: kernel already fixed on this path (dropped it, IpFragFails +$((ff1 - ff0)))"
-		base=dropped-by-kernel
-	else
-		fail "$t bad/off: expected corruption or a kernel drop, got ${got:-0} datagrams from ${src:--}"
-		base=unknown
-	fi
+	ct_base "$t" $path $p $ip $bad --count $n --payload 1000
 
 	# watch, for this run's names only, started with the pair already
 	# there: both ends are guarded, a pair inside one namespace is not
@@ -339,11 +370,6 @@ case_containers_podman() {
 			fail "$t good/on: arrived=$got from $src rc $inject_rc (want $n intact from $CT_IP)"
 		fi
 	fi
-	kill -TERM $wpid 2>/dev/null
-	wait $wpid 2>/dev/null
-	"$CG" detach ${p}c0 --netns "$VM" --quiet
-	"$CG" detach ${p}e0 --netns "$CT" --quiet
-	ip netns del "$CT" 2>/dev/null
-	topo_down
+	ct_down $wpid $p
 }
 cg_case containers_podman

@@ -50,6 +50,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <net/if.h>
+#include <net/if_arp.h>
 #include <limits.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -1096,10 +1097,14 @@ vnet:
  * --packet: an AF_PACKET socket bound to the device, which takes the same
  * virtio_net_hdr + frame per write() as a tap does. Protocol 0: it receives
  * nothing, and the kernel reads skb->protocol from the frame's own header.
+ * A device without a link-layer header (ARPHRD_NONE: a netkit pair in l3
+ * mode) takes the frame from its IP header on, as a tun does, and the
+ * protocol from the socket's address: bound to IPv4's or IPv6's.
  */
-static int open_packet(const struct config *c)
+static int open_packet(struct config *c)
 {
 	struct sockaddr_ll sll;
+	struct ifreq ifr;
 	int fd, one = 1;
 
 	memset(&sll, 0, sizeof(sll));
@@ -1115,6 +1120,14 @@ static int open_packet(const struct config *c)
 	if (c->qdisc_bypass &&
 	    setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one)) < 0)
 		setup_fail("cannot set PACKET_QDISC_BYPASS for", c->dev, -errno);
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", c->dev);
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr) < 0)
+		setup_fail("cannot read the link type of", c->dev, -errno);
+	if (ifr.ifr_hwaddr.sa_family == ARPHRD_NONE) {
+		c->l3 = true;
+		sll.sll_protocol = htons(c->ipv6 ? ETH_P_IPV6 : ETH_P_IP);
+	}
 	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0)
 		setup_fail("cannot bind a packet socket to", c->dev, -errno);
 	return fd;
