@@ -32,7 +32,7 @@
 #      the next release's .debs; repo, with the next release's repository
 #      (its packages rebuilt at VERSION+next, the module built again from
 #      the next DKMS source and signed with the same key) in place of the
-#      first at the same source line, csum_guard_repo_state=latest. Both
+#      first at the same source line (upgrade.yml follows the newest). Both
 #      packages and the loaded module move to it, guest9 and vnet0 guarded,
 #      frames judged again.
 #
@@ -317,12 +317,11 @@ ans_upgrade() {
 		# the next release published where the first one was
 		mv "$d/repo" "$AD/repo-first" && mv "$AD/repo-next" "$d/repo" ||
 			{ fail "$t: cannot put the next repository in place"; return; }
-		jq -c '. + {"csum_guard_repo_state": "latest"}' "$AD/vars.json" >"$AD/vars-next.json"
+		# (the same variables: upgrade.yml follows the repository's newest)
 	else
 		printf '{"csum_guard_debs": ["%s", "%s"]}\n' "$AD/debs-next/csum-guard_${ver}+next_amd64.deb" \
-			"$AD/debs-next/csum-guard-dkms_${ver}+next_all.deb" >"$AD/vars-next.json"
+			"$AD/debs-next/csum-guard-dkms_${ver}+next_all.deb" >"$AD/vars.json"
 	fi
-	mv "$AD/vars-next.json" "$AD/vars.json"
 	if ans_play "$t" "$AD/play4.log" upgrade.yml; then
 		pass "$t: upgrade.yml rolled the host to $ver+next ($RECAP)"
 	else
