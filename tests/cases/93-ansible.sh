@@ -183,7 +183,7 @@ ans_prebuilt() {
 	else
 		fail "$t: the module: '$got', not '$want'"
 	fi
-	got=$(ans_ssh "command -v dkms gcc cc make; ls /var/lib/dkms 2>/dev/null; dpkg-query -W -f='\${db:Status-Status}' csum-guard-dkms 2>/dev/null | grep -x installed" 2>&1)
+	got=$(ans_ssh "command -v dkms gcc cc; ls /var/lib/dkms 2>/dev/null; dpkg-query -W -f='\${db:Status-Status}' csum-guard-dkms 2>/dev/null | grep -x installed" 2>&1)
 	if [ -z "$got" ]; then
 		pass "$t: no DKMS build: the host has no dkms, no compiler, and csum-guard-dkms is not installed"
 	else
