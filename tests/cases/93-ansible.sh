@@ -12,19 +12,35 @@
 #   controller --ssh 127.0.0.1:PORT--> QEMU hostfwd --> host eth0:22
 #                                                       host vnet0 (the guest's tap)
 #
-#   1. site.yml with the .debs of build/dist: installs, the watcher guards
-#      vnet0, 5 bad frames dropped and counted, 20 good ones intact;
+# Each host installs from one source, "NAME:debs" or "NAME:repo":
+#   debs  the .debs of build/dist (csum-guard, csum-guard-dkms: DKMS builds
+#         the module on the host);
+#   repo  the project's apt repository (make repo, throwaway keys as in
+#         91-repo.sh), a file: source over the share (/cg/repo), signed-by
+#         its key; the host is hostroot.sh's --bare one (no compiler, no
+#         headers, no DKMS): csum-guard and csum-guard-modules, the module
+#         prebuilt and signed for its kernel.
+#
+#   1. site.yml: installs, the watcher guards vnet0, 5 bad frames dropped
+#      and counted, 20 good ones intact (repo: the module loaded is the
+#      prebuilt one, signed by the repository's module key, no DKMS);
 #   2. site.yml again: changed=0;
 #   3. site.yml with csum_guard_watch_args "--match 'vnet*'": the watcher
 #      restarted with them; then a tap guest9, which it leaves alone: the
 #      play fails, naming guest9;
-#   4. upgrade.yml (serial) with the next release's .debs (VERSION+next):
-#      both packages and the loaded module move to it, guest9 and vnet0
-#      guarded, frames judged again.
+#   4. upgrade.yml (serial) to the next release, VERSION+next: debs, with
+#      the next release's .debs; repo, with the next release's repository
+#      (its packages rebuilt at VERSION+next, the module built again from
+#      the next DKMS source and signed with the same key) in place of the
+#      first at the same source line (upgrade.yml follows the newest). Both
+#      packages and the loaded module move to it, guest9 and vnet0 guarded,
+#      frames judged again.
 #
-# make test-matrix (CG_DEPTH=full) only: each host costs 17 to 25 minutes of
-# TCG (two DKMS builds), more than make test's hour has room for. There the
-# Debian 11 host (5.10) and the Debian 12 host (6.1), steps 1 to 4.
+# make test-matrix (CG_DEPTH=full) only: each host costs minutes of TCG
+# (the .debs host two DKMS builds), more than make test's hour has room
+# for. There the Debian 11 host (5.10) from the .debs and the Debian 12
+# host (6.1) from the repository, steps 1 to 4. `--case deb5.10:debs` or
+# `--case deb6.1-fixed:repo` runs one of them.
 
 # next_loader_deb VERSION DEB DIR: the csum-guard package DEB as the next
 # release would be (version VERSION+next), in DIR.
@@ -76,15 +92,114 @@ ans_traffic() {
 	done <"$TMPD/ans-traffic"
 }
 
+# next_modules_deb VERSION DEB DKMSDEB DIR: the csum-guard-modules package
+# DEB as the next release would be (version VERSION+next), in DIR: each of
+# its modules built again, by packaging/kmods.sh as make repo builds them
+# (the release's root and compiler, signed with the run's throwaway module
+# key), from the source of DKMSDEB (next_dkms_deb's), whose VERSION file
+# says VERSION+next.
+next_modules_deb() {
+	local ver=$1 deb=$2 dkms=$3 dir=$4 x=$TMPD/nextmods kv names= m
+
+	rm -rf "$x" && mkdir -p "$x/src" "$dir" && dpkg-deb -x "$dkms" "$x/src" &&
+		tar -C "$x/src/usr/src" -czf "$x/csum-guard-$ver+next.tar.gz" "csum-guard-$ver+next" &&
+		dpkg-deb -R "$deb" "$x/pkg" || return 1
+	for kv in $(ls "$x/pkg/usr/lib/csum-guard/modules"); do
+		names="$names $(awk -v v="linux-image-$kv" '$3 == v { print $1 }' "$TOP/tests/guest/kernels.list")"
+	done
+	(cd "$TOP" && packaging/kmods.sh "$x/csum-guard-$ver+next.tar.gz" "$TMPD/repokeys/mod.key" \
+		"$TMPD/repokeys/mod.crt" "$x/out" $names) || return 1
+	for kv in $(ls "$x/pkg/usr/lib/csum-guard/modules"); do
+		cp "$x/out/$kv/csum_guard.ko" "$x/pkg/usr/lib/csum-guard/modules/$kv/csum_guard.ko" || return 1
+		m=$(md5sum <"$x/out/$kv/csum_guard.ko" | cut -d' ' -f1)
+		sed -i "s|^[0-9a-f]*  usr/lib/csum-guard/modules/$kv/csum_guard.ko\$|$m  usr/lib/csum-guard/modules/$kv/csum_guard.ko|" \
+			"$x/pkg/DEBIAN/md5sums"
+	done
+	sed -i -e "s/^Version: .*/Version: $ver+next/" -e "s/(= $ver)/(= $ver+next)/" "$x/pkg/DEBIAN/control" &&
+		dpkg-deb --root-owner-group -b "$x/pkg" "$dir/csum-guard-modules_${ver}+next_amd64.deb" >/dev/null
+}
+
+# ans_debs T VERSION: source "debs": the packages of build/dist for the
+# first run, those of the next release in $AD/debs-next
+ans_debs() {
+	local t=$1 ver=$2
+
+	if ! cp "$TOP/build/dist/csum-guard_${ver}_amd64.deb" "$TOP/build/dist/csum-guard-dkms_${ver}_all.deb" \
+		"$AD/debs/" 2>"$AD/debs.err"; then
+		fail "$t: no packages of $ver in build/dist (make dist): $(head -1 "$AD/debs.err")"
+		return 1
+	fi
+	if ! next_dkms_deb "$ver" "$AD/debs/csum-guard-dkms_${ver}_all.deb" "$AD/debs-next" ||
+	   ! next_loader_deb "$ver" "$AD/debs/csum-guard_${ver}_amd64.deb" "$AD/debs-next"; then
+		fail "$t: cannot make the next release's packages"
+		return 1
+	fi
+	printf '{"csum_guard_debs": ["%s", "%s"]}\n' "$AD/debs/csum-guard_${ver}_amd64.deb" \
+		"$AD/debs/csum-guard-dkms_${ver}_all.deb" >"$AD/vars.json"
+}
+
+# ans_repo T VERSION K: source "repo": make repo for kernel K with the
+# throwaway keys into the share (the host's /cg/repo), and the next
+# release's repository, signed with the same keys, in $AD/repo-next
+ans_repo() {
+	local t=$1 ver=$2 k=$3 n=$AD/next
+
+	if ! repo_keys >"$AD/repokeys.log" 2>&1; then
+		fail "$t: cannot make the throwaway keys: $(tail -1 "$AD/repokeys.log")"
+		return 1
+	fi
+	if ! make_repo "$d/repo" "$k" >"$AD/repo.log" 2>&1; then
+		fail "$t: make repo REPO_KERNELS=$k failed: $(grep -v '^make' "$AD/repo.log" | tail -2 | tr '\n' ' ')"
+		return 1
+	fi
+	cp "$d/repo/csum-guard-archive-keyring.gpg" "$AD/keyring.gpg" || return 1
+	if ! next_dkms_deb "$ver" "$d/repo/pool/main/c/csum-guard/csum-guard-dkms_${ver}_all.deb" "$n" ||
+	   ! next_loader_deb "$ver" "$d/repo/pool/main/c/csum-guard/csum-guard_${ver}_amd64.deb" "$n" ||
+	   ! next_modules_deb "$ver" "$d/repo/pool/main/c/csum-guard/csum-guard-modules_${ver}_amd64.deb" \
+		"$n/csum-guard-dkms_${ver}+next_all.deb" "$n" >"$AD/next.log" 2>&1 ||
+	   ! SOURCE_DATE_EPOCH=$(git -C "$TOP" log -1 --format=%ct) "$TOP/packaging/repo.sh" "$AD/repo-next" stable \
+		"$TMPD/repokeys/repo.asc" "$TMPD/repokeys/mod.crt" "$n"/*.deb >>"$AD/next.log" 2>&1; then
+		fail "$t: cannot make the next release's repository: $(tail -2 "$AD/next.log" | tr '\n' ' ')"
+		return 1
+	fi
+	printf '{"csum_guard_source": "repo", "csum_guard_repo_line": "%s", "csum_guard_repo_key": "%s"}\n' \
+		"deb [signed-by=/etc/apt/keyrings/csum-guard.gpg] file:/cg/repo stable main" "$AD/keyring.gpg" >"$AD/vars.json"
+}
+
+# ans_prebuilt T VERSION: the module loaded on the host is the prebuilt one
+# of the repository for its kernel (probe: prebuilt, its file the loaded
+# build, signed by the run's module key), installed with no DKMS: neither
+# dkms nor a compiler on the host, csum-guard-dkms not installed
+ans_prebuilt() {
+	local t=$1 ver=$2 p want got
+
+	p=$(ans_ssh 'csum-guard probe --json' 2>&1)
+	want="kmod prebuilt $REPO_SIGNER $ver yes /lib/modules/KVER/updates/csum-guard/csum_guard.ko"
+	got=$(jq -r '"\(.backend) \(.module_origin) \(.module_signer) \(.module_file_version) \(.module_file_loaded)"' \
+		<<<"$p" 2>/dev/null)
+	got="$got $(ans_ssh 'modinfo -n csum_guard | sed "s|/$(uname -r)/|/KVER/|"' 2>&1)"
+	if [ "$got" = "$want" ]; then
+		pass "$t: the loaded module is the repository's prebuilt $ver for the host's kernel, signed by '$REPO_SIGNER' (csum-guard probe, modinfo)"
+	else
+		fail "$t: the module: '$got', not '$want'"
+	fi
+	got=$(ans_ssh "command -v dkms gcc cc; ls /var/lib/dkms 2>/dev/null; dpkg-query -W -f='\${db:Status-Status}' csum-guard-dkms 2>/dev/null | grep -x installed" 2>&1)
+	if [ -z "$got" ]; then
+		pass "$t: no DKMS build: the host has no dkms, no compiler, and csum-guard-dkms is not installed"
+	else
+		fail "$t: the host has: $(echo $got)"
+	fi
+}
+
 case_ansible_host() {
-	local k=$1 t="ansible" ver d boot rc i p n changed st
+	local k=${1%%:*} src=${1#*:} t="ansible" ver d boot rc i st variant=() pkgs
 
 	if [ "$CG_DEPTH" != full ]; then
-		skip "$t $k: make test-matrix runs the role on this host (17 to 25 minutes of TCG each)"
+		skip "$t $1: make test-matrix runs the role on this host (minutes of TCG)"
 		return
 	fi
 	if ! command -v ansible-playbook >/dev/null || ! command -v ssh-keygen >/dev/null; then
-		skip "$t $k: no ansible-playbook or ssh-keygen here (make deps installs ansible-core and openssh-client)"
+		skip "$t $1: no ansible-playbook or ssh-keygen here (make deps installs ansible-core and openssh-client)"
 		return
 	fi
 	t="$t $k"
@@ -93,16 +208,19 @@ case_ansible_host() {
 	d=$AD/share
 	rm -rf "$AD"
 	mkdir -p "$d" "$AD/debs" "$AD/tmp" "$AD/cp"
-	if ! cp "$TOP/build/dist/csum-guard_${ver}_amd64.deb" "$TOP/build/dist/csum-guard-dkms_${ver}_all.deb" \
-		"$AD/debs/" 2>"$TMPD/ans-$k.err"; then
-		fail "$t: no packages of $ver in build/dist (make dist): $(head -1 "$TMPD/ans-$k.err")"
-		return
-	fi
-	if ! next_dkms_deb "$ver" "$AD/debs/csum-guard-dkms_${ver}_all.deb" "$AD/debs-next" ||
-	   ! next_loader_deb "$ver" "$AD/debs/csum-guard_${ver}_amd64.deb" "$AD/debs-next"; then
-		fail "$t: cannot make the next release's packages"
-		return
-	fi
+	case $src in
+	debs)
+		pkgs="csum-guard csum-guard-dkms"
+		ans_debs "$t" "$ver" || return ;;
+	repo)
+		t="$t repo"
+		pkgs="csum-guard csum-guard-modules"
+		variant=(--bare)
+		ans_repo "$t" "$ver" "$k" || return ;;
+	*)
+		fail "$t: '$src' is no source: debs or repo"
+		return ;;
+	esac
 	ssh-keygen -q -t ed25519 -N '' -C "csum-guard test $k" -f "$AD/key" &&
 		cp "$AD/key.pub" "$d/authorized_keys" &&
 		cp "$TOP/tests/guest/host-ansible.sh" "$d/run" &&
@@ -117,10 +235,9 @@ case_ansible_host() {
 	done
 	printf '[csum_guard_hosts]\n%s ansible_host=127.0.0.1 ansible_port=%s ansible_user=root ansible_ssh_private_key_file=%s ansible_python_interpreter=/usr/bin/python3 ansible_ssh_common_args="-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null"\n' \
 		"$k" "$AP" "$AD/key" >"$AD/inventory"
-	printf '{"csum_guard_debs": ["%s", "%s"]}\n' "$AD/debs/csum-guard_${ver}_amd64.deb" \
-		"$AD/debs/csum-guard-dkms_${ver}_all.deb" >"$AD/vars.json"
 
-	"$TOP/tests/guest/boot.sh" "$k" --share "$d" --timeout 1800 --ssh-port "$AP" >"$TMPD/ans-$k.boot" 2>&1 &
+	T0=$SECONDS
+	"$TOP/tests/guest/boot.sh" "${variant[@]}" "$k" --share "$d" --timeout 1800 --ssh-port "$AP" >"$AD/boot.log" 2>&1 &
 	boot=$!
 	for i in $(seq 600); do
 		[ -f "$d/ready" ] && ans_ssh true && break
@@ -129,24 +246,25 @@ case_ansible_host() {
 	done
 	if ! [ -f "$d/ready" ] || ! ans_ssh true; then
 		fail "$t: the host did not let the controller in over ssh (port $AP); its console's last lines:"
-		{ tail -5 "$TMPD/ans-$k.boot"; tail -25 "$d/console.log"; tail -15 "$d/log" 2>/dev/null; } | sed 's/^/#   /'
+		{ tail -5 "$AD/boot.log"; tail -25 "$d/console.log"; tail -15 "$d/log" 2>/dev/null; } | sed 's/^/#   /'
 		kill $boot 2>/dev/null; wait $boot
 		rm -f "$d/disk.img"
 		return
 	fi
-	note "$t: the host let the controller in over ssh ($(cat "$d/ready"))"
+	note "$t: the host let the controller in over ssh ($(cat "$d/ready")), $((SECONDS - T0)) s after its boot began"
 
 	# 1. the first run: installs and guards
 	if ans_play "$t" "$AD/play1.log" site.yml; then
-		pass "$t: site.yml installed csum-guard $ver from the given .debs and found every guest-facing device guarded ($RECAP)"
+		pass "$t: site.yml installed csum-guard $ver from the $src and found every guest-facing device guarded ($RECAP)"
 	else
 		fail "$t: the first run of site.yml failed: $(grep -m2 -E '^(fatal|failed):' "$AD/play1.log" | cut -c1-400)"
 	fi
-	st=$(ans_ssh 'csum-guard status vnet0 --json; systemctl is-active csum-guard-watch.service; systemctl is-enabled csum-guard-watch.service' 2>&1 | tr '\n' ' ')
+	st=$(ans_ssh "dpkg-query -W -f='\${Version} ' $pkgs; csum-guard status vnet0 --json; systemctl is-active csum-guard-watch.service; systemctl is-enabled csum-guard-watch.service" 2>&1 | tr '\n' ' ')
 	case $st in
-	*'"guarded":true'*' active enabled ') pass "$t: after the play the watcher runs, enabled, and guards vnet0: ${st:0:160}" ;;
+	"$ver $ver "*'"guarded":true'*' active enabled ') pass "$t: after the play $pkgs are $ver, the watcher runs, enabled, and guards vnet0: ${st:0:160}" ;;
 	*) fail "$t: after the play: $st" ;;
 	esac
+	[ "$src" = repo ] && ans_prebuilt "$t" "$ver"
 	ans_traffic ansible "after the first play"
 
 	# 2. again: nothing to change
@@ -165,7 +283,7 @@ case_ansible_host() {
 	else
 		fail "$t: the play with csum_guard_watch_args: $RECAP $(ans_ssh 'systemctl show -p ExecStart csum-guard-watch.service' 2>&1 | cut -c1-200)"
 	fi
-	ans_ssh 'ip tuntap add dev guest9 mode tap && ip link set guest9 up' >>"$TMPD/ans-$k.err" 2>&1
+	ans_ssh 'ip tuntap add dev guest9 mode tap && ip link set guest9 up' >>"$AD/ssh.err" 2>&1
 	if ans_play "$t" "$AD/play3b.log" site.yml -e "csum_guard_watch_args='--match vnet*'" \
 		-e csum_guard_check_timeout=10; then
 		fail "$t: site.yml passed with guest9 unguarded ($RECAP)"
@@ -174,41 +292,53 @@ case_ansible_host() {
 	else
 		fail "$t: the failed play did not name guest9: $(grep -m2 -E '^fatal:' "$AD/play3b.log" | cut -c1-400)"
 	fi
+	note "$t: steps 1 to 3 done $((SECONDS - T0)) s after the boot began"
 
-	# 4. the next release, rolled with serial (a second DKMS build)
-	ans_upgrade "$t" "$ver"
+	# 4. the next release, rolled with serial
+	ans_upgrade "$t" "$ver" "$src" "$pkgs"
 
 	ans_ssh 'systemctl poweroff --no-block' >/dev/null 2>&1
 	wait $boot
 	rc=$?
 	[ $rc = 0 ] || fail "$t: the host did not power off (boot.sh exit $rc)"
+	note "$t: the host's run took $((SECONDS - T0)) s from its boot to its power-off"
 	rm -f "$d/disk.img"
 }
-cg_host_case --after-guests ansible_host deb5.10
-cg_host_case --after-guests ansible_host deb6.1-fixed
+cg_host_case --after-guests ansible_host deb5.10:debs
+cg_host_case --after-guests ansible_host deb6.1-fixed:repo
 
-# ans_upgrade T VERSION: upgrade.yml to VERSION+next, judged
+# ans_upgrade T VERSION SOURCE PACKAGES: upgrade.yml to VERSION+next from
+# SOURCE (the next .debs, or the next repository in the first one's place),
+# judged: PACKAGES and the loaded module at VERSION+next
 ans_upgrade() {
-	local t=$1 ver=$2 st n
+	local t=$1 ver=$2 src=$3 pkgs=$4 st n
 
-	printf '{"csum_guard_debs": ["%s", "%s"]}\n' "$AD/debs-next/csum-guard_${ver}+next_amd64.deb" \
-		"$AD/debs-next/csum-guard-dkms_${ver}+next_all.deb" >"$AD/vars.json"
+	if [ "$src" = repo ]; then
+		# the next release published where the first one was
+		mv "$d/repo" "$AD/repo-first" && mv "$AD/repo-next" "$d/repo" ||
+			{ fail "$t: cannot put the next repository in place"; return; }
+		# (the same variables: upgrade.yml follows the repository's newest)
+	else
+		printf '{"csum_guard_debs": ["%s", "%s"]}\n' "$AD/debs-next/csum-guard_${ver}+next_amd64.deb" \
+			"$AD/debs-next/csum-guard-dkms_${ver}+next_all.deb" >"$AD/vars.json"
+	fi
 	if ans_play "$t" "$AD/play4.log" upgrade.yml; then
 		pass "$t: upgrade.yml rolled the host to $ver+next ($RECAP)"
 	else
 		fail "$t: upgrade.yml failed: $(grep -m2 -E '^(fatal|failed):' "$AD/play4.log" | cut -c1-400)"
 	fi
-	st=$(ans_ssh "dpkg-query -W -f='\${Version} ' csum-guard csum-guard-dkms; cat /sys/module/csum_guard/version; csum-guard status --json" 2>&1 | tr '\n' ' ')
+	st=$(ans_ssh "dpkg-query -W -f='\${Version} ' $pkgs; cat /sys/module/csum_guard/version; csum-guard status --json" 2>&1 | tr '\n' ' ')
 	n=$(grep -o '"guarded":true' <<<"$st" | wc -l)
 	case $st in
 	"$ver+next $ver+next $ver+next "*'"device":"vnet0"'*) ;;
 	*) n=-1 ;;
 	esac
 	if [ "$n" -ge 2 ] && [[ $st != *'"guarded":false'* ]]; then
-		pass "$t: both packages and the loaded module are $ver+next, vnet0 and guest9 guarded"
+		pass "$t: $pkgs and the loaded module are $ver+next, vnet0 and guest9 guarded"
 	else
 		fail "$t: after the upgrade: ${st:0:400}"
 	fi
+	[ "$src" = repo ] && ans_prebuilt "$t" "$ver+next"
 	ans_traffic ansible "after the upgrade"
 }
 
