@@ -222,6 +222,8 @@ case_upgrade() {
 			"$(jq -r .module_version <<<"$j")"
 		expect_eq "status's program_tag, loader_version" null \
 			"$(jq -r '.program_tag, .loader_version' <<<"$j" | sort -u)"
+		# (attach loaded it with modprobe: the file modinfo finds is its build)
+		expect_match "status's module_origin" '^(dkms|prebuilt|other)$' "$(jq -r .module_origin <<<"$j")"
 		expect_eq "status's module_origin and module_signer, by modinfo" "$(kmod_origin_of_modinfo)" \
 			"$(jq -r '"\(.module_origin) \(.module_signer)"' <<<"$j")"
 		out=$("$next" upgrade 2>&1)
