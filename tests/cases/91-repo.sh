@@ -254,6 +254,7 @@ repo_next() {
 		echo "$ver+next" >"$x/src/csum-guard-$ver+next/VERSION" &&
 		tar -C "$x/src" -czf "$x/next.tar.gz" "csum-guard-$ver+next" &&
 		(cd "$TOP" && packaging/kmods.sh "$x/next.tar.gz" "$k/mod.key" "$k/mod.crt" "$x/kmods" "$name") &&
+		make -C "$TOP" --no-print-directory "${BLD#"$TOP"/}/tests/csum-guard-next" &&
 		strip --strip-unneeded --remove-section=.comment --remove-section=.note \
 			-o "$x/csum-guard" "$BLD/tests/csum-guard-next" || return 1
 	loader=$(repack_next "$pool/csum-guard_${ver}_amd64.deb" "$x/debs" usr/sbin/csum-guard "$x/csum-guard") ||

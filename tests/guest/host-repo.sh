@@ -264,8 +264,8 @@ upgrade_release()
 		fail "vnet0 during the upgrade: $(sort "$S/during" | uniq -c | tr '\n' ' ')"
 	fi
 	j=$(csum-guard status vnet0 --json 2>>"$S/log")
-	if [ "$(echo "$j" | jq -r '"\(.attached) \(.module_version) \(.module_origin) \(.module_signer)"')" = \
-	     "true $VERSION null null" ]; then
+	if [ "$(echo "$j" | jq -r '"\(.attached) \(.module_version) \(has("module_origin")) \(.module_origin) \(.module_signer)"')" = \
+	     "true $VERSION true null null" ]; then
 		pass "after the upgrade csum_guard $VERSION keeps guarding vnet0; status says module_origin null (the file on disk is $nv's)"
 	else
 		fail "status --json of vnet0 after the upgrade: $(echo "$j" | jq -c '{attached, module_version, module_origin, module_signer}')"
@@ -281,7 +281,7 @@ upgrade_release()
 	   "true $nv prebuilt $SIGNER" 200 && [ "$(cat /sys/module/csum_guard/version 2>/dev/null)" = "$nv" ]; then
 		pass "detached, rmmod, the watcher started: it guards vnet0 with the prebuilt csum_guard $nv (status: prebuilt, signed by '$SIGNER')"
 	else
-		fail "after the module's reload: $(csum-guard status vnet0 --json 2>&1 | head -c 400)"
+		fail "after the module's reload: $(csum-guard status vnet0 --json 2>&1 | jq -c '{attached, module_version, module_origin, module_signer}' 2>&1), loaded $(cat /sys/module/csum_guard/version 2>&1)"
 	fi
 	run sh "$D/vmm" traffic "the upgraded prebuilt module"
 	run umount "$C/repo"
