@@ -185,7 +185,8 @@ kmod_origin_of_modinfo() {
 
 	ko=$(modinfo -n csum_guard 2>/dev/null)
 	if [ -z "$ko" ] || [ "$(cat /sys/module/csum_guard/srcversion 2>/dev/null)" != \
-	     "$(modinfo -F srcversion "$ko")" ]; then
+	     "$(modinfo -F srcversion "$ko")" ] ||
+	   [ "$(cat /sys/module/csum_guard/version 2>/dev/null)" != "$(modinfo -F version "$ko")" ]; then
 		echo "null null"
 		return
 	fi
