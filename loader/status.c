@@ -44,6 +44,29 @@ static void cg_print_ahead(const struct cg_ahead *a)
 		printf("  runs before the guard: %d more\n", a->n - CG_AHEAD_MAX);
 }
 
+/*
+ * A kmod guard's "module_origin" and "module_signer": those of the file
+ * modprobe resolves when the loaded module is its build, else null (an
+ * upgrade put a new file in place that this kernel has not loaded yet, or
+ * it cannot tell). Read once a status: modinfo runs a few times.
+ */
+static struct cg_kmod_origin cg_status_module;
+static bool cg_status_module_read;	/* reset by each status */
+
+static void cg_print_module_json(bool *first)
+{
+	const struct cg_kmod_origin *o = &cg_status_module;
+	bool known;
+
+	if (!cg_status_module_read) {
+		cg_kmod_origin(&cg_status_module);
+		cg_status_module_read = true;
+	}
+	known = *o->file && o->is_loaded > 0;
+	cg_json_kv_str(first, "module_origin", known ? o->origin : NULL);
+	cg_json_kv_str(first, "module_signer", known ? o->signer : NULL);
+}
+
 static void cg_print_status(const struct cg_query *a, const struct cg_report_row *r)
 {
 	const struct cg_status *st = &r->st;
@@ -115,6 +138,9 @@ static void cg_print_status(const struct cg_query *a, const struct cg_report_row
 	cg_json_kv_str(&first, "object_sha256", *st->object_sha256 ? st->object_sha256 : NULL);
 	cg_json_kv_bool(&first, "from_object", st->from_object);
 	cg_json_kv_str(&first, "module_version", *st->module_version ? st->module_version : NULL);
+	/* kmod: where the module that guards it came from, and who signed it */
+	if (st->attached && r->backend && !strcmp(r->backend, "kmod"))
+		cg_print_module_json(&first);
 	/* what runs before the guard, and can send frames past it */
 	if (st->attached) {
 		fputs(",\"ahead\":[", stdout);
@@ -536,6 +562,7 @@ int cg_cmd_status(const struct cg_query *a)
 
 	if (cg_cli_need_root("read status"))
 		return 1;
+	cg_status_module_read = false;
 	cg_status_exclude(a->match, a->nmatch, a->no_containers);
 	err = cg_status_rows(a->dev, a->netns, &rs, &ack);
 	cg_repairs_read(&cg_status_repairs);	/* none readable: none said */

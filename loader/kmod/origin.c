@@ -47,4 +47,9 @@ void cg_kmod_origin(struct cg_kmod_origin *o)
 	if (!*loaded || cg_modinfo(o->file, "srcversion", built, sizeof(built)) || !*built)
 		return;
 	o->is_loaded = !strcmp(loaded, built);
+	/* srcversion sums the sources only: two releases of the same sources
+	 * differ by their version alone */
+	cg_origin_line("/sys/module/" CG_KMOD_NAME "/version", loaded, sizeof(loaded));
+	if (o->is_loaded && strcmp(loaded, o->version))
+		o->is_loaded = 0;
 }

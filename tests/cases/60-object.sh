@@ -172,11 +172,31 @@ obj_provisioner() {
 # built as the next release would be: another version (VERSION+next) and
 # another program (guard-alt's instructions). status says, for each guard,
 # which code runs it (program id and tag, the loader that attached it and
-# its object's SHA-256; for kmod the module's version). A plain attach by
+# its object's SHA-256; for kmod the module's version, origin and
+# signer). A plain attach by
 # the next loader converges a guard to its program, atomically, counters
 # and options kept; `upgrade` moves every guard of the host, those of
 # other namespaces included, and keeps a guard from --object; the first
 # loader's upgrade rolls back. kmod: the module's guards are kept, said so.
+# "ORIGIN SIGNER" of the csum_guard.ko modprobe finds, by its directory
+# and modinfo, when the loaded module is its build ("null null" otherwise)
+kmod_origin_of_modinfo() {
+	local ko
+
+	ko=$(modinfo -n csum_guard 2>/dev/null)
+	if [ -z "$ko" ] || [ "$(cat /sys/module/csum_guard/srcversion 2>/dev/null)" != \
+	     "$(modinfo -F srcversion "$ko")" ] ||
+	   [ "$(cat /sys/module/csum_guard/version 2>/dev/null)" != "$(modinfo -F version "$ko")" ]; then
+		echo "null null"
+		return
+	fi
+	case $ko in
+	*/updates/csum-guard/*) echo "prebuilt $(modinfo -F signer "$ko")" ;;
+	*/updates/dkms/*) echo "dkms $(modinfo -F signer "$ko")" ;;
+	*) echo "other $(modinfo -F signer "$ko")" ;;
+	esac
+}
+
 case_upgrade() {
 	local t="upgrade [$BACKEND]" next=$BLD/tests/csum-guard-next ns=$CG_PFX-up ns2=$CG_PFX-up2
 	local ver out j tag0 tag1 d egress=
@@ -203,6 +223,10 @@ case_upgrade() {
 			"$(jq -r .module_version <<<"$j")"
 		expect_eq "status's program_tag, loader_version" null \
 			"$(jq -r '.program_tag, .loader_version' <<<"$j" | sort -u)"
+		# (attach loaded it with modprobe: the file modinfo finds is its build)
+		expect_match "status's module_origin" '^(dkms|prebuilt|other)$' "$(jq -r .module_origin <<<"$j")"
+		expect_eq "status's module_origin and module_signer, by modinfo" "$(kmod_origin_of_modinfo)" \
+			"$(jq -r '"\(.module_origin) \(.module_signer)"' <<<"$j")"
 		out=$("$next" upgrade 2>&1)
 		expect_eq "upgrade: exit status" 0 $?
 		expect_eq "upgrade: guards kept ($(tr '\n' '|' <<<"$out"))" 3 \

@@ -12,10 +12,14 @@
 #   repo_modules  (make test-matrix) the modules of every amd64 kernel
 #                 of the repository, each built in its release's root,
 #                 signed by the builder's key, built twice the same
-#   repo_host     (make test-matrix) a Debian 12 host made without a
-#                 compiler and without headers (hostroot.sh --bare) adds
-#                 the repository and apt installs csum-guard: the module
-#                 for its kernel arrives prebuilt and guards a new tap
+#   repo_host     (make test-matrix) a Debian 12 host and a Debian 11
+#                 one made without a compiler and without headers
+#                 (hostroot.sh --bare) add the repository and apt installs
+#                 csum-guard: the module for their kernel arrives prebuilt
+#                 and guards a new tap; a kernel of another ABI gets its
+#                 module; apt-get upgrade to the next release, published
+#                 in the same repository, keeps the tap guarded, and the
+#                 new module guards it once reloaded
 #                 (tests/guest/host-repo.sh)
 
 # The throwaway keys of a run, made once in $TMPD/repokeys: a gpg key for
@@ -209,32 +213,104 @@ case_repo_modules() {
 }
 cg_host_case repo_modules
 
+# repack_next DEB DIR [FILE SRC]...: DEB as the next release would be, in
+# DIR: version VERSION+next (and its relations to VERSION: csum-guard
+# recommends csum-guard-modules of its own version), each FILE of the
+# package replaced by SRC (a path under the package's root; SRC empty:
+# removed), its md5sums made again. Prints the new .deb's path.
+repack_next() {
+	local deb=$1 dir=$2 x=$TMPD/repack ver name arch
+
+	shift 2
+	ver=$(dpkg-deb -f "$deb" Version) && name=$(dpkg-deb -f "$deb" Package) &&
+		arch=$(dpkg-deb -f "$deb" Architecture) || return 1
+	rm -rf "$x" && mkdir -p "$dir" && dpkg-deb -R "$deb" "$x" || return 1
+	while [ $# -ge 2 ]; do
+		rm -f "$x/$1"
+		[ -z "$2" ] || install -D -m "$(stat -c %a "$2")" "$2" "$x/$1" || return 1
+		shift 2
+	done
+	sed -i -e "s/^Version: $ver\$/Version: $ver+next/" -e "s/(= $ver)/(= $ver+next)/g" "$x/DEBIAN/control" &&
+		(cd "$x" && find . -path ./DEBIAN -prune -o -type f -printf '%P\n' | LC_ALL=C sort |
+			xargs -r -d '\n' md5sum) >"$x/DEBIAN/md5sums" &&
+		dpkg-deb --root-owner-group -b "$x" "$dir/${name}_${ver}+next_$arch.deb" >/dev/null &&
+		echo "$dir/${name}_${ver}+next_$arch.deb"
+}
+
+# repo_next REPO KVER NAME OUT: the repository REPO published again into OUT
+# with the next release beside this one: csum-guard VERSION+next (the loader
+# built as the next release, build/tests/csum-guard-next) and
+# csum-guard-modules VERSION+next, whose module for kernel NAME (release
+# KVER) is built again from the DKMS source with the version VERSION+next,
+# signed by the same key. Same signing keys, same suite.
+repo_next() {
+	local r=$1 kver=$2 name=$3 out=$4 k=$TMPD/repokeys x=$TMPD/next-rel ver pool loader mods
+
+	ver=$(cat "$TOP/VERSION")
+	pool=$r/pool/main/c/csum-guard
+	rm -rf "$x" && mkdir -p "$x/src" "$x/debs" &&
+		tar -C "$x/src" -xzf "$TOP/build/dist/csum-guard-$ver.tar.gz" &&
+		mv "$x/src/csum-guard-$ver" "$x/src/csum-guard-$ver+next" &&
+		echo "$ver+next" >"$x/src/csum-guard-$ver+next/VERSION" &&
+		tar -C "$x/src" -czf "$x/next.tar.gz" "csum-guard-$ver+next" &&
+		(cd "$TOP" && packaging/kmods.sh "$x/next.tar.gz" "$k/mod.key" "$k/mod.crt" "$x/kmods" "$name") &&
+		make -C "$TOP" --no-print-directory "${BLD#"$TOP"/}/tests/csum-guard-next" &&
+		strip --strip-unneeded --remove-section=.comment --remove-section=.note \
+			-o "$x/csum-guard" "$BLD/tests/csum-guard-next" || return 1
+	loader=$(repack_next "$pool/csum-guard_${ver}_amd64.deb" "$x/debs" usr/sbin/csum-guard "$x/csum-guard") ||
+		return 1
+	mods=$(repack_next "$pool/csum-guard-modules_${ver}_amd64.deb" "$x/debs" \
+		"usr/lib/csum-guard/modules/$kver/csum_guard.ko" "$x/kmods/$kver/csum_guard.ko") || return 1
+	[ "$(modinfo -F version "$x/kmods/$kver/csum_guard.ko")" = "$ver+next" ] || return 1
+	SOURCE_DATE_EPOCH=$(git -C "$TOP" log -1 --format=%ct) "$TOP/packaging/repo.sh" "$out" stable \
+		"$k/repo.asc" "$k/mod.crt" "$pool"/*.deb "$loader" "$mods"
+}
+
+# repo_host NAME: the bare host of kernel NAME of kernels.list (Debian 12
+# for deb6.1-fixed, Debian 11 for deb5.10). The kernel it installs later:
+# bookworm-backports' 6.12 on Debian 12, bookworm's 6.1 on Debian 11 (the
+# line bullseye-backports carried to Debian 11 hosts).
 case_repo_host() {
-	local t="repo-host" k=deb6.1-fixed next=deb6.12 d ver rc n=0 t0=$SECONDS r rest KVER=
+	local k=$1 t="repo-host" next d ver rc n=0 t0=$SECONDS r rest KVER= hkver
 
 	if [ "$CG_DEPTH" != full ]; then
-		skip "$t: boots a Debian 12 host without a compiler (minutes): make test-matrix runs it"
+		skip "$t $k: boots a Debian host without a compiler (minutes): make test-matrix runs it"
 		return
 	fi
+	case $k in
+	deb5.10) next=deb6.1-fixed ;;
+	*) next=deb6.12 ;;
+	esac
 	ver=$(cat "$TOP/VERSION")
 	d=$TOP/build/hosts/repo-$k
 	rm -rf "$d" && mkdir -p "$d"
-	repo_keys >"$TMPD/repokeys.log" 2>&1 || { fail "$t: cannot make the throwaway keys"; return; }
-	# the host's kernel and the one it upgrades to (its image package only)
+	repo_keys >"$TMPD/repokeys.log" 2>&1 || { fail "$t $k: cannot make the throwaway keys"; return; }
+	# the host's kernel and the one it installs later (its image package only)
+	eval "$("$TOP/tests/guest/fetch.sh" "$k" 2>"$TMPD/repo-host.log")" && hkver=$KVER && [ -n "$hkver" ] ||
+		{ fail "$t $k: cannot fetch $k: $(tail -1 "$TMPD/repo-host.log")"; return; }
+	KVER=
 	eval "$("$TOP/tests/guest/fetch.sh" "$next" 2>"$TMPD/repo-host.log")" && [ -n "${KVER:-}" ] ||
-		{ fail "$t: cannot fetch $next: $(tail -1 "$TMPD/repo-host.log")"; return; }
+		{ fail "$t $k: cannot fetch $next: $(tail -1 "$TMPD/repo-host.log")"; return; }
 	mkdir -p "$d/kernel-next" && cp "$TOP/build/kernels/debs/linux-image-${KVER}_"*_amd64.deb "$d/kernel-next/" ||
-		{ fail "$t: no image package of $KVER in build/kernels/debs"; return; }
+		{ fail "$t $k: no image package of $KVER in build/kernels/debs"; return; }
 	if ! make_repo "$d/repo" "$k $next" >"$TMPD/repo-host.log" 2>&1; then
-		fail "$t: make repo REPO_KERNELS='$k $next' failed: $(grep -v '^make' "$TMPD/repo-host.log" | tail -2 | tr '\n' ' ')"
+		fail "$t $k: make repo REPO_KERNELS='$k $next' failed: $(grep -v '^make' "$TMPD/repo-host.log" | tail -2 | tr '\n' ' ')"
+		return
+	fi
+	# the same repository once the next release is published in it
+	if ! repo_next "$d/repo" "$hkver" "$k" "$d/repo-next" >"$TMPD/repo-next.log" 2>&1; then
+		fail "$t $k: cannot publish the next release ($ver+next): $(tail -2 "$TMPD/repo-next.log" | tr '\n' ' ')"
 		return
 	fi
 	cp "$TOP/tests/guest/host-repo.sh" "$d/run" &&
 		cp "$TOP/tests/guest/host-vmm.sh" "$d/vmm" &&
 		cp "$BLD/tests/static/cg-inject" "$BLD/tests/static/cg-udprecv" "$d/" &&
-		printf "VERSION=%s\nBAD=%s\nGOOD=%s\nSUITE=stable\nSIGNER='%s'\nNEXT_KVER=%s\n" "$ver" 5 20 "$REPO_SIGNER" "$KVER" >"$d/params" ||
-		{ fail "$t: cannot prepare the share (make all builds build/tests/static/)"; return; }
-	"$TOP/tests/guest/boot.sh" --bare "$k" --share "$d" --timeout 1200 >"$TMPD/host-repo.log" 2>&1
+		printf "VERSION=%s\nBAD=%s\nGOOD=%s\nSUITE=stable\nSIGNER='%s'\nNEXT_KVER=%s\nNEXT_VERSION=%s\n" \
+			"$ver" 5 20 "$REPO_SIGNER" "$KVER" "$ver+next" >"$d/params" ||
+		{ fail "$t $k: cannot prepare the share (make all builds build/tests/static/)"; return; }
+	note "$t $k: the repository and the next release took $((SECONDS - t0)) s"
+	t0=$SECONDS
+	"$TOP/tests/guest/boot.sh" --bare "$k" --share "$d" --timeout 1800 >"$TMPD/host-repo.log" 2>&1
 	rc=$?
 	note "$t $k: the bare host's boot took $((SECONDS - t0)) s (exit $rc)"
 	if [ -f "$d/results" ]; then
@@ -253,4 +329,6 @@ case_repo_host() {
 	fi
 	rm -f "$d/disk.img"
 }
-cg_host_case --after-guests repo_host
+cg_host_case --after-guests repo_host deb6.1-fixed
+cg_host_case --after-guests repo_host deb5.10
+

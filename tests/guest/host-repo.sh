@@ -15,11 +15,13 @@
 # picks kmod; the unit guards the VM manager's new tap (host-vmm.sh): bad
 # frames dropped, good ones intact. With NEXT_KVER, a kernel of another ABI
 # of the repository is installed (its image package in /cg/kernel-next) and
-# gets its module from its own postinst, then removed. Then apt purge,
-# which must leave no module, hook, unit or file behind; power off.
+# gets its module from its own postinst, then removed. With NEXT_VERSION,
+# apt-get upgrade to the next release from the same repository republished
+# (upgrade_release). Then apt purge, which must leave no module, hook, unit
+# or file behind; power off.
 #
-# /cg/params has VERSION, BAD, GOOD, SUITE, SIGNER and NEXT_KVER (may be
-# empty). Results: PASS/FAIL
+# /cg/params has VERSION, BAD, GOOD, SUITE, SIGNER, NEXT_KVER and
+# NEXT_VERSION (those two may be empty). Results: PASS/FAIL
 # lines in /cg/results, commands' output in /cg/log. The last line of a
 # finished run is "# [TAG] end".
 
@@ -160,6 +162,13 @@ run systemctl start libvirtd.service
 if wait_vnet0 '"\(.attached) \(.backend) \(.module_version)"' "true kmod $VERSION" 200; then
 	pass "csum-guard-watch guarded the VM manager's new tap vnet0 with the prebuilt module (within $((i / 10 + 1)) s)"
 	run sh "$D/vmm" traffic "prebuilt module"
+	j=$(csum-guard status vnet0 --json 2>>"$S/log")
+	if [ "$(echo "$j" | jq -r '"\(.module_version) \(.module_origin) \(.module_signer)"')" = \
+	     "$VERSION prebuilt $SIGNER" ]; then
+		pass "status --json: vnet0's module is $VERSION, prebuilt, signed by '$SIGNER'"
+	else
+		fail "status --json of vnet0: $(echo "$j" | jq -c '{module_version, module_origin, module_signer}')"
+	fi
 else
 	fail "csum-guard-watch did not guard vnet0 within 20 s: $(csum-guard status vnet0 2>&1 | head -3 | tr '\n' ' ')"
 fi
@@ -197,6 +206,87 @@ if [ -n "${NEXT_KVER:-}" ]; then
 		fail "after the kernel's removal: $(ls -d "$ko" 2>&1)"
 	fi
 fi
+
+# The next release (NEXT_VERSION), published in the same repository: the
+# case made it again with VERSION+next beside VERSION (/cg/repo-next), bound
+# here over /cg/repo, so the host's source and key stay as they were.
+# apt-get upgrade moves csum-guard and csum-guard-modules while the module
+# guards vnet0 (sampled all along: it stays guarded); the old module keeps
+# its guards, and status says the file on disk is not its build. Then the
+# README's way to the new module: the watcher stopped, the guards detached,
+# the completion guard off, rmmod, the watcher started: it guards vnet0 with
+# the new prebuilt module.
+upgrade_release()
+{
+	nv=$NEXT_VERSION
+	if ! run mount --bind "$C/repo-next" "$C/repo" ||
+	   ! run apt-get update -o Dir::Etc::sourcelist=/etc/apt/sources.list.d/csum-guard.list \
+		-o Dir::Etc::sourceparts=- -o APT::Get::List-Cleanup=0; then
+		fail "apt-get update of the republished repository failed: $(tail -3 "$S/log" | tr '\n' ' ')"
+		return
+	fi
+	run apt-cache policy csum-guard csum-guard-modules
+	: >"$S/during"
+	(while :; do
+		csum-guard status vnet0 --json 2>/dev/null | jq -r '"\(.attached) \(.backend)"'
+		sleep 0.2
+	done) >>"$S/during" 2>&1 &
+	poll=$!
+	t0=$(date +%s)
+	# (only what this source has: the host has no network, and Debian's
+	# lists made with its root would want their security updates)
+	if run apt-get upgrade -y -o Dir::Etc::sourcelist=/etc/apt/sources.list.d/csum-guard.list \
+		-o Dir::Etc::sourceparts=-; then
+		pass "apt-get upgrade from the republished repository ($(($(date +%s) - t0)) s)"
+	else
+		fail "apt-get upgrade failed: $(tail -3 "$S/log" | tr '\n' ' ')"
+	fi
+	kill $poll
+	wait $poll 2>/dev/null
+	v=$(dpkg-query -W -f='${Package}=${Version} ' csum-guard csum-guard-modules 2>/dev/null)
+	if [ "$v" = "csum-guard=$nv csum-guard-modules=$nv " ] &&
+	   csum-guard --version 2>/dev/null | grep -qF "$nv"; then
+		pass "csum-guard and csum-guard-modules moved to $nv (csum-guard --version: $(csum-guard --version 2>/dev/null | head -1))"
+	else
+		fail "after the upgrade: $v; csum-guard --version: $(csum-guard --version 2>&1 | head -1)"
+	fi
+	ko=/lib/modules/$kver/updates/csum-guard/csum_guard.ko
+	if [ "$(modinfo -F version "$ko" 2>/dev/null)" = "$nv" ] && [ "$(modinfo -F signer "$ko" 2>/dev/null)" = "$SIGNER" ] &&
+	   [ "$(modinfo -n csum_guard 2>/dev/null)" = "$ko" ]; then
+		pass "the upgrade installed the prebuilt csum_guard.ko $nv for $kver, signed by '$SIGNER'"
+	else
+		fail "after the upgrade modprobe finds $(modinfo -n csum_guard 2>&1), version $(modinfo -F version "$ko" 2>&1)"
+	fi
+	n=$(grep -c . "$S/during")
+	if [ "$n" -gt 0 ] && [ "$(grep -cvx 'true kmod' "$S/during")" = 0 ]; then
+		pass "vnet0 stayed guarded by the module all along the upgrade ($n samples of status)"
+	else
+		fail "vnet0 during the upgrade: $(sort "$S/during" | uniq -c | tr '\n' ' ')"
+	fi
+	j=$(csum-guard status vnet0 --json 2>>"$S/log")
+	if [ "$(echo "$j" | jq -r '"\(.attached) \(.module_version) \(has("module_origin")) \(.module_origin) \(.module_signer)"')" = \
+	     "true $VERSION true null null" ]; then
+		pass "after the upgrade csum_guard $VERSION keeps guarding vnet0; status says module_origin null (the file on disk is $nv's)"
+	else
+		fail "status --json of vnet0 after the upgrade: $(echo "$j" | jq -c '{attached, module_version, module_origin, module_signer}')"
+	fi
+	run sh "$D/vmm" traffic "after the package upgrade, the old module"
+
+	run systemctl stop csum-guard-watch.service
+	run csum-guard detach --all
+	run csum-guard completion off
+	run rmmod csum_guard
+	run systemctl start csum-guard-watch.service
+	if wait_vnet0 '"\(.attached) \(.module_version) \(.module_origin) \(.module_signer)"' \
+	   "true $nv prebuilt $SIGNER" 200 && [ "$(cat /sys/module/csum_guard/version 2>/dev/null)" = "$nv" ]; then
+		pass "detached, rmmod, the watcher started: it guards vnet0 with the prebuilt csum_guard $nv (status: prebuilt, signed by '$SIGNER')"
+	else
+		fail "after the module's reload: $(csum-guard status vnet0 --json 2>&1 | jq -c '{attached, module_version, module_origin, module_signer}' 2>&1), loaded $(cat /sys/module/csum_guard/version 2>&1)"
+	fi
+	run sh "$D/vmm" traffic "the upgraded prebuilt module"
+	run umount "$C/repo"
+}
+[ -n "${NEXT_VERSION:-}" ] && upgrade_release
 
 # the VM manager goes, then csum-guard: nothing may stay
 run systemctl stop libvirtd.service
