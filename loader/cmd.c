@@ -269,7 +269,8 @@ static const struct cg_cmd cg_cmds[] = {
 	  "Is every guest-facing device of every network namespace (or of NS) guarded\n"
 	  "as recorded? One line names each drift: a device not guarded (a guard's hook\n"
 	  "taken off, the module not loaded), a guard running without an option it was\n"
-	  "attached with, a program another csum-guard attached. --heal attaches each\n"
+	  "attached with, a tcx link updated to another program, a program another\n"
+	  "csum-guard attached. --heal attaches each\n"
 	  "again as recorded (backend, mode, options) and counts it as watch counts its\n"
 	  "repairs. Exit status: 0 nothing drifted (or --heal put all of it back),\n"
 	  "1 something drifted. Without --heal it changes nothing.\n",

@@ -7,6 +7,7 @@
  *   unguarded	a guest-facing device nothing guards (its bpf guard's state
  *		there without its hook, or the module not loaded, said too);
  *   options	a bpf guard running without the egress hook its meta records;
+ *   replaced	a bpf guard's tcx link updated to run another program;
  *   outdated	a bpf guard attached by another csum-guard than this one
  *		(upgrade would move it; a program from --object is left).
  *
@@ -33,11 +34,13 @@
 #include "select.h"
 #include "bpf/api.h"
 
-enum cg_drift { CG_DRIFT_NONE, CG_DRIFT_UNGUARDED, CG_DRIFT_OPTIONS, CG_DRIFT_OUTDATED };
+enum cg_drift { CG_DRIFT_NONE, CG_DRIFT_UNGUARDED, CG_DRIFT_OPTIONS, CG_DRIFT_REPLACED,
+		CG_DRIFT_OUTDATED };
 
 static const char *const cg_drift_names[] = {
 	[CG_DRIFT_UNGUARDED] = "unguarded",
 	[CG_DRIFT_OPTIONS] = "options",
+	[CG_DRIFT_REPLACED] = "replaced",
 	[CG_DRIFT_OUTDATED] = "outdated",
 };
 
@@ -82,6 +85,12 @@ static enum cg_drift cg_verify_row(const struct cg_report_row *r, bool kmod_gone
 	if (strcmp(r->backend, "bpf"))
 		return CG_DRIFT_NONE;
 	req->backend = CG_CHOICE_BPF;
+	if (rec && rd.swapped) {
+		*reason = CG_REPAIR_PROGRAM;
+		snprintf(why, n, "program replaced: its tcx link runs another program than the "
+			 "guard it was attached with");
+		return CG_DRIFT_REPLACED;
+	}
 	if (rec && rd.egress && !st->egress) {
 		*reason = CG_REPAIR_OPTIONS;
 		snprintf(why, n, "guarded with other options than recorded: egress recorded, its "

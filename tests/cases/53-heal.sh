@@ -127,7 +127,7 @@ case_heal_watch() {
 			ifi=$(ip netns exec "$ns" cat /sys/class/net/${p}s/ifindex)
 			# (from here: ip netns exec mounts a /sys without bpffs)
 			heal_one ${p}s program_replaced false "tcx link updated to another program" \
-				"$HOOKS" --swap /sys/fs/bpf/csum_guard/$ino/$ifi/link "$BLD/tests/tc-pass.bpf.o"
+				"$HOOKS" --swap /sys/fs/bpf/csum_guard/$ino/$ifi/link "$BLD/tests/tc-pass.bpf.o" >/dev/null
 		else
 			note "$t: no tcx on this kernel: the tcx detach is for kernels with it"
 		fi
@@ -196,8 +196,21 @@ case_heal_verify() {
 	expect_eq "verify, all guarded: exit" 0 $rc
 	expect_eq "verify, all guarded: stdout" "" "$(cat "$out")"
 	expect_grep "verify, all guarded: stderr" "nothing drifted" "$TMPD/hv.err"
+	# a fourth tap, where tcx is: its guard's link updated to another program
+	local swapped= ino ifi
+	if [ "$BACKEND" = bpf ] && [ "$("$CG" probe --json | jq -r .tcx)" = true ]; then
+		ip -n "$ns" tuntap add dev ${p}d mode tap vnet_hdr && ip -n "$ns" link set ${p}d up &&
+			"$CG" attach ${p}d --netns "$ns" --backend bpf --mode tcx --quiet &&
+			swapped=1
+	fi
 	# drifts
 	if [ "$BACKEND" = bpf ]; then
+		if [ -n "$swapped" ]; then
+			ino=$(stat -L -c %i /run/netns/"$ns")
+			ifi=$(ip netns exec "$ns" cat /sys/class/net/${p}d/ifindex)
+			expect_ok "swap ${p}d's link to tc-pass" \
+				"$HOOKS" --swap /sys/fs/bpf/csum_guard/$ino/$ifi/link "$BLD/tests/tc-pass.bpf.o" >/dev/null
+		fi
 		ip netns exec "$ns" tc filter del dev ${p}a egress
 		"$CG" detach ${p}b --netns "$ns" --quiet
 		if [ -x "$next" ]; then
@@ -215,7 +228,9 @@ case_heal_verify() {
 		expect_grep "verify names ${p}b" "^drift: ${p}b netns $ns: not guarded" "$out"
 		[ -n "$outdated" ] && expect_grep "verify names ${p}c" \
 			"^drift: ${p}c netns $ns: program outdated: attached by csum-guard .*+next" "$out"
-		expect_eq "verify, drifted: lines" $((2 + ${outdated:-0})) "$(grep -c '^drift: ' "$out")"
+		[ -n "$swapped" ] && expect_grep "verify names ${p}d" \
+			"^drift: ${p}d netns $ns: program replaced: its tcx link runs another program" "$out"
+		expect_eq "verify, drifted: lines" $((2 + ${outdated:-0} + ${swapped:-0})) "$(grep -c '^drift: ' "$out")"
 	else
 		for d in ${p}a ${p}b ${p}c; do
 			expect_grep "verify names $d" "^drift: $d netns $ns: not guarded" "$out"
@@ -239,6 +254,11 @@ case_heal_verify() {
 	for d in ${p}b ${p}c; do
 		heal_guarded $d "$ns" || unexpected "$d after --heal" "not guarded"
 	done
+	if [ -n "$swapped" ]; then
+		heal_drop ${p}d "$ns"
+		expect_eq "${p}d's repairs (program_replaced)" 1 \
+			"$("$CG" status ${p}d --netns "$ns" --json | jq -r .repairs)"
+	fi
 	[ -n "$outdated" ] && expect_eq "${p}c's loader after --heal" "$(cat "$TOP/VERSION")" \
 		"$("$CG" status ${p}c --netns "$ns" --json | jq -r .loader_version)"
 	heal_drop ${p}a "$ns"
@@ -255,7 +275,7 @@ case_heal_verify() {
 	expect_bad_input "verify DEV" 2 "$CG" verify ${p}a
 	expect_bad_input "verify --netns of none" 1 "$CG" verify --netns "$CG_PFX-none"
 	expect_bad_input "verify --egress" 2 "$CG" verify --egress
-	for d in ${p}a ${p}b ${p}c; do "$CG" detach $d --netns "$ns" --quiet; done
+	for d in ${p}a ${p}b ${p}c ${p}d; do "$CG" detach $d --netns "$ns" --quiet 2>/dev/null; done
 	ip netns del "$ns"
 	unset CSUM_GUARD_REPAIRS
 	expect_verdict "$t" "exit 1 naming each drift$([ -n "$outdated" ] && echo ", an outdated program among them"), 0 and a quiet stdout when none, --heal put each back as recorded (0) and counted it, bad input refused"
