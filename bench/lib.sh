@@ -34,6 +34,8 @@ BEFORE_REV=${BEFORE_REV:-e8a7eb6}
 BEFORE_WHAT=${BEFORE_WHAT:-"the program before the common frames (untagged IPv4, and IPv6 with TCP or UDP behind the fixed header) took their own fast paths that read each field when the verdict needs it"}
 BEFORE_OBJ=$BB/before/csum_guard.bpf.o
 RESULTS=${RESULTS:-$BENCH_DIR/results}
+. "$TOP/tests/lib/hostlock.sh"
+[ "$(id -u)" = 0 ] && { host_lock "bench/${0##*/}" || exit 1; }
 
 # Parameters; empty values (as make passes them) mean the default.
 RUNS=${RUNS:-9}

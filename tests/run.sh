@@ -35,6 +35,7 @@ done
 . tests/lib/expect.sh
 . tests/lib/syncookie.sh
 . tests/lib/cases.sh
+. tests/lib/hostlock.sh
 
 # A process and everything under it (the background guests: QEMU included).
 kill_tree() {
@@ -59,6 +60,9 @@ if [ "$(id -u)" != 0 ]; then
 	echo "tests/run.sh: must be run as root (it creates namespaces and taps)" >&2
 	exit 1
 fi
+# One suite or bench at a time on a host: each compares the host's programs,
+# pins and firewall at its end with its start, so another's would be its leaks.
+host_lock "tests/run.sh" || exit 1
 for b in "$CG" "$INJECT" "$SNIFF" "$NFQ" "$STREAM" "$BLD/tests/unit" "$SYN" "$HOOKS" "$KDUMP"; do
 	[ -x "$b" ] || { echo "tests/run.sh: $b is missing: run make first" >&2; exit 1; }
 done
