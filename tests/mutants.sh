@@ -54,7 +54,9 @@ mutant() {
 	[ -d "$TOP/build" ] && tar -C "$TOP/build" --exclude=./kernels --exclude=./dist -cf - . |
 		tar -C "$dir/build" -xf -
 	[ -d "$TOP/build/kernels" ] && ln -s "$TOP/build/kernels" "$dir/build/kernels"
-	if ! make -C "$dir" -s all >"$log" 2>&1; then
+	# (the tools too: the unit tests and the test builds of the program,
+	# guard-helper.bpf.o among them, compile the mutated headers)
+	if ! make -C "$dir" -s all tools >"$log" 2>&1; then
 		fail "mutant $name: does not build, so it tests nothing: $(grep -m1 -i error "$log")"
 		return
 	fi
