@@ -157,6 +157,32 @@ int cg_netns_ino(__u64 *ino)
 	return 0;
 }
 
+int cg_userns_ino(__u64 *ino)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/user", &st))
+		return -errno;
+	*ino = st.st_ino;
+	return 0;
+}
+
+int cg_netns_other_userns(int nsfd, __u64 own_userns, __u32 *uid)
+{
+	struct stat st;
+	uid_t u = 0;
+	int fd, ret;
+
+	fd = ioctl(nsfd, NS_GET_USERNS);
+	if (fd < 0)
+		return errno == EPERM ? 1 : -errno;	/* above ours: not ours */
+	ret = fstat(fd, &st) ? -errno : st.st_ino == own_userns ? 0 : 1;
+	if (ret == 1 && !ioctl(fd, NS_GET_OWNER_UID, &u))
+		*uid = u;
+	close(fd);
+	return ret;
+}
+
 /*
  * The cookie of the current network namespace, or 0 before 5.14, which has
  * no SO_NETNS_COOKIE: there the inode alone names a namespace in our state

@@ -23,6 +23,16 @@ void cg_netns_return(void);
 /* A new, unnamed namespace held by the returned fd only; we stay in ours. */
 int cg_netns_new(void);				/* fd or -errno */
 int cg_netns_ino(__u64 *ino);			/* of the current namespace */
+/* The inode of our user namespace (a network namespace we enter leaves it
+ * as it is) */
+int cg_userns_ino(__u64 *ino);			/* 0 or -errno */
+/*
+ * Whose is the network namespace of nsfd: 0 when its user namespace is
+ * own_userns (root made it, or a service of root's), 1 when it is another
+ * (any user's `unshare -rn`, a rootless container: the owner's uid into
+ * *uid, if the kernel says), or -errno.
+ */
+int cg_netns_other_userns(int nsfd, __u64 own_userns, __u32 *uid);
 int cg_netns_cookie(__u64 *cookie);		/* SO_NETNS_COOKIE, 0 before 5.14 */
 struct cg_ack;
 /* Enter the namespace ns (NULL: stay); ack says why not. */

@@ -51,7 +51,7 @@ static const struct {
 		"where its own hook cannot exist (state covered), 0 for each guest-facing device "
 		"it does not (state unguarded)." },
 	[CG_M_EXCLUDED] = { "csum_guard_excluded", "gauge",
-		"1 for each guest-facing device left alone on purpose (--match, --no-containers): "
+		"1 for each guest-facing device left alone on purpose (--match, --no-containers, a namespace of another user namespace): "
 		"never guarded, never alerted on." },
 	[CG_M_DROPPED] = { "csum_guard_dropped_total", "counter",
 		"CHECKSUM_PARTIAL frames a device's guard dropped, by reason: header (csum_start "

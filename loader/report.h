@@ -33,6 +33,7 @@ struct cg_report_row {
 	struct cg_ahead ahead;	/* what runs before the guard */
 	enum cg_row_state state;
 	const char *why;	/* covered, excluded: by what, in words */
+	bool other_userns;	/* its namespace is another user namespace's */
 };
 
 /* Rows, as status collects them */

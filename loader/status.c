@@ -357,6 +357,29 @@ static int cg_status_row(enum cg_choice c, const struct cg_target *t, int err, v
 }
 
 /*
+ * Is the current namespace another user namespace's (a user's `unshare
+ * -rn`, a rootless container's)? watch leaves those alone
+ * (doc/operations.md: "Namespaces of other user namespaces"), and so
+ * their unguarded devices are excluded, not unguarded: a user cannot
+ * raise the operator's alert by making taps of their own. Unknown: ours.
+ */
+static bool cg_status_other_userns(void)
+{
+	static __u64 own;
+	__u32 uid;
+	int fd, ret;
+
+	if (!own && cg_userns_ino(&own))
+		return false;
+	fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ret = cg_netns_other_userns(fd, own, &uid);
+	close(fd);
+	return ret == 1;
+}
+
+/*
  * Every device a backend guards in the current namespace, ino, as netns,
  * and every guest-facing device it has unguarded: what an operator alerts
  * on. One that is down is not listed: it carries no frame (a tap made for
@@ -368,11 +391,13 @@ static int cg_status_here(struct cg_rows *rs, const char *netns, __u64 ino, bool
 	struct cg_status_ns sn = { .rs = rs, .netns = netns, .ino = ino, .map_all = map_all };
 	struct cg_report_row *r;
 	struct cg_ns_dev *d;
+	bool other;
 	int i, n, err;
 
 	err = cg_link_each(cg_status_link, &sn);
 	if (err)
 		goto out;
+	other = cg_status_other_userns();
 	/* a dump begun again lists a device again: its last entry holds */
 	qsort(sn.dev, sn.ndev, sizeof(*sn.dev), cg_ns_dev_by_index);
 	for (i = n = 0; i < sn.ndev; i++) {
@@ -398,6 +423,7 @@ static int cg_status_here(struct cg_rows *rs, const char *netns, __u64 ino, bool
 		r->netns = netns;
 		r->netns_ino = ino;
 		r->ifindex = d->ifindex;
+		r->other_userns = other;
 		cg_status_kind(&sn, r, d);
 	}
 out:
@@ -475,7 +501,8 @@ static void cg_status_classify(struct cg_rows *rs)
 		r = &rs->row[i];
 		if (r->state != CG_ROW_UNGUARDED)
 			continue;
-		r->why = cg_status_excluded(r);
+		r->why = r->other_userns ? "its namespace is another user namespace's: watch leaves it, "
+					    "and guards its links where they land" : cg_status_excluded(r);
 		if (*r->why) {
 			r->state = CG_ROW_EXCLUDED;
 			continue;
@@ -537,6 +564,7 @@ int cg_status_rows(const char *dev, const char *netns, struct cg_rows *rs, struc
 		r->netns = netns;
 		r->netns_ino = t.netns_ino;
 		r->ifindex = t.ifindex;
+		r->other_userns = cg_status_other_userns();
 		r->backend = cg_choice_name(c);
 		r->state = r->st.attached ? CG_ROW_GUARDED : CG_ROW_UNGUARDED;
 		cg_ahead_of(t.ifindex, r->backend, &r->st, &r->ahead);

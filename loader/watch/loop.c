@@ -152,11 +152,11 @@ static int cg_wstart(struct cg_watch *w, struct cg_events **drops)
 		return 1;
 	}
 	w->own_ino = st.st_ino;
-	if (stat("/proc/self/ns/user", &st)) {
-		cg_err("cannot watch: %s", strerror(errno));
+	err = cg_userns_ino(&w->own_userns);
+	if (err) {
+		cg_err("cannot watch: %s", strerror(-err));
 		return 1;
 	}
-	w->own_userns = st.st_ino;
 	err = cg_wrtnl_open(w);
 	if (err) {
 		cg_err("cannot watch: cannot hear the namespaces' link events: %s", strerror(-err));

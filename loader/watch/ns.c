@@ -24,7 +24,6 @@
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
 #include <linux/netlink.h>
-#include <linux/nsfs.h>
 #include <linux/rtnetlink.h>
 
 #include "json.h"
@@ -72,27 +71,6 @@ int cg_wns_enter(const struct cg_wns *ns)
 	err = cg_netns_enter(fd);
 	close(fd);
 	return err;
-}
-
-/*
- * Whose is the namespace of nsfd: 0 when its user namespace is ours (root
- * made it, or a service of root's), else 1 with the owner of that user
- * namespace in *uid; -errno.
- */
-static int cg_wns_owner(const struct cg_watch *w, int nsfd, __u32 *uid)
-{
-	struct stat st;
-	uid_t u = 0;
-	int fd, ret;
-
-	fd = ioctl(nsfd, NS_GET_USERNS);
-	if (fd < 0)
-		return errno == EPERM ? 1 : -errno;	/* above ours: not ours */
-	ret = fstat(fd, &st) ? -errno : st.st_ino == w->own_userns ? 0 : 1;
-	if (ret == 1 && !ioctl(fd, NS_GET_OWNER_UID, &u))
-		*uid = u;
-	close(fd);
-	return ret;
 }
 
 static int cg_wskip_cmp(const void *a, const void *b)
@@ -223,7 +201,7 @@ static struct cg_wns *cg_wns_add(struct cg_watch *w, __u64 ino, const char *path
 	fd = cg_netns_open(path);
 	err = fd < 0 ? fd : fstat(fd, &st) ? -errno : st.st_ino != ino ? -ESTALE : 0;
 	if (!err)
-		err = cg_wns_owner(w, fd, &uid);
+		err = cg_netns_other_userns(fd, w->own_userns, &uid);
 	if (err == 1) {
 		close(fd);
 		cg_wskip_add(w, ino, uid);

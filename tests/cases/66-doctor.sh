@@ -66,6 +66,58 @@ case_doctor() {
 }
 cg_case doctor
 
+# A tap of root's moved into a namespace of another user namespace (here
+# root's own `unshare -U`: a user's `unshare -rn` is the same to status):
+# watch leaves such namespaces alone, so status and doctor say excluded,
+# with why, not unguarded (which a user could raise by the thousand);
+# asked about by name, the same; and status --prometheus puts it under
+# csum_guard_excluded, never csum_guard_unguarded.
+case_status_userns() {
+	local t="status-userns" p=cx$(($$ % 10000)) pid why= out row ino
+
+	command -v unshare >/dev/null || { skip "$t: no unshare"; return; }
+	[ -e /dev/net/tun ] || modprobe tun 2>/dev/null
+	unshare -U -r -n sleep 120 &
+	pid=$!
+	sleep 0.3
+	if ! kill -0 $pid 2>/dev/null; then
+		wait $pid 2>/dev/null
+		skip "$t: this kernel makes no user namespace here"
+		return
+	fi
+	if ! ip tuntap add dev ${p}t0 mode tap vnet_hdr || ! ip link set ${p}t0 netns $pid ||
+	   ! nsenter -t $pid -n ip link set ${p}t0 up; then
+		fail "$t: set-up: no tap ${p}t0 in the user namespace's netns"
+		ip link del ${p}t0 2>/dev/null
+		kill $pid; wait $pid 2>/dev/null
+		return
+	fi
+	ino=$(stat -L -c %i /proc/$pid/ns/net)
+	out=$("$CG" status --json)
+	row=$(jq -c --arg d ${p}t0 --arg n "$ino" '[.[] | select(.device == $d and .netns == $n)] | first // empty' <<<"$out")
+	[ "$(jq -r .state <<<"$row")" = excluded ] &&
+		jq -e '.state_reason | test("another user namespace")' >/dev/null <<<"$row" ||
+		why="$why; host-wide status: ${row:-no row}"
+	row=$("$CG" status ${p}t0 --netns /proc/$pid/ns/net --json)
+	[ "$(jq -r .state <<<"$row")" = excluded ] || why="$why; status ${p}t0 --netns: $row"
+	out=$("$CG" status --prometheus)
+	grep -q "^csum_guard_excluded{device=\"${p}t0\",netns=\"$ino\"" <<<"$out" ||
+		why="$why; no csum_guard_excluded line"
+	grep -q "^csum_guard_guarded{device=\"${p}t0\"" <<<"$out" && why="$why; listed in csum_guard_guarded too"
+	out=$("$CG" doctor --json)
+	jq -e --arg n "device ${p}t0 netns $ino (tun)" \
+		'.checks[] | select(.check == $n) | .state == "ok" and (.detail | test("^excluded: "))' \
+		>/dev/null <<<"$out" || why="$why; doctor: $(jq -c --arg d ${p}t0 '[.checks[] | select(.check | contains($d))]' <<<"$out")"
+	kill $pid
+	wait $pid 2>/dev/null
+	if [ -z "$why" ]; then
+		pass "$t: a tap in another user namespace's netns: excluded in status (host-wide and by name), csum_guard_excluded, doctor ok, with why"
+	else
+		fail "$t:${why#;}"
+	fi
+}
+cg_kernel_case status_userns
+
 # The completion guard's metrics say what `completion status` says: on,
 # and whether it can be at all (available), with the counters.
 case_completion_metrics() {
