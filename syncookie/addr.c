@@ -261,6 +261,37 @@ static int sc_rt_read6(struct sc_rt *r)
 	return err;
 }
 
+/*
+ * The broadcast and network addresses of an IPv4 address's prefix (below
+ * /31), and the broadcast address it names, as REJECT /32s: the stack
+ * takes no SYN from a broadcast source (a martian: fib_validate_source),
+ * so neither may the program, whose route back would otherwise be the
+ * prefix's own. The network address no kernel answers either way; it is
+ * refused too. An address of the host's wins over these (sc_rt_add).
+ */
+static int sc_rt_martian4(struct sc_rt *r, const struct ifaddrs *i)
+{
+	const struct sockaddr_in *m = (const struct sockaddr_in *)i->ifa_netmask;
+	const struct sockaddr_in *b = (const struct sockaddr_in *)i->ifa_broadaddr;
+	__u32 a = ((const struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr, mask, x;
+	int err = 0;
+
+	if (!m || m->sin_family != AF_INET)
+		return 0;
+	mask = m->sin_addr.s_addr;
+	if (__builtin_popcount(mask) < 31) {
+		x = a | ~mask;
+		err = sc_rt_add(r, &x, true, 32, SC_ROUTE_REJECT);
+		x = a & mask;
+		if (!err && x)
+			err = sc_rt_add(r, &x, true, 32, SC_ROUTE_REJECT);
+	}
+	if (!err && (i->ifa_flags & IFF_BROADCAST) && b && b->sin_family == AF_INET &&
+	    b->sin_addr.s_addr && b->sin_addr.s_addr != 0xffffffff)
+		err = sc_rt_add(r, &b->sin_addr.s_addr, true, 32, SC_ROUTE_REJECT);
+	return err;
+}
+
 /* The host's own addresses, loopback ones aside (the program refuses those) */
 static int sc_rt_local(struct sc_rt *r)
 {
@@ -278,6 +309,8 @@ static int sc_rt_local(struct sc_rt *r)
 
 			if ((ntohl(a->s_addr) >> 24) != 127)
 				err = sc_rt_add(r, a, true, 32, SC_ROUTE_LOCAL);
+			if (!err)
+				err = sc_rt_martian4(r, i);
 		} else if (i->ifa_addr->sa_family == AF_INET6) {
 			struct in6_addr *a = &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr;
 

@@ -266,6 +266,27 @@ out:
 }
 
 /*
+ * Whether dev's name cannot go into a rule as iif "NAME": nft's quoted
+ * strings end at the next '"' and know no escape, and Linux allows '"' (and
+ * anything else but '/', ':' and white space) in a name. Only printable
+ * ASCII other than '"' and '\\' is written; anything else is refused, with
+ * the reason in why, before any table is made.
+ */
+static bool sc_nft_name_bad(const char *dev, char *why, size_t why_len)
+{
+	const char *c;
+
+	for (c = dev; *c; c++)
+		if (*c == '"' || *c == '\\' || *c < 0x21 || *c > 0x7e) {
+			snprintf(why, why_len, "its name holds %s, which an nft rule cannot carry; "
+				 "rename it (ip link set NAME name NEW) or use a bpf mode",
+				 *c == '"' ? "'\"'" : *c == '\\' ? "'\\'" : "a space or a non-ASCII byte");
+			return true;
+		}
+	return false;
+}
+
+/*
  * The tables of a device, made (fresh) or their sets updated in one nft
  * transaction each: "inet NAME" for IPv4, "ip6 NAME" for IPv6. Their
  * input chains sit at priority filter - 10: before any chain of the
@@ -314,6 +335,10 @@ int sc_nft_apply(const struct sc_target *t, const struct sc_args *a, __u32 mode,
 	struct ifreq ifr = {};
 	int fd, rc, v6, made = 0;
 
+	if (sc_nft_name_bad(t->dev, why, why_len)) {
+		free(s);
+		return -EINVAL;
+	}
 	if (!s)
 		return -ENOMEM;
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);

@@ -438,6 +438,45 @@ extern int bpf_sk_assign_tcp_reqsk(struct __sk_buff *skb, struct sc_kernel_sock 
 				   struct bpf_tcp_req_attrs *attrs, int attrs__sz) __ksym __weak;
 
 /*
+ * The options of the connection an ACK of ours makes (attrs), as its echoed
+ * timestamp (ts: tsval, tsecr) carries them and the namespace allows them
+ * now: conf->opts, the sysctls as the last attach read them, masks what
+ * the client may have been offered before (SACK, ECN: left out, which
+ * both ends survive); the MSS is no more than the device's. False where
+ * the echo asks for what cannot be left out: window scaling (the client
+ * already scales the windows we send, as the SYN-ACK said) or timestamps
+ * at all, once the namespace no longer lets a cookie carry them: the
+ * kernel's own cookie path refuses those too.
+ */
+static __always_inline bool sc_ack_attrs(const struct sc_conf *conf, bool ts, __u32 tsval,
+					 __u32 tsecr, bool v6, struct bpf_tcp_req_attrs *attrs)
+{
+	__u32 bits = tsecr & ((1 << SC_TS_BITS) - 1), dev = v6 ? conf->mss6 : conf->mss4;
+
+	attrs->mss = sc_mss_of(0, v6);
+	if (ts) {
+		if (!(conf->opts & SC_OPT_ACK))
+			return false;
+		attrs->rcv_tsval = tsval;
+		attrs->rcv_tsecr = tsecr;
+		attrs->mss = sc_mss_of((tsecr >> SC_TS_MSS_SHIFT) & 3, v6);
+		attrs->tstamp_ok = 1;
+		attrs->sack_ok = (bits & SC_TS_OPT_SACK) && (conf->opts & SC_OPT_SACK);
+		attrs->ecn_ok = (bits & SC_TS_OPT_ECN) && (conf->opts & SC_OPT_ECN);
+		if ((bits & SC_TS_OPT_NOWS) != SC_TS_OPT_NOWS) {
+			if (!(conf->opts & SC_OPT_WS))
+				return false;
+			attrs->wscale_ok = 1;
+			attrs->snd_wscale = bits & SC_TS_OPT_NOWS;
+			attrs->rcv_wscale = conf->wscale;
+		}
+	}
+	if (dev && attrs->mss > dev)
+		attrs->mss = dev;
+	return true;
+}
+
+/*
  * The returning ACK of a SYN-ACK of ours, where the kernel's own cookie
  * path would not take it with its options: their TSecr carries our tag for
  * the cookie, the MSS and the options (SC_OPT_ACK); with raw cookies
@@ -447,8 +486,11 @@ extern int bpf_sk_assign_tcp_reqsk(struct __sk_buff *skb, struct sc_kernel_sock 
  * smallest of the kernel's table, never more than the client offered. The
  * kernel checks the cookie (bpf_tcp_raw_check_syncookie_ipv4/6, or
  * bpf_tcp_check_syncookie, the check its own path makes) and, for a
- * listener, takes a request socket with those options, which its cookie
- * path turns into the connection. Anything else goes on untouched: the
+ * listener, takes a request socket with those options (as far as the
+ * namespace still allows them: sc_ack_attrs), which its cookie path turns
+ * into the connection. Only an ACK addressed as sc_for_us wants a SYN is
+ * looked at: one the host forwards, or from a source it would not answer,
+ * is never given a local listener's socket. Anything else goes on untouched: the
  * stack's established and request sockets, other cookies (the kernel's
  * own, under its own offset), bad cookies (the stack resets them). A good
  * cookie the kernel will not make a connection of is dropped: its own
@@ -468,7 +510,7 @@ int syncookie_ack(struct __sk_buff *skb)
 	struct sc_conf *conf;
 	struct bpf_sock *sk;
 	struct tcp_sock *tp;
-	__u32 zero = 0, thlen, tsval = 0, tsecr = 0, bits, iplen;
+	__u32 zero = 0, thlen, tsval = 0, tsecr = 0, iplen;
 	__u8 *th, *pos, *o;
 	bool v6, raw, ts = false;
 	long bad;
@@ -505,6 +547,9 @@ int syncookie_ack(struct __sk_buff *skb)
 	pos = bpf_map_lookup_elem(&sc_scratch, &zero);
 	if (!conf || !(conf->opts & (SC_OPT_ACK | SC_OPT_RAW)) || !pos)
 		return TC_ACT_NEXT;
+	/* addressed to this host as its SYNs must be (sc_for_us): not forwarded through it */
+	if (!sc_for_us(conf, eth, ip4, v6, skb->ifindex))
+		return TC_ACT_NEXT;
 	raw = sc_raw && (conf->opts & SC_OPT_RAW);
 	thlen = (th[12] >> 4) * 4;
 	pos[8] = 0;
@@ -538,21 +583,8 @@ int syncookie_ack(struct __sk_buff *skb)
 	tp = bpf_skc_to_tcp_sock(sk);
 	if (!tp)
 		goto refused;
-	attrs.mss = sc_mss_of(0, v6);
-	if (ts) {
-		bits = tsecr & ((1 << SC_TS_BITS) - 1);
-		attrs.rcv_tsval = tsval;
-		attrs.rcv_tsecr = tsecr;
-		attrs.mss = sc_mss_of((tsecr >> SC_TS_MSS_SHIFT) & 3, v6);
-		attrs.tstamp_ok = 1;
-		attrs.sack_ok = !!(bits & SC_TS_OPT_SACK);
-		attrs.ecn_ok = !!(bits & SC_TS_OPT_ECN);
-		if ((bits & SC_TS_OPT_NOWS) != SC_TS_OPT_NOWS) {
-			attrs.wscale_ok = 1;
-			attrs.snd_wscale = bits & SC_TS_OPT_NOWS;
-			attrs.rcv_wscale = conf->wscale;
-		}
-	}
+	if (!sc_ack_attrs(conf, ts, tsval, tsecr, v6, &attrs))
+		goto refused;
 	ret = bpf_sk_assign_tcp_reqsk(skb, (struct sc_kernel_sock *)tp, &attrs, sizeof(attrs));
 	bpf_sk_release(sk);
 	if (ret) {
