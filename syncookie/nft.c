@@ -286,6 +286,106 @@ static bool sc_nft_name_bad(const char *dev, char *why, size_t why_len)
 	return false;
 }
 
+/* The device's MTU, 1500 where it cannot be read */
+static unsigned int sc_nft_mtu(const char *dev)
+{
+	struct ifreq ifr = {};
+	unsigned int mtu = 1500;
+	int fd;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return mtu;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
+	if (!ioctl(fd, SIOCGIFMTU, &ifr))
+		mtu = ifr.ifr_mtu;
+	close(fd);
+	return mtu;
+}
+
+/* What sc_nft_apply writes into its nft script, for one family */
+struct sc_nft_fam {
+	const struct sc_target *t;
+	const char *fam, *table, *list, *allow;
+	bool v6, nft;
+	unsigned int mtu;
+	char *s, *err;		/* the script's buffer; nft's error */
+	size_t cap, err_len;
+};
+
+/*
+ * One family's tables made fresh (sc_nft_apply): 0 made, 1 none (IPv6
+ * where the kernel refuses the xtables SYNPROXY), -EIO nft failed (f->err)
+ */
+static int sc_nft_fresh(struct sc_nft_fam *f)
+{
+	static const char *const argv[] = { "nft", "-f", "-", NULL };
+	const char *match = f->v6 ? "ip6 saddr @allow" : "meta nfproto ipv4 ip saddr @allow";
+	struct nf_synproxy_info info = {
+		.options = f->nft ? NF_SYNPROXY_OPT_MSS | NF_SYNPROXY_OPT_WSCALE |
+				    NF_SYNPROXY_OPT_SACK_PERM | NF_SYNPROXY_OPT_TIMESTAMP : 0,
+		.wscale = f->nft ? 7 : 0, .mss = f->nft ? f->mtu - 60 : 0,
+	};
+	char proxy[96];
+
+	/* what a killed run or a half flush left goes first */
+	snprintf(f->s, f->cap, "add table %1$s %2$s\ndelete table %1$s %2$s\n", f->fam, f->table);
+	sc_nft(argv, f->s, NULL, 0, NULL, 0);
+	/* the table, its sets and counters, and the chain SYNPROXY is in */
+	if (f->v6)
+		proxy[0] = '\0';
+	else if (f->nft)
+		snprintf(proxy, sizeof(proxy),
+			 "    synproxy mss %u wscale 7 timestamp sack-perm\n", f->mtu - 40);
+	else
+		snprintf(proxy, sizeof(proxy), "    synproxy\n");
+	snprintf(f->s, f->cap,
+		 "table %1$s %2$s {\n"
+		 "  counter synack { }\n"
+		 "  counter acks { }\n"
+		 "  counter dropped { }\n"
+		 "  set ports { type inet_service; elements = { %3$s } }\n"
+		 "  set allow { type %4$s; flags interval; %5$s%6$s%7$s}\n"
+		 "  chain proxy {\n"
+		 "%8$s"
+		 "  }\n"
+		 "}\n", f->fam, f->table, f->list, f->v6 ? "ipv6_addr" : "ipv4_addr",
+		 *f->allow ? "elements = { " : "", f->allow, *f->allow ? " }; " : "", proxy);
+	if (sc_nft(argv, f->s, NULL, 0, f->err, f->err_len))
+		return -EIO;
+	if (f->v6 && sc_nft_xt_synproxy6(f->table, "proxy", &info)) {
+		/* no IPv6 SYNPROXY here: IPv6 stays as it was */
+		snprintf(f->s, f->cap, "delete table ip6 %s\n", f->table);
+		sc_nft(argv, f->s, NULL, 0, NULL, 0);
+		return 1;
+	}
+	/* then the hooks: nothing reaches the proxy chain before it is whole */
+	if (f->nft)
+		snprintf(f->s, f->cap,
+			 "table %1$s %2$s {\n"
+			 "  chain pre {\n"
+			 "    type filter hook prerouting priority raw; policy accept;\n"
+			 "    iif \"%3$s\" %4$s tcp dport @ports tcp flags & (syn | ack) == syn notrack\n"
+			 "  }\n"
+			 "  chain in {\n"
+			 "    type filter hook input priority filter - 10; policy accept;\n"
+			 "    iif \"%3$s\" %4$s tcp dport @ports tcp flags & (syn | ack) == syn ct state untracked counter name synack\n"
+			 "    iif \"%3$s\" %4$s tcp dport @ports tcp flags & (syn | ack) == ack ct state invalid,untracked counter name acks\n"
+			 "    iif \"%3$s\" %4$s tcp dport @ports ct state invalid,untracked jump proxy\n"
+			 "    iif \"%3$s\" %4$s tcp dport @ports ct state invalid counter name dropped drop\n"
+			 "  }\n"
+			 "}\n", f->fam, f->table, f->t->dev, match);
+	else
+		snprintf(f->s, f->cap,
+			 "table %1$s %2$s {\n"
+			 "  chain in {\n"
+			 "    type filter hook input priority filter - 10; policy accept;\n"
+			 "    iif \"%3$s\" %4$s tcp dport @ports tcp flags & (fin | syn | rst | ack) == ack ct state invalid,untracked,new counter name acks jump proxy\n"
+			 "  }\n"
+			 "}\n", f->fam, f->table, f->t->dev, match);
+	return sc_nft(argv, f->s, NULL, 0, f->err, f->err_len) ? -EIO : 0;
+}
+
 /*
  * The tables of a device, made (fresh) or their sets updated in one nft
  * transaction each: "inet NAME" for IPv4, "ip6 NAME" for IPv6. Their
@@ -326,121 +426,47 @@ int sc_nft_apply(const struct sc_target *t, const struct sc_args *a, __u32 mode,
 		 __u32 have, char *why, size_t why_len)
 {
 	static const char *const argv[] = { "nft", "-f", "-", NULL };
-	char table[64], list[SC_MAX_PORTS * 8], err[256] = "", allow[SC_ALLOW_MAX * 48], proxy[96];
+	char table[64], list[SC_MAX_PORTS * 8], err[256] = "", allow[SC_ALLOW_MAX * 48];
 	size_t cap = 8192 + sizeof(list) * 4 + sizeof(allow) * 2;
-	const struct sc_ports *p = &a->ports;
-	char *s = malloc(cap);
-	bool nft = mode == SC_NFT;
-	unsigned int mtu = 1500;
-	struct ifreq ifr = {};
-	int fd, rc, v6, made = 0;
+	struct sc_nft_fam f = {
+		.t = t, .table = table, .list = list, .allow = allow, .nft = mode == SC_NFT,
+		.cap = cap, .err = err, .err_len = sizeof(err),
+	};
+	int rc, made = 0;
 
-	if (sc_nft_name_bad(t->dev, why, why_len)) {
-		free(s);
+	if (sc_nft_name_bad(t->dev, why, why_len))
 		return -EINVAL;
-	}
-	if (!s)
+	f.s = malloc(cap);
+	if (!f.s)
 		return -ENOMEM;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", t->dev);
-	if (fd >= 0 && !ioctl(fd, SIOCGIFMTU, &ifr))
-		mtu = ifr.ifr_mtu;
-	if (fd >= 0)
-		close(fd);
+	f.mtu = sc_nft_mtu(t->dev);
 	sc_nft_table(table, sizeof(table), t->ifindex);
-	sc_ports_text(p, list, sizeof(list));
-	for (v6 = 0; v6 < 2; v6++) {
-		const char *fam = v6 ? "ip6" : "inet";
-		const char *match = v6 ? "ip6 saddr @allow" : "meta nfproto ipv4 ip saddr @allow";
-		__u32 flag = v6 ? SC_META_HANDOFF6 : SC_META_HANDOFF;
-		const char *type = v6 ? "ipv6_addr" : "ipv4_addr";
-		struct nf_synproxy_info info = {
-			.options = nft ? NF_SYNPROXY_OPT_MSS | NF_SYNPROXY_OPT_WSCALE |
-					 NF_SYNPROXY_OPT_SACK_PERM | NF_SYNPROXY_OPT_TIMESTAMP : 0,
-			.wscale = nft ? 7 : 0, .mss = nft ? mtu - 60 : 0,
-		};
+	sc_ports_text(&a->ports, list, sizeof(list));
+	for (f.v6 = false;; f.v6 = true) {
+		__u32 flag = f.v6 ? SC_META_HANDOFF6 : SC_META_HANDOFF;
 
-		sc_allow_text(a, v6, allow, sizeof(allow));
-		if (!fresh) {
-			if (!(have & flag))
-				continue;
-			snprintf(s, cap, "flush set %1$s %2$s ports\nadd element %1$s %2$s ports { %3$s }\n"
+		f.fam = f.v6 ? "ip6" : "inet";
+		sc_allow_text(a, f.v6, allow, sizeof(allow));
+		if (fresh) {
+			rc = sc_nft_fresh(&f);
+		} else if (have & flag) {
+			snprintf(f.s, cap, "flush set %1$s %2$s ports\nadd element %1$s %2$s ports { %3$s }\n"
 				 "flush set %1$s %2$s allow\n%4$s%1$s %2$s allow { %5$s }\n",
-				 fam, table, list, *allow ? "add element " : "# ", allow);
-			rc = sc_nft(argv, s, NULL, 0, err, sizeof(err));
-			if (rc)
-				goto fail;
+				 f.fam, table, list, *allow ? "add element " : "# ", allow);
+			rc = sc_nft(argv, f.s, NULL, 0, err, sizeof(err)) ? -EIO : 0;
+		} else {
+			rc = 1;
+		}
+		if (rc < 0)
+			break;
+		if (!rc)
 			made |= flag;
-			continue;
-		}
-		/* what a killed run or a half flush left goes first */
-		snprintf(s, cap, "add table %1$s %2$s\ndelete table %1$s %2$s\n", fam, table);
-		sc_nft(argv, s, NULL, 0, NULL, 0);
-		/* the table, its sets and counters, and the chain SYNPROXY is in */
-		if (v6)
-			proxy[0] = '\0';
-		else if (nft)
-			snprintf(proxy, sizeof(proxy),
-				 "    synproxy mss %u wscale 7 timestamp sack-perm\n", mtu - 40);
-		else
-			snprintf(proxy, sizeof(proxy), "    synproxy\n");
-		snprintf(s, cap,
-			 "table %1$s %2$s {\n"
-			 "  counter synack { }\n"
-			 "  counter acks { }\n"
-			 "  counter dropped { }\n"
-			 "  set ports { type inet_service; elements = { %3$s } }\n"
-			 "  set allow { type %4$s; flags interval; %5$s%6$s%7$s}\n"
-			 "  chain proxy {\n"
-			 "%8$s"
-			 "  }\n"
-			 "}\n", fam, table, list, type, *allow ? "elements = { " : "", allow,
-			 *allow ? " }; " : "", proxy);
-		rc = sc_nft(argv, s, NULL, 0, err, sizeof(err));
-		if (!rc && v6) {
-			rc = sc_nft_xt_synproxy6(table, "proxy", &info);
-			if (rc) {
-				/* no IPv6 SYNPROXY here: IPv6 stays as it was */
-				snprintf(s, cap, "delete table ip6 %s\n", table);
-				sc_nft(argv, s, NULL, 0, NULL, 0);
-				continue;
-			}
-		}
-		if (rc)
-			goto fail;
-		/* then the hooks: nothing reaches the proxy chain before it is whole */
-		if (nft)
-			snprintf(s, cap,
-				 "table %1$s %2$s {\n"
-				 "  chain pre {\n"
-				 "    type filter hook prerouting priority raw; policy accept;\n"
-				 "    iif \"%3$s\" %4$s tcp dport @ports tcp flags & (syn | ack) == syn notrack\n"
-				 "  }\n"
-				 "  chain in {\n"
-				 "    type filter hook input priority filter - 10; policy accept;\n"
-				 "    iif \"%3$s\" %4$s tcp dport @ports tcp flags & (syn | ack) == syn ct state untracked counter name synack\n"
-				 "    iif \"%3$s\" %4$s tcp dport @ports tcp flags & (syn | ack) == ack ct state invalid,untracked counter name acks\n"
-				 "    iif \"%3$s\" %4$s tcp dport @ports ct state invalid,untracked jump proxy\n"
-				 "    iif \"%3$s\" %4$s tcp dport @ports ct state invalid counter name dropped drop\n"
-				 "  }\n"
-				 "}\n", fam, table, t->dev, match);
-		else
-			snprintf(s, cap,
-				 "table %1$s %2$s {\n"
-				 "  chain in {\n"
-				 "    type filter hook input priority filter - 10; policy accept;\n"
-				 "    iif \"%3$s\" %4$s tcp dport @ports tcp flags & (fin | syn | rst | ack) == ack ct state invalid,untracked,new counter name acks jump proxy\n"
-				 "  }\n"
-				 "}\n", fam, table, t->dev, match);
-		rc = sc_nft(argv, s, NULL, 0, err, sizeof(err));
-		if (rc)
-			goto fail;
-		made |= flag;
+		if (f.v6)
+			break;
 	}
-	free(s);
-	return made;
-fail:
-	free(s);
+	free(f.s);
+	if (rc >= 0)
+		return made;
 	snprintf(why, why_len, "nft: %s", *err ? err : "failed");
 	return -EIO;
 }

@@ -184,9 +184,11 @@ __u64 sc_nft_counter(int ifindex, const char *name);
 void sc_nft_cookies(__u64 *valid, __u64 *invalid);
 bool sc_nft_input_filtered(char *what, size_t what_len);
 
-/* attach.c */
+/* mode.c */
 int sc_veth_peer_xdp(int ifindex);
 void sc_mode_why(const struct sc_target *t, const struct sc_meta *m, char *buf, size_t n);
+
+/* attach.c */
 bool sc_have_reqsk(void);
 bool sc_have_raw(void);
 int sc_load(struct sc_obj *o, bool xdp, bool tcx, bool ack, const struct sc_target *reuse,
