@@ -242,6 +242,34 @@ out:
 }
 
 /*
+ * The program the mode starts with (none for nft), loaded into o; in auto,
+ * whether the helper works here, else nft's SYNPROXY in m->mode. An error
+ * is said.
+ */
+static int sc_attach_load(const struct sc_target *t, const struct sc_args *a,
+			  struct sc_meta *m, struct sc_obj *o, char *why, size_t why_len)
+{
+	int err;
+
+	if (a->mode == SC_NFT) {
+		if (sc_nft_have())
+			return 0;
+		cg_err("cannot attach to %s: mode nft needs the nft command", t->dev);
+		return -ENOENT;
+	}
+	err = sc_load(o, a->mode != SC_TC, cg_have_tcx(), false, NULL, why, why_len);
+	if (err && a->mode == SC_AUTO && sc_nft_have()) {
+		cg_info("%s: using the kernel's SYNPROXY through nftables", why);
+		m->mode = SC_NFT;
+		return 0;
+	}
+	if (err)
+		cg_err("cannot attach to %s: %s%s", t->dev, why,
+		       a->mode == SC_AUTO ? "; and no nft for the fallback" : "");
+	return err;
+}
+
+/*
  * Make the device's nft tables afresh (sc_nft_apply) and record them in
  * m and its pin. nft mode needs them (need: an error says why, one line);
  * the bpf modes go on without them where nft or the kernel's SYNPROXY is
@@ -286,21 +314,9 @@ static int sc_attach_fresh(const struct sc_target *t, const struct sc_args *a)
 	bool raw;
 	int err, cur;
 
-	if (a->mode != SC_NFT) {
-		/* the program the mode starts with; in auto, whether the helper works */
-		err = sc_load(&o, a->mode != SC_TC, cg_have_tcx(), false, NULL, why, sizeof(why));
-		if (err && a->mode == SC_AUTO && sc_nft_have()) {
-			cg_info("%s: using the kernel's SYNPROXY through nftables", why);
-			m.mode = SC_NFT;
-		} else if (err) {
-			cg_err("cannot attach to %s: %s%s", t->dev, why,
-			       a->mode == SC_AUTO ? "; and no nft for the fallback" : "");
-			return err;
-		}
-	} else if (!sc_nft_have()) {
-		cg_err("cannot attach to %s: mode nft needs the nft command", t->dev);
-		return -ENOENT;
-	}
+	err = sc_attach_load(t, a, &m, &o, why, sizeof(why));
+	if (err)
+		return err;
 	/*
 	 * The sysctl before anything is made (nft's appears with conntrack).
 	 * Raw cookies through the tables need none: checked again below if
@@ -429,15 +445,80 @@ static const char *sc_attach_opts(const struct sc_target *t, const struct sc_met
 	return buf;
 }
 
+/*
+ * attach where a responder already answers on t (m, its meta, and health,
+ * what it still has): its tables again where they went, its ports and
+ * options updated in place; 0 done, 1 refused (said)
+ */
+static int sc_attach_again(const struct sc_target *t, const struct sc_args *a, struct sc_meta *m,
+			   enum sc_health health)
+{
+	struct cg_target ct = { .dev = t->dev, .netns = t->netns };
+	char list[256], opts[96];
+	struct sc_ports cur;
+	bool remade = false;
+	int err;
+
+	/* the names detach looks for when the device is gone */
+	cg_state_names_refresh(t->dir, &ct);
+	if (a->mode != SC_AUTO && !sc_mode_same(a->mode, m->mode)) {
+		cg_err("cannot attach to %s: already answering through %s; detach it first "
+		       "to change the mode", t->dev, sc_mode_name(m->mode));
+		return 1;
+	}
+	if (a->no_handoff != !!(m->flags & SC_META_NO_HANDOFF)) {
+		cg_err("cannot attach to %s: already answering %s the conntrack hand-off; "
+		       "detach it first to change that", t->dev,
+		       m->flags & SC_META_NO_HANDOFF ? "without (--no-handoff)" : "with");
+		return 1;
+	}
+	if (health == SC_TABLES_GONE ||
+	    (m->mode != SC_NFT && !(m->flags & (SC_META_HANDOFF | SC_META_NO_HANDOFF)) &&
+	     sc_nft_have())) {
+		/* flushed (or never made): its tables again, whole
+		 * (raw cookies: where else would their ACKs go?) */
+		if (sc_nft_tables(t, a, m, m->mode == SC_NFT || sc_raw(m)))
+			return 1;
+		if (m->flags & SC_META_HANDOFF)
+			cg_info("made the nft tables of %s again", t->dev);
+		remade = true;
+	} else if (m->flags & SC_META_TABLES) {
+		/* the sources and ports again, in place */
+		err = sc_nft_apply(t, a, m->mode, false, m->flags & SC_META_TABLES, list,
+				   sizeof(list));
+		if (err < 0) {
+			cg_err("cannot attach to %s: %s", t->dev, list);
+			return 1;
+		}
+	}
+	/* after the tables: whether they stand decides the options */
+	if (m->mode != SC_NFT && sc_refresh(t, a, m))
+		return 1;
+	if (!sc_map_get(t, SC_PIN_PORTS, &cur, 0) && !memcmp(&cur, &a->ports, sizeof(cur))) {
+		cg_info("already answering SYNs on %s (%s)%s%s", t->dev, sc_mode_name(m->mode),
+			m->mode == SC_NFT ? "" : "; ", sc_attach_opts(t, m, opts, sizeof(opts)));
+		if (a->same)
+			*a->same = !remade;
+		return 0;
+	}
+	/* other ports: in place, counters kept */
+	err = sc_map_put(t, SC_PIN_PORTS, &a->ports, sizeof(a->ports));
+	if (err) {
+		cg_err("cannot update the ports of %s: %s", t->dev, strerror(-err));
+		return 1;
+	}
+	sc_ports_text(&a->ports, list, sizeof(list));
+	cg_info("updated the ports of %s (%s): %s", t->dev, sc_mode_name(m->mode), list);
+	return 0;
+}
+
 int sc_attach(const struct sc_args *a)
 {
 	struct cg_ack ack = {};
 	struct sc_target t;
-	struct sc_ports cur;
 	enum sc_health health;
 	struct sc_meta m;
 	char list[256], opts[96];
-	bool remade = false;
 	int err;
 
 	if (cg_cli_need_root("attach"))
@@ -465,61 +546,8 @@ int sc_attach(const struct sc_args *a)
 	/* nft mode without its table: again, if SYNPROXY's sysctl still holds */
 	if (health == SC_TABLES_GONE && m.mode == SC_NFT && sc_sysctl_read(SC_SYSCTL_LOOSE) != 0)
 		health = SC_DEAD;
-	if (health != SC_DEAD) {
-		struct cg_target ct = { .dev = t.dev, .netns = t.netns };
-
-		/* the names detach looks for when the device is gone */
-		cg_state_names_refresh(t.dir, &ct);
-		if (a->mode != SC_AUTO && !sc_mode_same(a->mode, m.mode)) {
-			cg_err("cannot attach to %s: already answering through %s; detach it first "
-			       "to change the mode", t.dev, sc_mode_name(m.mode));
-			return 1;
-		}
-		if (a->no_handoff != !!(m.flags & SC_META_NO_HANDOFF)) {
-			cg_err("cannot attach to %s: already answering %s the conntrack hand-off; "
-			       "detach it first to change that", t.dev,
-			       m.flags & SC_META_NO_HANDOFF ? "without (--no-handoff)" : "with");
-			return 1;
-		}
-		if (health == SC_TABLES_GONE ||
-		    (m.mode != SC_NFT && !(m.flags & (SC_META_HANDOFF | SC_META_NO_HANDOFF)) &&
-		     sc_nft_have())) {
-			/* flushed (or never made): its tables again, whole
-			 * (raw cookies: where else would their ACKs go?) */
-			if (sc_nft_tables(&t, a, &m, m.mode == SC_NFT || sc_raw(&m)))
-				return 1;
-			if (m.flags & SC_META_HANDOFF)
-				cg_info("made the nft tables of %s again", t.dev);
-			remade = true;
-		} else if (m.flags & SC_META_TABLES) {
-			/* the sources and ports again, in place */
-			err = sc_nft_apply(&t, a, m.mode, false, m.flags & SC_META_TABLES, list,
-					   sizeof(list));
-			if (err < 0) {
-				cg_err("cannot attach to %s: %s", t.dev, list);
-				return 1;
-			}
-		}
-		/* after the tables: whether they stand decides the options */
-		if (m.mode != SC_NFT && sc_refresh(&t, a, &m))
-			return 1;
-		if (!sc_map_get(&t, SC_PIN_PORTS, &cur, 0) && !memcmp(&cur, &a->ports, sizeof(cur))) {
-			cg_info("already answering SYNs on %s (%s)%s%s", t.dev, sc_mode_name(m.mode),
-				m.mode == SC_NFT ? "" : "; ", sc_attach_opts(&t, &m, opts, sizeof(opts)));
-			if (a->same)
-				*a->same = !remade;
-			return 0;
-		}
-		/* other ports: in place, counters kept */
-		err = sc_map_put(&t, SC_PIN_PORTS, &a->ports, sizeof(a->ports));
-		if (err) {
-			cg_err("cannot update the ports of %s: %s", t.dev, strerror(-err));
-			return 1;
-		}
-		sc_ports_text(&a->ports, list, sizeof(list));
-		cg_info("updated the ports of %s (%s): %s", t.dev, sc_mode_name(m.mode), list);
-		return 0;
-	}
+	if (health != SC_DEAD)
+		return sc_attach_again(&t, a, &m, health);
 	/* stale (device or namespace reused) or half-made: start over */
 	sc_remove(&t, err ? NULL : &m, !err && m.netns_cookie == t.cookie);
 	if (sc_attach_fresh(&t, a))
