@@ -26,7 +26,11 @@
 /*
  * Every command but COMPLETION acts on the network namespace of the
  * requesting socket: the loader enters the target namespace before it
- * opens the socket. COMPLETION is host-wide.
+ * opens the socket. COMPLETION is host-wide; the refusals it reports are
+ * those of the host's side, every namespace owned by the initial user
+ * namespace, to a reader there, and a namespace's own to a reader in a
+ * namespace any user could make (owned by another user namespace);
+ * COMPLETION_OTHERS is the sum of all of those.
  * ATTACH, DETACH need CAP_NET_ADMIN over that namespace. A device is
  * described by flat attributes: IFINDEX, IFNAME, FLAGS, DROPPED,
  * DROPPED_UNREADABLE.
@@ -42,7 +46,8 @@ enum cg_genl_cmd {
 	CG_CMD_COMPLETION,	/* [COMPLETION] to switch it (needs
 				 * CAP_NET_ADMIN in the initial user
 				 * namespace: it is host-wide) -> COMPLETION,
-				 * COMPLETION_DROPPED, _UNREADABLE */
+				 * COMPLETION_DROPPED, _UNREADABLE,
+				 * [COMPLETION_OTHERS] */
 	CG_CMD_DROP_EVENT,	/* multicast only: EVENT */
 	__CG_CMD_MAX,
 };
@@ -69,6 +74,10 @@ enum cg_genl_attr {
 				 * hook of that device (absent: not known) */
 	CG_A_REORDERED,		/* u64: times the module got back in front
 				 * of a hook registered after it */
+	CG_A_COMPLETION_OTHERS,	/* u64: completions refused in namespaces
+				 * not owned by the initial user namespace,
+				 * both reasons (counted there, not in
+				 * COMPLETION_DROPPED or _UNREADABLE) */
 	__CG_A_MAX,
 };
 #define CG_A_MAX (__CG_A_MAX - 1)

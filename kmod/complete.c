@@ -29,22 +29,20 @@
 #include "complete.h"
 #include "compat.h"
 #include "netlink.h"
+#include "netns.h"
 #include "hook.h"
 
 #include <linux/ftrace.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/percpu.h>
-#include <linux/ratelimit.h>
 #include <linux/skbuff.h>
+#include <net/sock.h>
 
 #include <csum_guard.h>
 
 #ifdef CG_HAVE_COMPLETION
 
-static DEFINE_PER_CPU(struct cg_counters, cg_complete_cnt);
-/* its kernel log lines: a budget of their own (see hook.c) */
-static DEFINE_RATELIMIT_STATE(cg_complete_rs, 5 * HZ, 10);
 static DEFINE_MUTEX(cg_complete_lock);
 static bool cg_complete_on;
 
@@ -54,11 +52,26 @@ static noinline int cg_complete_refuse(struct sk_buff *skb)
 	return -EINVAL;
 }
 
+/*
+ * The namespace a refusal is counted and budgeted in (netns.c): its
+ * device's, else its socket's (a rule of the namespace's own firewall can
+ * complete a checksum before the packet has a device), else the host's.
+ */
+static const struct net *cg_complete_net(const struct sk_buff *skb)
+{
+	if (skb->dev)
+		return dev_net(skb->dev);
+	if (skb->sk)
+		return sock_net(skb->sk);
+	return NULL;
+}
+
 static void notrace cg_complete_ftrace(unsigned long ip, unsigned long parent_ip,
 				       struct ftrace_ops *op, cg_ftrace_regs *fregs)
 {
 	struct pt_regs *regs = cg_ftrace_get_regs(fregs);
 	const struct sk_buff *skb;
+	const struct net *net;
 	struct cg_fields f;
 	enum cg_verdict v;
 	int mac;
@@ -72,10 +85,12 @@ static void notrace cg_complete_ftrace(unsigned long ip, unsigned long parent_ip
 	v = cg_skb_verdict(skb, &f);
 	if (likely(v == CG_PASS))
 		return;
-	this_cpu_inc(cg_complete_cnt.cnt[CG_VERDICT_COUNTER(v)]);
-	cg_nl_drop_event(skb, skb->dev, &f, v, CG_EV_COMPLETION);
+	net = cg_complete_net(skb);
+	cg_netns_refused(net, v);
+	cg_nl_drop_event(skb, net, skb->dev, &f, v, CG_EV_COMPLETION);
 	mac = cg_frame_start(skb, &f);
-	if (__ratelimit(&cg_complete_rs))
+	/* its kernel log lines: a budget of their own (see hook.c) */
+	if (cg_netns_complete_log_ok(net))
 		pr_info("completion refused for a %s packet on %s: %s: csum_start %u, IP header at %u%s\n",
 			f.protocol == CG_ETH_P_IPV6 ? "IPv6" :
 			f.protocol == CG_ETH_P_IP ? "IPv4" : "VLAN",
@@ -131,12 +146,13 @@ out:
 	return ret;
 }
 
-void cg_complete_info(struct cg_complete_info *info)
+void cg_complete_info(const struct net *net, struct cg_complete_info *info)
 {
 	memset(info, 0, sizeof(*info));
 	info->available = true;
 	info->on = READ_ONCE(cg_complete_on);
-	cg_counters_sum(&cg_complete_cnt, info->cnt);
+	cg_netns_refusals(net, info->cnt);
+	cg_netns_refusals_others(info->others);
 }
 
 /*
@@ -161,7 +177,7 @@ int cg_complete_set(bool on)
 	return on ? -EOPNOTSUPP : 0;
 }
 
-void cg_complete_info(struct cg_complete_info *info)
+void cg_complete_info(const struct net *net, struct cg_complete_info *info)
 {
 	memset(info, 0, sizeof(*info));
 }

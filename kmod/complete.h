@@ -7,16 +7,22 @@
 
 #include "device.h"
 
+#include <net/net_namespace.h>
+
 struct cg_complete_info {
 	bool available;		/* this kernel lets the module have it */
 	bool on;
-	u64 cnt[CG_CNT_MAX];	/* refusals, summed over CPUs */
+	/* refusals counted where the reader is (netns.c): the host's side's
+	 * for a namespace of the initial user namespace, else its own */
+	u64 cnt[CG_CNT_MAX];
+	u64 others[CG_CNT_MAX];	/* in every unprivileged namespace */
 };
 
 /* Switch it on or off, host-wide: 0, or -EOPNOTSUPP where unavailable, or
  * ftrace's error (another IPMODIFY user, a live patch, holds the function). */
 int cg_complete_set(bool on);
-void cg_complete_info(struct cg_complete_info *info);
+/* Its state, and the refusals a reader in net is told of */
+void cg_complete_info(const struct net *net, struct cg_complete_info *info);
 /* Off, waiting for handlers in flight; before the module goes. */
 void cg_complete_uninit(void);
 

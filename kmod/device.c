@@ -14,8 +14,10 @@
  */
 #include "device.h"
 #include "hook.h"
+#include "netns.h"
 
 #include <linux/limits.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/rtnetlink.h>
@@ -33,6 +35,17 @@
  * same priority runs first until cg_device_first_work puts us back.
  */
 #define CG_HOOK_PRIORITY INT_MIN
+
+/*
+ * How many devices may be guarded in a namespace of a user namespace other
+ * than the host's, one any user can make (netns.c), at the asking of a
+ * caller without CAP_NET_ADMIN in the initial user namespace: beyond it
+ * ATTACH fails with EDQUOT. Root guarding devices there is not bounded.
+ */
+static unsigned int userns_devices_max = 64;
+module_param(userns_devices_max, uint, 0644);
+MODULE_PARM_DESC(userns_devices_max,
+		 "Devices an unprivileged user may guard in a namespace of theirs (64)");
 
 static LIST_HEAD(cg_devices);
 static DEFINE_MUTEX(cg_devices_lock);
@@ -183,10 +196,11 @@ static struct cg_device *cg_device_create(struct net_device *dev, u32 flags)
 	ASSERT_RTNL();
 	lockdep_assert_held(&cg_devices_lock);
 
-	cd = kzalloc(sizeof(*cd), GFP_KERNEL);
+	/* charged to the memory cgroup of the caller, who may be any user */
+	cd = kzalloc(sizeof(*cd), GFP_KERNEL_ACCOUNT);
 	if (!cd)
 		return ERR_PTR(-ENOMEM);
-	cd->counters = alloc_percpu(struct cg_counters);
+	cd->counters = alloc_percpu_gfp(struct cg_counters, GFP_KERNEL_ACCOUNT);
 	if (!cd->counters) {
 		ret = -ENOMEM;
 		goto err_counters;
@@ -287,11 +301,24 @@ static void cg_device_first_work_fn(struct work_struct *work)
 		schedule_delayed_work(&cg_device_first_work, HZ);
 }
 
+static unsigned int cg_device_count(const struct net *net)
+{
+	struct cg_device *cd;
+	unsigned int n = 0;
+
+	lockdep_assert_held(&cg_devices_lock);
+	list_for_each_entry(cd, &cg_devices, list)
+		if (net_eq(dev_net(cd->dev), net))
+			n++;
+	return n;
+}
+
 /*
  * Guard a device, or update the flags of a guarded one. The caller has
- * checked flags against CG_F_SUPPORTED.
+ * checked flags against CG_F_SUPPORTED; bounded: the caller has no
+ * CAP_NET_ADMIN in the initial user namespace.
  */
-int cg_device_attach(struct net *net, int ifindex, u32 flags,
+int cg_device_attach(struct net *net, int ifindex, u32 flags, bool bounded,
 		     struct cg_device_info *info,
 		     struct netlink_ext_ack *extack)
 {
@@ -316,6 +343,12 @@ int cg_device_attach(struct net *net, int ifindex, u32 flags,
 		}
 		WRITE_ONCE(cd->flags, flags);
 	} else {
+		if (bounded && cg_net_unprivileged(net) &&
+		    cg_device_count(net) >= READ_ONCE(userns_devices_max)) {
+			NL_SET_ERR_MSG(extack, "Too many guarded devices in this unprivileged namespace (userns_devices_max)");
+			ret = -EDQUOT;
+			goto out;
+		}
 		cd = cg_device_create(dev, flags);
 		if (IS_ERR(cd)) {
 			NL_SET_ERR_MSG(extack, "Cannot register the netfilter hooks");

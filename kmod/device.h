@@ -76,7 +76,7 @@ struct cg_device_info {
 
 typedef int (*cg_device_dump_fn)(const struct cg_device_info *info, void *arg);
 
-int cg_device_attach(struct net *net, int ifindex, u32 flags,
+int cg_device_attach(struct net *net, int ifindex, u32 flags, bool bounded,
 		     struct cg_device_info *info,
 		     struct netlink_ext_ack *extack);
 int cg_device_detach(struct net *net, int ifindex);

@@ -10,22 +10,14 @@
 #include "device.h"
 #include "hook.h"
 #include "netlink.h"
+#include "netns.h"
 
 #include <linux/if_ether.h>
 #include <linux/net.h>
 #include <linux/netdevice.h>
 #include <linux/percpu.h>
-#include <linux/ratelimit.h>
 
 #include <csum_guard.h>
-
-/*
- * The kernel log's line of a drop (--log-drops), with a budget of its own:
- * net_ratelimit()'s is shared by every networking message of the host, and
- * a guest's flood of bad frames must not silence them. The drop events
- * (cg_nl_drop_event()) are the full record, with their own budget.
- */
-static DEFINE_RATELIMIT_STATE(cg_log_rs, 5 * HZ, 10);
 
 static void cg_hook_log(const struct sk_buff *skb,
 			const struct nf_hook_state *state,
@@ -34,10 +26,18 @@ static void cg_hook_log(const struct sk_buff *skb,
 	unsigned int ihl = f->l3_readable ? f->ip_vhl & 0x0f : 0;
 	bool ingress = state->hook == NF_NETDEV_INGRESS;
 	const struct net_device *dev = ingress ? state->in : state->out;
+	const struct net *net = dev ? dev_net(dev) : NULL;
 	int mac = cg_frame_start(skb, f);
 
-	cg_nl_drop_event(skb, dev, f, v, ingress ? 0 : CG_EV_EGRESS);
-	if (!__ratelimit(&cg_log_rs))
+	cg_nl_drop_event(skb, net, dev, f, v, ingress ? 0 : CG_EV_EGRESS);
+	/*
+	 * The kernel log's line of a drop (--log-drops), with a budget of its
+	 * own, the device's namespace's side of it (netns.c): net_ratelimit()'s
+	 * is shared by every networking message of the host, and a guest's or
+	 * an unprivileged user's flood of bad frames must not silence them. The
+	 * drop events (cg_nl_drop_event()) are the full record, with theirs.
+	 */
+	if (!cg_netns_log_ok(net))
 		return;
 	/* offsets from the start of the frame, as the drop events give them */
 	pr_info("%s: dropped %s %s packet, %s: csum_start %u, IP header at %u%s, ihl %u\n",

@@ -9,6 +9,7 @@
 #include "complete.h"
 #include "device.h"
 #include "netlink.h"
+#include "netns.h"
 
 #include <linux/genetlink.h>
 #include <linux/if_ether.h>
@@ -34,6 +35,9 @@ static int __init cg_mod_init(void)
 
 	cg_check_abi();
 
+	ret = cg_netns_init();
+	if (ret)
+		return ret;
 	ret = cg_device_init();
 	if (ret)
 		goto err_device;
@@ -47,6 +51,7 @@ static int __init cg_mod_init(void)
 err_netlink:
 	cg_device_uninit();
 err_device:
+	cg_netns_uninit();
 	return ret;
 }
 
@@ -56,6 +61,7 @@ static void __exit cg_mod_exit(void)
 	cg_netlink_uninit();
 	cg_complete_uninit();
 	cg_device_uninit();
+	cg_netns_uninit();
 }
 
 module_init(cg_mod_init);

@@ -15,8 +15,8 @@
 #include "device.h"
 #include "hook.h"
 #include "netlink.h"
+#include "netns.h"
 
-#include <linux/ratelimit.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
 #include <net/netlink.h>
@@ -104,7 +104,8 @@ static int cg_nl_attach(struct sk_buff *skb, struct genl_info *info)
 				    "This kernel has no netfilter egress hook (CONFIG_NETFILTER_EGRESS, 5.16+)");
 		return -EOPNOTSUPP;
 	}
-	ret = cg_device_attach(genl_info_net(info), ifindex, flags, &dinfo,
+	ret = cg_device_attach(genl_info_net(info), ifindex, flags,
+			       !netlink_capable(skb, CAP_NET_ADMIN), &dinfo,
 			       info->extack);
 	if (ret)
 		return ret;
@@ -191,7 +192,7 @@ static int cg_nl_info(struct sk_buff *skb, struct genl_info *info)
 	struct sk_buff *msg;
 	void *hdr;
 
-	cg_complete_info(&ci);
+	cg_complete_info(genl_info_net(info), &ci);
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
@@ -210,7 +211,8 @@ static int cg_nl_info(struct sk_buff *skb, struct genl_info *info)
 
 /*
  * The completion guard, host-wide: switched with COMPLETION, by a caller
- * with CAP_NET_ADMIN in the initial user namespace; reported to anyone.
+ * with CAP_NET_ADMIN in the initial user namespace; reported to anyone,
+ * with the refusals of the caller's side (netns.c).
  */
 static int cg_nl_completion(struct sk_buff *skb, struct genl_info *info)
 {
@@ -226,7 +228,7 @@ static int cg_nl_completion(struct sk_buff *skb, struct genl_info *info)
 		if (ret)
 			return ret;
 	}
-	cg_complete_info(&ci);
+	cg_complete_info(genl_info_net(info), &ci);
 	if (!ci.available)
 		return -EOPNOTSUPP;
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
@@ -237,7 +239,10 @@ static int cg_nl_completion(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u32(msg, CG_A_COMPLETION, ci.on) ||
 	    nla_put_u64_64bit(msg, CG_A_COMPLETION_DROPPED, ci.cnt[CG_CNT_DROPPED], CG_A_PAD) ||
 	    nla_put_u64_64bit(msg, CG_A_COMPLETION_UNREADABLE,
-			      ci.cnt[CG_CNT_DROPPED_UNREADABLE], CG_A_PAD)) {
+			      ci.cnt[CG_CNT_DROPPED_UNREADABLE], CG_A_PAD) ||
+	    nla_put_u64_64bit(msg, CG_A_COMPLETION_OTHERS,
+			      ci.others[CG_CNT_DROPPED] + ci.others[CG_CNT_DROPPED_UNREADABLE],
+			      CG_A_PAD)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -250,14 +255,14 @@ static const struct genl_multicast_group cg_nl_mcgrps[] = {
 };
 
 /*
- * Drop events: at most CG_EVENTS_BURST a second for the whole host, its own
- * budget (net_ratelimit()'s is every networking message's), and nothing
- * built while no one listens. Any context: the hooks run in softirq.
+ * Drop events, to the listeners in the initial namespace: within the
+ * budget of the namespace they happened in (netns.c; net_ratelimit()'s is
+ * every networking message's), and nothing built while no one listens.
+ * net NULL: not known, the host's budget. Any context: the hooks run in
+ * softirq.
  */
-#define CG_EVENTS_BURST 200
-static DEFINE_RATELIMIT_STATE(cg_events_rs, HZ, CG_EVENTS_BURST);
-
-void cg_nl_drop_event(const struct sk_buff *skb, const struct net_device *dev,
+void cg_nl_drop_event(const struct sk_buff *skb, const struct net *net,
+		      const struct net_device *dev,
 		      const struct cg_fields *f, enum cg_verdict v, u8 flags)
 {
 	struct cg_drop_event e = {};
@@ -266,7 +271,7 @@ void cg_nl_drop_event(const struct sk_buff *skb, const struct net_device *dev,
 	int mac;
 
 	if (!genl_has_listeners(&cg_genl_family, &init_net, CG_NL_MCGRP_DROPS) ||
-	    !__ratelimit(&cg_events_rs))
+	    !cg_netns_event_ok(net))
 		return;
 	mac = cg_frame_start(skb, f);
 	if (mac < 0) {

@@ -86,8 +86,13 @@ struct cg_probe {
 /* The module's completion guard (host-wide): on, and what it refused */
 struct cg_completion {
 	bool on;
+	/* the host's side: every namespace of the initial user namespace */
 	__u64 dropped;
 	__u64 dropped_unreadable;
+	/* in namespaces any user can make, counted apart (older modules
+	 * do not say: has_others false) */
+	bool has_others;
+	__u64 others;
 };
 
 /*

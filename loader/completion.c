@@ -25,14 +25,20 @@ static void cg_completion_print(const struct cg_completion *c, const char *why, 
 	bool first = true;
 
 	if (!json) {
-		if (why)
+		if (why) {
 			printf("completion guard: unavailable: %s\n", why);
-		else
-			printf("completion guard: %s, refused %llu (dropped %llu, dropped_unreadable %llu)\n",
+		} else {
+			printf("completion guard: %s, refused %llu (dropped %llu, dropped_unreadable %llu)",
 			       c->on ? "on" : "off",
 			       (unsigned long long)(c->dropped + c->dropped_unreadable),
 			       (unsigned long long)c->dropped,
 			       (unsigned long long)c->dropped_unreadable);
+			/* counted apart: any user can make those */
+			if (c->others)
+				printf(", and %llu in unprivileged namespaces",
+				       (unsigned long long)c->others);
+			putchar('\n');
+		}
 		return;
 	}
 	putchar('{');
@@ -40,6 +46,8 @@ static void cg_completion_print(const struct cg_completion *c, const char *why, 
 	cg_json_kv_str(&first, "unavailable", why);
 	cg_json_kv_u64(&first, "dropped", c->dropped);
 	cg_json_kv_u64(&first, "dropped_unreadable", c->dropped_unreadable);
+	if (c->has_others)
+		cg_json_kv_u64(&first, "unprivileged_namespaces", c->others);
 	puts("}");
 }
 

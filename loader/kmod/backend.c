@@ -184,6 +184,8 @@ static int cg_kmod_completion_cb(const struct nlattr *const *tb, void *arg)
 	c->on = cg_nla_uint(tb[CG_A_COMPLETION]);
 	c->dropped = cg_nla_uint(tb[CG_A_COMPLETION_DROPPED]);
 	c->dropped_unreadable = cg_nla_uint(tb[CG_A_COMPLETION_UNREADABLE]);
+	c->has_others = tb[CG_A_COMPLETION_OTHERS];
+	c->others = cg_nla_uint(tb[CG_A_COMPLETION_OTHERS]);
 	return 0;
 }
 

@@ -3,7 +3,8 @@
  * cg-kdump - the kernel module's device dump, read the slow way, to see
  * what the module says when its list changes between the rounds of a dump.
  *
- *	cg-kdump attach IFINDEX...	guard each device through the family
+ *	cg-kdump attach [--log-drops] IFINDEX...
+ *					guard each device through the family
  *	cg-kdump dump [--detach-between IFINDEX]
  *
  * dump reads on a socket of its own with a 4 KiB buffer, so the kernel
@@ -11,6 +12,9 @@
  * after the first read, when two rounds have been filled and more are to
  * come. It prints "summary messages=N intr=0|1 rounds=N", intr telling
  * whether any message carried NLM_F_DUMP_INTR. Run inside the namespace.
+ * attach needs no loader: a user in a user namespace of their own runs it
+ * (the loader wants the host's lock and state); it stops at the first
+ * device refused, with the reason (strerror) on stderr.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -60,10 +64,9 @@ static int genl_open(__u16 *family)
 	return fd;
 }
 
-static int dev_cmd(int fd, __u16 family, __u8 cmd, __u32 ifindex)
+static int dev_cmd(int fd, __u16 family, __u8 cmd, __u32 ifindex, __u32 flags)
 {
 	struct cg_nl_msg m;
-	__u32 flags = 0;
 
 	genl_init(&m, family, cmd, 0);
 	cg_nl_put(&m, CG_A_IFINDEX, &ifindex, sizeof(ifindex));
@@ -116,7 +119,7 @@ static int dump(__u16 family, __u32 detach)
 			fd2 = genl_open(&fam2);
 			if (fd2 < 0)
 				return fd2;
-			err = dev_cmd(fd2, fam2, CG_CMD_DETACH, detach);
+			err = dev_cmd(fd2, fam2, CG_CMD_DETACH, detach, 0);
 			close(fd2);
 			if (err)
 				return err;
@@ -129,12 +132,12 @@ static int dump(__u16 family, __u32 detach)
 
 int main(int argc, char **argv)
 {
-	__u32 detach = 0;
+	__u32 detach = 0, flags = 0;
 	__u16 family;
 	int fd, i, err = 0;
 
 	if (argc < 2 || (strcmp(argv[1], "attach") && strcmp(argv[1], "dump"))) {
-		fprintf(stderr, "usage: cg-kdump attach IFINDEX... | dump [--detach-between IFINDEX]\n");
+		fprintf(stderr, "usage: cg-kdump attach [--log-drops] IFINDEX... | dump [--detach-between IFINDEX]\n");
 		return 2;
 	}
 	fd = genl_open(&family);
@@ -143,8 +146,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (!strcmp(argv[1], "attach")) {
-		for (i = 2; i < argc && !err; i++)
-			err = dev_cmd(fd, family, CG_CMD_ATTACH, strtoul(argv[i], NULL, 10));
+		i = 2;
+		if (i < argc && !strcmp(argv[i], "--log-drops")) {
+			flags = CG_F_LOG_DROPS;
+			i++;
+		}
+		for (; i < argc && !err; i++)
+			err = dev_cmd(fd, family, CG_CMD_ATTACH, strtoul(argv[i], NULL, 10), flags);
 	} else {
 		if (argc == 4 && !strcmp(argv[2], "--detach-between"))
 			detach = strtoul(argv[3], NULL, 10);
