@@ -100,7 +100,8 @@ $(CROSS_LOADERS): $(DIST)/csum-guard-%: $(BUILD)/%/csum-guard | $(DIST)
 	$(Q)cp $< $@
 
 # cross_make A GOAL: make GOAL for A in $(BUILD)/A, with A's compiler and
-# A's libraries (static) from its sysroot
+# A's libraries (static) from its sysroot; without the fuzz targets, whose
+# clang and sanitizer runtimes are the build machine's
 define cross_make
 	$(Q)command -v $(CROSS_$(1))gcc >/dev/null || \
 		{ echo "make: no $(CROSS_$(1))gcc to build for $(1): make build-deps installs it" >&2; exit 1; }
@@ -108,7 +109,7 @@ define cross_make
 	libs="-static -L$$sysroot/usr/lib/$(patsubst %-,%,$(CROSS_$(1))) -lbpf -lelf -lz" && \
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/$(1) CC=$(CROSS_$(1))gcc \
 		CFLAGS='$(CFLAGS) -isystem '$$sysroot/usr/include \
-		LIBS="$$libs" LOADER_LIBS="$$libs" $(2)
+		LIBS="$$libs" LOADER_LIBS="$$libs" FUZZ_OK= $(2)
 endef
 
 $(CROSS_ARCHES:%=$(BUILD)/%/csum-guard): $(BUILD)/%/csum-guard: $(LOADER_SRCS) $(SC_SRCS) $(LIB_SRCS) \

@@ -32,7 +32,16 @@ if [ "${1:-}" = --in-guest ]; then
 	exit
 fi
 
-NAME=${1:?usage: tests/guest/dkms.sh NAME}
+# --kbuild NAME DIR: build the out-of-tree module in DIR (its Kbuild and
+# source: tests/tools/cg-hold) against NAME's headers, with the compiler
+# and in the root that NAME's DKMS build uses; make's output to stdout.
+KB=
+if [ "${1:-}" = --kbuild ]; then
+	KB=${3:?usage: tests/guest/dkms.sh --kbuild NAME DIR}
+	KB=$(realpath -e "$KB") || exit 1
+	shift
+fi
+NAME=${1:?usage: tests/guest/dkms.sh [--kbuild] NAME [DIR]}
 LOG=$B/$NAME.log
 
 eval "$("$TOP/tests/guest/fetch.sh" "$NAME")" && [ -n "${KVER:-}" ] ||
@@ -42,11 +51,13 @@ cg_kernel "$NAME"
 
 # What a source package ships: dkms.conf, VERSION, kmod/, include/.
 mkdir -p "$B" && exec 9>"$B/lock" && flock 9
-rm -rf "$SRC" "$B/tree/csum-guard" "$B/install/$KVER/updates"
-mkdir -p "$SRC/kmod" "$B/tree" "$B/install/$KVER"
-cp "$TOP/dkms.conf" "$TOP/VERSION" "$SRC/" && cp -r "$TOP/include" "$SRC/" &&
-	cp "$TOP"/kmod/*.[ch] "$TOP/kmod/Kbuild" "$TOP/kmod/Makefile" "$SRC/kmod/" &&
-	rm -f "$SRC"/kmod/*.mod.c || exit 1
+if [ -z "$KB" ]; then
+	rm -rf "$SRC" "$B/tree/csum-guard" "$B/install/$KVER/updates"
+	mkdir -p "$SRC/kmod" "$B/tree" "$B/install/$KVER"
+	cp "$TOP/dkms.conf" "$TOP/VERSION" "$SRC/" && cp -r "$TOP/include" "$SRC/" &&
+		cp "$TOP"/kmod/*.[ch] "$TOP/kmod/Kbuild" "$TOP/kmod/Makefile" "$SRC/kmod/" &&
+		rm -f "$SRC"/kmod/*.mod.c || exit 1
+fi
 
 # Headers that want a newer gcc than this machine's (fetch.sh left their
 # compiler as it was: 7.x want gcc-16) are built in a root of the kernel's
@@ -68,13 +79,25 @@ in_root() {
 	unshare --mount --propagation private bash -euo pipefail -c '
 		root=$1 b=$2 k=$3; shift 3
 		mount -t proc proc "$root/proc"
-		for d in "$b" "$k"; do
+		for d in "$b" "$k" ${kb:+"$kb"}; do
 			mkdir -p "$root$d"
 			mount --bind "$d" "$root$d"
 		done
 		exec chroot "$root" env LC_ALL=C.UTF-8 PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"
 	' _ "$ROOT" "$B" "$CG_KERNELS" "$@"
 }
+
+if [ -n "$KB" ]; then
+	if [ "$CG_KARCH" != amd64 ]; then
+		echo "--kbuild: $NAME's kbuild tools are $CG_KARCH programs" >&2
+		exit 1
+	elif [ -n "$suite" ]; then
+		export kb=$KB && in_root make -s -C "$HEADERS" M="$KB" modules
+	else
+		make -s -C "$HEADERS" M="$KB" modules
+	fi
+	exit
+fi
 
 build() {
 	if [ "$CG_KARCH" = arm64 ]; then

@@ -71,6 +71,12 @@ stage1()
 	mkdir -p dev/pts dev/shm
 	mount -t devpts -o newinstance,ptmxmode=666 devpts dev/pts
 	mount -t tmpfs -o mode=1777 tmpfs dev/shm
+	# What udev would link: bash's process substitution opens /dev/fd/N,
+	# and a case reading from one must not read nothing.
+	ln -s /proc/self/fd dev/fd
+	ln -s /proc/self/fd/0 dev/stdin
+	ln -s /proc/self/fd/1 dev/stdout
+	ln -s /proc/self/fd/2 dev/stderr
 	mount -t bpf bpf sys/fs/bpf || fail "cannot mount bpffs"
 	mount -t tracefs tracefs sys/kernel/tracing 2>/dev/null
 	mount -t debugfs debugfs sys/kernel/debug 2>/dev/null
