@@ -327,16 +327,16 @@ static int sc_rt_local(struct sc_rt *r)
  * first, then the old ones that are gone, so a program reading it
  * meanwhile sees either.
  */
-static int sc_lpm_sync(int map_fd, const struct sc_route_key *k, const __u32 *v, int n)
+static int sc_lpm_sync(int map_fd, const void *k, size_t ksz, const __u32 *v, int n)
 {
-	struct sc_route_key cur, next, *prev = NULL;
+	struct sc_route_key cur, next, *prev = NULL;	/* the largest of the keys */
 	int err = 0, i;
 
 	for (i = 0; !err && i < n; i++)
-		if (bpf_map_update_elem(map_fd, &k[i], &v[i], BPF_ANY))
+		if (bpf_map_update_elem(map_fd, (const char *)k + i * ksz, &v[i], BPF_ANY))
 			err = -errno;
 	while (!err && !bpf_map_get_next_key(map_fd, prev, &next)) {
-		for (i = 0; i < n && memcmp(&k[i], &next, sizeof(next)); i++)
+		for (i = 0; i < n && memcmp((const char *)k + i * ksz, &next, ksz); i++)
 			;
 		if (i == n && !bpf_map_delete_elem(map_fd, &next)) {
 			prev = NULL;	/* start over: the walk lost its place */
@@ -348,8 +348,34 @@ static int sc_lpm_sync(int map_fd, const struct sc_route_key *k, const __u32 *v,
 	return err;
 }
 
-/* The routes trie (map_fd) made what the namespace entered has now */
-int sc_routes_sync(int map_fd)
+/*
+ * The IPv4 trie (map4_fd) made the entries of r inside ::ffff:0:0/96, of
+ * at least /96, with 32-bit keys (syncookie_abi.h)
+ */
+static int sc_rt_sync4(int map4_fd, const struct sc_rt *r)
+{
+	static const __u8 mapped[12] = { [10] = 0xff, [11] = 0xff };
+	struct sc_route4_key *k = calloc(r->n ? r->n : 1, sizeof(*k));
+	__u32 *v = calloc(r->n ? r->n : 1, sizeof(*v));
+	int err = -ENOMEM, i, n = 0;
+
+	if (k && v) {
+		for (i = 0; i < r->n; i++) {
+			if (r->k[i].prefixlen < 96 || memcmp(r->k[i].addr, mapped, 12))
+				continue;
+			k[n].prefixlen = r->k[i].prefixlen - 96;
+			memcpy(&k[n].addr, r->k[i].addr + 12, 4);
+			v[n++] = r->v[i];
+		}
+		err = sc_lpm_sync(map4_fd, k, sizeof(*k), v, n);
+	}
+	free(k);
+	free(v);
+	return err;
+}
+
+/* The routes tries (map_fd, map4_fd) made what the namespace entered has now */
+int sc_routes_sync(int map_fd, int map4_fd)
 {
 	struct sc_rt r = {};
 	int err;
@@ -360,9 +386,31 @@ int sc_routes_sync(int map_fd)
 	if (!err)
 		err = sc_rt_read6(&r);
 	if (!err)
-		err = sc_lpm_sync(map_fd, r.k, r.v, r.n);
+		err = sc_lpm_sync(map_fd, r.k, sizeof(*r.k), r.v, r.n);
+	if (!err)
+		err = sc_rt_sync4(map4_fd, &r);
 	free(r.k);
 	free(r.v);
+	return err;
+}
+
+/* The same on the tries pinned for t */
+int sc_routes_sync_pinned(const struct sc_target *t)
+{
+	char path[PATH_MAX];
+	int fd, fd4, err;
+
+	sc_pin(path, sizeof(path), t, SC_PIN_ROUTES);
+	fd = bpf_obj_get(path);
+	err = fd < 0 ? -errno : 0;
+	sc_pin(path, sizeof(path), t, SC_PIN_ROUTES4);
+	fd4 = bpf_obj_get(path);
+	if (!err)
+		err = fd4 < 0 ? -errno : sc_routes_sync(fd, fd4);
+	if (fd >= 0)
+		close(fd);
+	if (fd4 >= 0)
+		close(fd4);
 	return err;
 }
 
@@ -374,7 +422,7 @@ int sc_allow_sync(int map_fd, const struct sc_args *a)
 
 	for (i = 0; i < a->nallow; i++)
 		one[i] = 1;
-	return sc_lpm_sync(map_fd, a->allow, one, a->nallow);
+	return sc_lpm_sync(map_fd, a->allow, sizeof(a->allow[0]), one, a->nallow);
 }
 
 /* "10.0.0.0/8", "2001:db8::/32" or an address alone, as the tries key it; -1 if not */

@@ -288,9 +288,9 @@ static int sc_apply_refresh(struct sc_decl *d, const struct sc_target *t,
 	struct sc_applied rec = {};
 	struct sc_conf conf, old;
 	struct cg_ack ack = {};
-	char path[PATH_MAX], where[PATH_MAX + 32];
+	char where[PATH_MAX + 32];
 	__u64 sum0, repairs;
-	int fd, err;
+	int err;
 
 	/* (the hook and tables are attach's to check: nft commands are slow) */
 	if (m->mode == SC_NFT)
@@ -309,13 +309,8 @@ static int sc_apply_refresh(struct sc_decl *d, const struct sc_target *t,
 		conf.allow = old.allow;
 		err = sc_map_put(t, SC_PIN_CONF, &conf, sizeof(conf));
 	}
-	if (!err) {
-		sc_pin(path, sizeof(path), t, SC_PIN_ROUTES);
-		fd = bpf_obj_get(path);
-		err = fd < 0 ? -errno : sc_routes_sync(fd);
-		if (fd >= 0)
-			close(fd);
-	}
+	if (!err)
+		err = sc_routes_sync_pinned(t);
 	if (err) {
 		cg_err("cannot update the addresses and routes of %s: %s",
 		       sc_decl_where(d, where, sizeof(where)), strerror(-err));

@@ -82,7 +82,7 @@ static int sc_hook_maps(const struct sc_target *t, const struct sc_args *a, stru
 	if (!err)
 		err = bpf_map_update_elem(bpf_map__fd(o.conf), &key, &conf, BPF_ANY) ? -errno : 0;
 	if (!err)
-		err = sc_routes_sync(bpf_map__fd(o.routes));
+		err = sc_routes_sync(bpf_map__fd(o.routes), bpf_map__fd(o.routes4));
 	if (!err)
 		err = sc_allow_sync(bpf_map__fd(o.allow), a);
 	if (err) {
@@ -102,6 +102,9 @@ static int sc_hook_maps(const struct sc_target *t, const struct sc_args *a, stru
 	sc_pin(path, sizeof(path), t, SC_PIN_ROUTES);
 	if (!err)
 		err = bpf_map__pin(o.routes, path);
+	sc_pin(path, sizeof(path), t, SC_PIN_ROUTES4);
+	if (!err)
+		err = bpf_map__pin(o.routes4, path);
 	sc_pin(path, sizeof(path), t, SC_PIN_ALLOW);
 	if (!err)
 		err = bpf_map__pin(o.allow, path);
@@ -421,13 +424,8 @@ static int sc_refresh(const struct sc_target *t, const struct sc_args *a,
 	conf.allow = a->nallow > 0;
 	if (!err)
 		err = sc_map_put(t, SC_PIN_CONF, &conf, sizeof(conf));
-	if (!err) {
-		sc_pin(path, sizeof(path), t, SC_PIN_ROUTES);
-		fd = bpf_obj_get(path);
-		err = fd < 0 ? -errno : sc_routes_sync(fd);
-		if (fd >= 0)
-			close(fd);
-	}
+	if (!err)
+		err = sc_routes_sync_pinned(t);
 	if (err)
 		cg_err("cannot update the addresses and routes of %s: %s", t->dev, strerror(-err));
 	return err;

@@ -66,9 +66,10 @@ static int sc_load_once(struct sc_obj *o, bool xdp, bool tcx, bool ack,
 	o->counters = bpf_object__find_map_by_name(o->obj, SC_MAP_COUNTERS);
 	o->conf = bpf_object__find_map_by_name(o->obj, SC_MAP_CONF);
 	o->routes = bpf_object__find_map_by_name(o->obj, SC_MAP_ROUTES);
+	o->routes4 = bpf_object__find_map_by_name(o->obj, SC_MAP_ROUTES4);
 	o->allow = bpf_object__find_map_by_name(o->obj, SC_MAP_ALLOW);
 	if (!o->xdp || !o->tc || !o->ack || !o->ports || !o->counters || !o->conf || !o->routes ||
-	    !o->allow) {
+	    !o->routes4 || !o->allow) {
 		snprintf(why, why_len, "the built-in object lacks a program or map");
 		err = -ENOEXEC;
 		goto fail;
@@ -99,6 +100,9 @@ static int sc_load_once(struct sc_obj *o, bool xdp, bool tcx, bool ack,
 		sc_pin(path, sizeof(path), reuse, SC_PIN_ROUTES);
 		if (!err)
 			err = bpf_map__set_pin_path(o->routes, path);
+		sc_pin(path, sizeof(path), reuse, SC_PIN_ROUTES4);
+		if (!err)
+			err = bpf_map__set_pin_path(o->routes4, path);
 		sc_pin(path, sizeof(path), reuse, SC_PIN_ALLOW);
 		if (!err)
 			err = bpf_map__set_pin_path(o->allow, path);

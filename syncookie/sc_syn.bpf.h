@@ -83,6 +83,14 @@ struct {
 	__type(value, __u32);
 } sc_routes SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, SC_ROUTES_MAX);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct sc_route4_key);
+	__type(value, __u32);
+} sc_routes4 SEC(".maps");
+
 /* sc_options_ok's scratch: where each kind of option is, by kind */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -275,6 +283,18 @@ static __always_inline __u32 sc_lpm4(void *trie, __be32 a)
 }
 
 /*
+ * sc_lpm4(&sc_routes, a), from the IPv4 trie's shorter keys where it has
+ * a match (always one of at least /96 in sc_routes, so the longest there)
+ */
+static __always_inline __u32 sc_route4(__be32 a)
+{
+	struct sc_route4_key k = { .prefixlen = 32, .addr = a };
+	__u32 *v = bpf_map_lookup_elem(&sc_routes4, &k);
+
+	return v ? *v : sc_lpm4(&sc_routes, a);
+}
+
+/*
  * Would this host's own stack take the SYN as addressed to it, and be able
  * to answer? The frame is for the device's MAC; the destination is an
  * address of the host (so not another host's, forwarded, nor a subnet
@@ -302,8 +322,7 @@ static __always_inline bool sc_for_us(const struct sc_conf *c, const struct ethh
 		if ((s >> 24) == 0 || (s >> 24) == 127 || (s >> 28) >= 0xe ||
 		    (d >> 24) == 0 || (d >> 24) == 127 || (d >> 28) >= 0xe || s == d)
 			return false;
-		return sc_lpm4(&sc_routes, ip4->daddr) == SC_ROUTE_LOCAL &&
-		       sc_lpm4(&sc_routes, ip4->saddr) == ifindex &&
+		return sc_route4(ip4->daddr) == SC_ROUTE_LOCAL && sc_route4(ip4->saddr) == ifindex &&
 		       (!c->allow || sc_lpm4(&sc_allow, ip4->saddr));
 	}
 	{

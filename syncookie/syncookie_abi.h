@@ -8,7 +8,7 @@
 #ifndef SYNCOOKIE_ABI_H
 #define SYNCOOKIE_ABI_H
 
-#define SC_ABI_VERSION		5
+#define SC_ABI_VERSION		6
 
 /* Per-CPU counters. Only SYNs to a protected port are counted. */
 enum sc_counter {
@@ -82,6 +82,18 @@ struct sc_route_key {
 	unsigned char addr[16];
 };
 
+/*
+ * The same for IPv4 with 32-bit keys (sc_routes4): the entries of sc_routes
+ * inside ::ffff:0:0/96 (prefix - 96, the address's last 4 bytes), which
+ * the SYN path walks instead of the wider trie. Where it has no match, the
+ * wider trie's entries shorter than /96 that cover the address (an IPv6
+ * default route) answer, as they would in sc_routes alone.
+ */
+struct sc_route4_key {
+	unsigned int prefixlen;
+	unsigned int addr;	/* network order */
+};
+
 #define SC_ROUTE_LOCAL		0xffffffffU
 #define SC_ROUTE_REJECT		0U
 #define SC_ROUTES_MAX		4096
@@ -100,6 +112,7 @@ struct sc_ports {
 #define SC_MAP_COUNTERS		"sc_counters"
 #define SC_MAP_CONF		"sc_conf"
 #define SC_MAP_ROUTES		"sc_routes"
+#define SC_MAP_ROUTES4		"sc_routes4"
 #define SC_MAP_ALLOW		"sc_allow"
 
 #define SC_PIN_ROOT		"/sys/fs/bpf/csum_guard_syncookie"
@@ -111,6 +124,7 @@ struct sc_ports {
 #define SC_PIN_COUNTERS		"counters"
 #define SC_PIN_CONF		"conf"
 #define SC_PIN_ROUTES		"routes"
+#define SC_PIN_ROUTES4		"routes4"
 #define SC_PIN_ALLOW		"allow"
 #define SC_PIN_META		"meta"
 #define SC_PIN_APPLY		"apply"		/* struct sc_applied: apply made it */
