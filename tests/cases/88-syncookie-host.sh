@@ -23,7 +23,9 @@ syncookie_host_debs() {
 }
 
 case_syncookie_host() {
-	local k=$1 t="syncookie-host" d=$TOP/build/hosts/syncookie-$k ver rc n=0 t0=$SECONDS r rest
+	local k=$1 t="syncookie-host" d ver rc n=0 t0=$SECONDS r rest
+
+	d=$TOP/build/hosts/syncookie-$k
 
 	if [ "$CG_DEPTH" != full ]; then
 		skip "$t $k: boots a Debian 12 host twice (minutes): make test-matrix runs it"
