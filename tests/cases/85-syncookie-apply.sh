@@ -221,3 +221,43 @@ case_syn_follow() {
 	fi
 }
 cg_kernel_case syn_follow
+
+# A host without iptables' extensions (Debian's minbase, no iptables
+# package): nft lists the ip6 table's xtables SYNPROXY rule as nothing and
+# names the target on its stderr. attach still sees its tables whole
+# (it once took them for gone and failed "not answering after attach").
+# Here the extensions' directory is hidden under a tmpfs for the loader's
+# commands alone; the connections are the kernel's, IPv4 and IPv6.
+case_syn_no_xt() {
+	local t="syn-no-xt" why= xt s
+
+	xt=$(dirname "$(ls /usr/lib/*/xtables/libxt_SYNPROXY.so 2>/dev/null | head -1)")
+	[ "$xt" != . ] || { skip "$t: no libxt_SYNPROXY.so here: the other cases run without it"; return; }
+	command -v nft >/dev/null || { skip "$t: no nft"; return; }
+	sc_up || { fail "$t: set-up"; return; }
+	# cg_noxt ARGS: the loader with the extensions hidden
+	cg_noxt() { unshare -m --propagation private sh -c 'mount -t tmpfs cg-noxt "$1" && shift && exec "$@"' _ "$xt" "$CG" "$@"; }
+	cg_noxt syncookie attach veth1 --netns "$SC_S" --ports $SC_PORT --quiet 2>"$TMPD/err" ||
+		why="$why; attach: $(head -1 "$TMPD/err")"
+	s=$(cg_noxt syncookie status veth1 --netns "$SC_S" --json)
+	[ "$(jq -r '"\(.tables) \(.answering) \(.nft.ipv6)"' <<<"$s")" = "ok true true" ] ||
+		why="$why; status without the extensions: $s"
+	# what nft says there, so that the case shows it ran where it should
+	cg_noxt nft --version >/dev/null 2>&1 || why="$why; nft does not run under the tmpfs"
+	ip netns exec "$SC_S" unshare -m --propagation private sh -c \
+		'mount -t tmpfs cg-noxt "$1" && nft list table ip6 "$2"' _ "$xt" \
+		"csum_guard_syncookie_$(ip -n "$SC_S" -o link show veth1 | cut -d: -f1)" 2>&1 >/dev/null |
+		grep -q 'target SYNPROXY not found' || why="$why; nft still read the extension"
+	connect 10.9.0.2 || why="$why; no IPv4 connection"
+	connect fd09::2 || why="$why; no IPv6 connection (the xtables SYNPROXY)"
+	[ "$(sca_json veth1 | jq -r .counters.synack)" -ge 2 ] || why="$why; the program answered $(sca_json veth1 | jq -r .counters.synack) SYNs"
+	sc_off
+	sc_down
+	unset -f cg_noxt
+	if [ -z "$why" ]; then
+		pass "$t: without iptables' extensions attach sees its ip6 table's SYNPROXY (nft: target not found), status tables ok and answering, IPv4 and IPv6 connect through it"
+	else
+		fail "$t:${why#; }"
+	fi
+}
+cg_kernel_case syn_no_xt
