@@ -292,12 +292,12 @@ case_hostile_package() {
 cg_kernel_case hostile_package
 
 # A host that loads only signed modules: the 6.1 guest (no bpf backend
-# there) booted with module.sig_enforce=1 or with lockdown=integrity (what
-# Secure Boot turns on in Debian's kernels), its DKMS module not signed by
-# a key the kernel holds. probe says the module cannot load and why (not
-# modprobe -n's "loadable"), attach fails in one line saying it, watch
-# never says ready, doctor names it, and the kernel itself refuses the
-# module (tests/guest/sigforce.sh runs there).
+# there) booted with module.sig_enforce=1, with lockdown=integrity (what
+# Secure Boot turns on in Debian's kernels), or with Secure Boot itself;
+# its DKMS module not signed by a key the kernel holds. probe says the
+# module cannot load and why (not modprobe -n's "loadable"), attach fails in
+# one line saying it, watch never says ready, doctor names it, and the
+# kernel itself refuses the module (tests/guest/sigforce.sh runs there).
 # hostile_sig T MODE "RUN.SH OPTIONS" WHY KERNEL: MODE is sigforce.sh's,
 # WHY what probe, attach, watch and doctor must name, KERNEL (a regex)
 # modprobe's reason.
@@ -325,6 +325,12 @@ hostile_sig() {
 		# the kernel's EPERM alone does not say why: completion adds it
 		[[ $(l completion) == *"Operation not permitted (lockdown integrity: only modules signed by a key the kernel trusts load)"* ]] ||
 			why="$why; completion on does not name the lockdown: $(l completion)"
+		;;
+	secureboot)
+		# Debian's kernel enforces signatures too under Secure Boot
+		[ "$(l sig_enforce)" = Y ] || why="$why; sig_enforce: $(l sig_enforce)"
+		[[ $(l secureboot) == *" 1" ]] || why="$why; SecureBoot variable: $(l secureboot)"
+		[[ $(l doctor) == *"lockdown integrity, Secure Boot on|"* ]] || why="$why; doctor: $(l doctor)"
 		;;
 	*)
 		[ "$(l sig_enforce)" = Y ] || why="$why; sig_enforce: $(l sig_enforce)"
@@ -367,6 +373,15 @@ case_hostile_lockdown() {
 }
 cg_host_case --after-guests hostile_lockdown
 
+# The same on a Debian host booted with Secure Boot: OVMF with
+# Microsoft's keys enrolled, Debian's signed shim, grub and kernel
+# (tests/guest/run.sh --secure-boot, under TCG); the SecureBoot variable
+# is 1, the kernel locked down (integrity) and enforcing signatures.
+case_hostile_secureboot() {
+	hostile_sig hostile-secureboot secureboot --secure-boot "Secure Boot, lockdown integrity" \
+		'Key was rejected by service|Required key not available'
+}
+cg_host_case --after-guests hostile_secureboot
 
 # Namespaces by handle: the path a watcher knows a namespace by comes to
 # name another one (the closest faithful stand-in for a PID reused: the

@@ -1,11 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 #
-# tests/guest/sigforce.sh [lockdown] - inside a guest booted with
-# module.sig_enforce=1, or with lockdown=integrity (what Secure Boot turns
-# on in Debian's kernels) given "lockdown" (tests/cases/52-hostile.sh): what
-# the kernel, probe, attach, watch and doctor say of a module it refuses.
-# One "NAME: ..." line each, for the case to judge.
+# tests/guest/sigforce.sh [lockdown|secureboot] - inside a guest booted
+# with module.sig_enforce=1; with lockdown=integrity (what Secure Boot turns
+# on in Debian's kernels) given "lockdown"; through Debian's signed shim,
+# grub and kernel with Secure Boot on (run.sh --secure-boot) given
+# "secureboot" (tests/cases/52-hostile.sh): what the kernel, probe, attach,
+# watch and doctor say of a module it refuses. One "NAME: ..." line each,
+# for the case to judge.
 CG=${CG_BUILD_DIR:?}/csum-guard
 
 echo "sig_enforce: $(cat /sys/module/module/parameters/sig_enforce 2>&1)"
@@ -13,6 +15,10 @@ case ${1:-} in
 lockdown)
 	# the guest's init mounts no securityfs: probe has the command line
 	echo "probe_nosecfs: $("$CG" probe --json 2>&1 | tr '\n' ' ')" ;;
+secureboot)
+	# efivarfs, as systemd mounts it on an EFI boot
+	modprobe efivarfs && mount -t efivarfs efivarfs /sys/firmware/efi/efivars
+	echo "secureboot: $(od -An -tu1 /sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c 2>&1 | tr -s ' ')" ;;
 esac
 if [ -n "${1:-}" ]; then
 	# securityfs, as systemd mounts it on every Debian host
