@@ -28,6 +28,7 @@
 #include "json.h"
 #include "log.h"
 #include "backends.h"
+#include "kmod/kmod.h"
 #include "commands.h"
 #include "report.h"
 #include "syncookie.h"
@@ -83,33 +84,6 @@ static const char *cg_dr_read(const char *path, char *buf, size_t n)
 	return buf;
 }
 
-/* Secure Boot as the firmware says: 1 on, 0 off, -1 not an EFI boot */
-static int cg_dr_secure_boot(void)
-{
-	static const char dir[] = "/sys/firmware/efi/efivars";
-	unsigned char v[5];
-	struct dirent *e;
-	char path[PATH_MAX];
-	int fd, on = -1;
-	DIR *dp = opendir(dir);
-
-	if (!dp)
-		return -1;
-	while ((e = readdir(dp)))
-		if (!strncmp(e->d_name, "SecureBoot-", 11)) {
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			fd = open(path, O_RDONLY | O_CLOEXEC);
-			/* 4 bytes of attributes, then the value */
-			if (fd >= 0 && read(fd, v, sizeof(v)) == sizeof(v))
-				on = v[4] == 1;
-			if (fd >= 0)
-				close(fd);
-			break;
-		}
-	closedir(dp);
-	return on;
-}
-
 /* Where the module for kernel kver is, in its module tree: 0 or -ENOENT */
 static int cg_dr_module_file(const char *kver, char *path, size_t n)
 {
@@ -143,12 +117,13 @@ static void cg_dr_module(struct cg_doctor *d, const struct cg_probe *p, bool nee
 		return;
 	}
 	cg_dr_read("/sys/module/module/parameters/sig_enforce", enforce, sizeof(enforce));
-	cg_dr_read("/sys/kernel/security/lockdown", lockdown, sizeof(lockdown));
-	sb = cg_dr_secure_boot();
+	cg_kmod_lockdown(lockdown, sizeof(lockdown));
+	sb = cg_kmod_secure_boot();
 	cg_dr(d, "module signatures", CG_DR_OK, NULL,
 	      "signature enforcement %s, lockdown %s, Secure Boot %s",
 	      *enforce ? (enforce[0] == 'Y' ? "on" : "off") : "unknown",
-	      *lockdown ? lockdown : "unknown", sb < 0 ? "not an EFI boot" : sb ? "on" : "off");
+	      *lockdown ? lockdown : "unknown", sb == -1 ? "not an EFI boot" :
+	      sb < 0 ? "unknown (efivarfs not mounted)" : sb ? "on" : "off");
 	if (p->kmod_loaded) {
 		cg_dr(d, "module", CG_DR_OK, NULL, "csum_guard is loaded");
 		return;
@@ -161,7 +136,7 @@ static void cg_dr_module(struct cg_doctor *d, const struct cg_probe *p, bool nee
 		      u.release, stat(hdr, &st) ? "missing" : "present");
 		return;
 	}
-	if ((enforce[0] == 'Y' || sb == 1 || (*lockdown && !strstr(lockdown, "[none]"))))
+	if ((enforce[0] == 'Y' || sb == 1 || (*lockdown && strcmp(lockdown, "none"))))
 		cg_dr(d, "module", miss, "the module must be signed by a key the kernel trusts: "
 		      "enroll the signing key (mokutil --import) or use the bpf backend",
 		      "%s is there but signatures are enforced: %s", path,

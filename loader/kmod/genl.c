@@ -143,10 +143,18 @@ static char cg_kmod_load_err[192];
 int cg_kmod_why(int err, const struct cg_genl *nl, struct cg_ack *ack)
 {
 	struct utsname u;
+	char lk[80] = "";
 
+	/* a lockdown refuses an unsigned module with EPERM alone: say which */
+	if (err == -ENOPKG && strstr(cg_kmod_load_err, "Operation not permitted"))
+		cg_kmod_lockdown(lk, sizeof(lk));
+	if (!strcmp(lk, "none"))
+		*lk = '\0';
 	if (err == -ENOPKG && *cg_kmod_load_err && !strstr(cg_kmod_load_err, "not found"))
-		return cg_ack_err(ack, err, "module %s cannot be loaded into kernel %s: %s",
-				  CG_KMOD_NAME, uname(&u) ? "?" : u.release, cg_kmod_load_err);
+		return cg_ack_err(ack, err, "module %s cannot be loaded into kernel %s: %s%s%s%s",
+				  CG_KMOD_NAME, uname(&u) ? "?" : u.release, cg_kmod_load_err,
+				  *lk ? " (lockdown " : "", lk,
+				  *lk ? ": only modules signed by a key the kernel trusts load)" : "");
 	if (err == -ENOPKG)
 		return cg_ack_err(ack, err, "module %s cannot be loaded (is csum-guard-dkms installed for kernel %s?)%s%s",
 				  CG_KMOD_NAME, uname(&u) ? "?" : u.release,

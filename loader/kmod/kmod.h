@@ -43,5 +43,7 @@ int cg_kmod_why(int err, const struct cg_genl *nl, struct cg_ack *ack);
 /* probe.c: the backend's probe, in full and quick */
 void cg_kmod_probe(struct cg_probe *p);
 void cg_kmod_probe_all(struct cg_probe *p);
+const char *cg_kmod_lockdown(char *buf, size_t n);
+int cg_kmod_secure_boot(void);
 
 #endif /* CG_KMOD_KMOD_H */

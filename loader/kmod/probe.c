@@ -6,7 +6,10 @@
  * The probe never loads the module: before it is loaded, the kernel's BTF
  * and tracing files answer.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -34,27 +37,95 @@ static void cg_read_line(const char *path, char *buf, size_t n)
 }
 
 /*
+ * The kernel's lockdown into buf: "none", "integrity" or "confidentiality"
+ * as securityfs says it (the lockdown LSM not there: "none"); where
+ * securityfs is not mounted (a minimal init or a container), the command
+ * line's lockdown=, said to come from there; "" when neither tells.
+ */
+const char *cg_kmod_lockdown(char *buf, size_t n)
+{
+	char line[4096], *sel, *p, *v = NULL;
+
+	/* "none [integrity] confidentiality" */
+	cg_read_line("/sys/kernel/security/lockdown", line, sizeof(line));
+	sel = strchr(line, '[');
+	if (sel) {
+		sel++;
+		sel[strcspn(sel, "]")] = '\0';
+		snprintf(buf, n, "%s", sel);
+		return buf;
+	}
+	*buf = '\0';
+	if (!access("/sys/kernel/security/lsm", F_OK)) {
+		if (!*line)
+			snprintf(buf, n, "none");
+		return buf;
+	}
+	/* the last lockdown= counts, as the kernel parses them */
+	cg_read_line("/proc/cmdline", line, sizeof(line));
+	for (p = line; (p = strstr(p, "lockdown=")); p++)
+		if (p == line || p[-1] == ' ')
+			v = p + 9;
+	if (v && (!strncmp(v, "integrity", 9) || !strncmp(v, "confidentiality", 15)))
+		snprintf(buf, n, "%.*s, from the kernel command line", (int)strcspn(v, " "), v);
+	return buf;
+}
+
+/*
+ * Secure Boot as the firmware says: 1 on, 0 off, -1 not an EFI boot, -2 an
+ * EFI boot whose variables cannot be read (efivarfs not mounted).
+ */
+int cg_kmod_secure_boot(void)
+{
+	static const char dir[] = "/sys/firmware/efi/efivars";
+	unsigned char v[5];
+	struct dirent *e;
+	char path[PATH_MAX];
+	int fd, on = access("/sys/firmware/efi", F_OK) ? -1 : -2;
+	DIR *dp = opendir(dir);
+
+	if (!dp)
+		return on;
+	while ((e = readdir(dp)))
+		if (!strncmp(e->d_name, "SecureBoot-", 11)) {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			/* 4 bytes of attributes, then the value */
+			if (fd >= 0 && read(fd, v, sizeof(v)) == sizeof(v))
+				on = v[4] == 1;
+			if (fd >= 0)
+				close(fd);
+			break;
+		}
+	closedir(dp);
+	return on;
+}
+
+/*
  * Does this kernel load only signed modules, and why: module.sig_enforce
  * (CONFIG_MODULE_SIG_FORCE or the command line) or a lockdown of
  * integrity or confidentiality (Secure Boot turns it on). NULL: it does not.
  */
 static const char *cg_sig_enforced(char *buf, size_t n)
 {
-	char *sel;
+	char mode[80];
+	bool enforced, locked;
 
 	cg_read_line("/sys/module/module/parameters/sig_enforce", buf, n);
-	if (!strcmp(buf, "Y"))
-		return "module.sig_enforce=1";
-	/* "none [integrity] confidentiality" */
-	cg_read_line("/sys/kernel/security/lockdown", buf, n);
-	sel = strchr(buf, '[');
-	if (sel && strncmp(sel, "[none]", 6)) {
-		sel[strcspn(sel, "]") + 1] = '\0';
-		memmove(buf, "lockdown ", 9);
-		memmove(buf + 9, sel, strlen(sel) + 1);
+	enforced = !strcmp(buf, "Y");
+	cg_kmod_lockdown(mode, sizeof(mode));
+	locked = *mode && strcmp(mode, "none");
+	/* Debian's kernels enforce signatures and lock down under Secure Boot */
+	if ((enforced || locked) && cg_kmod_secure_boot() == 1) {
+		snprintf(buf, n, "Secure Boot%s%.60s", locked ? ", lockdown " : "", locked ? mode : "");
 		return buf;
 	}
-	return NULL;
+	if (enforced)
+		return "module.sig_enforce=1";
+	if (!locked)
+		return NULL;
+	snprintf(buf, n, "lockdown %.60s", mode);
+	return buf;
 }
 
 /* Is there a key described "SIGNER: ..." in a keyring root can see? -1: cannot tell */
@@ -103,7 +174,7 @@ static void cg_kmod_probe_sig(struct cg_probe *p, const char *kver)
 			 CG_KMOD_NAME, kver, why);
 	} else if (cg_key_present(signer) == 0) {
 		snprintf(p->kmod_err, sizeof(p->kmod_err),
-			 "module %s is signed by '%.48s', whose key kernel %.40s does not hold, and it loads only signed modules (%.40s)",
+			 "module %s is signed by '%.48s', whose key kernel %.40s does not hold, and it loads only signed modules (%.60s)",
 			 CG_KMOD_NAME, signer, kver, why);
 	}
 	if (*p->kmod_err)

@@ -292,43 +292,96 @@ case_hostile_package() {
 cg_kernel_case hostile_package
 
 # A host that loads only signed modules: the 6.1 guest (no bpf backend
-# there) booted with module.sig_enforce=1, its DKMS module not signed by a
-# key the kernel holds. probe says the module cannot load and why (not
-# modprobe -n's "loadable"), attach fails in one line saying it, watch
-# never says ready, and the kernel itself refuses the module
-# (tests/guest/sigforce.sh runs there).
-case_hostile_sigforce() {
-	local t="hostile-sigforce" k=deb6.1-vuln out=$TMPD/sigforce.out moddir why= l
+# there) booted with module.sig_enforce=1, with lockdown=integrity (what
+# Secure Boot turns on in Debian's kernels), or with Secure Boot itself;
+# its DKMS module not signed by a key the kernel holds. probe says the
+# module cannot load and why (not modprobe -n's "loadable"), attach fails in
+# one line saying it, watch never says ready, doctor names it, and the
+# kernel itself refuses the module (tests/guest/sigforce.sh runs there).
+# hostile_sig T MODE "RUN.SH OPTIONS" WHY KERNEL: MODE is sigforce.sh's,
+# WHY what probe, attach, watch and doctor must name, KERNEL (a regex)
+# modprobe's reason.
+hostile_sig() {
+	local t=$1 mode=$2 opts=$3 want=$4 kre=$5 k=deb6.1-vuln out=$TMPD/$1.out moddir why= l
 
 	if [ ! -s "$TMPD/moddir-$k" ]; then
 		skip "$t: no $k guest in this run (CG_GUESTS), so no DKMS module built for it"
 		return
 	fi
 	moddir=$(cat "$TMPD/moddir-$k")
-	"$TOP/tests/guest/run.sh" --kernel $k --timeout 900 --append module.sig_enforce=1 \
-		--modules-dir "$moddir" -- env CG_BUILD_DIR="$BLD" sh "$TOP/tests/guest/sigforce.sh" \
+	# shellcheck disable=SC2086 # the options are words
+	"$TOP/tests/guest/run.sh" --kernel $k --timeout 900 $opts \
+		--modules-dir "$moddir" -- env CG_BUILD_DIR="$BLD" sh "$TOP/tests/guest/sigforce.sh" $mode \
 		>"$out" 2>&1
 	l() { sed -n "s/^$1: //p" "$out" | head -1; }
-	[ "$(l sig_enforce)" = Y ] || why="$why; sig_enforce: $(l sig_enforce)"
-	[[ $(l modprobe) == rc=1\ *"could not insert 'csum_guard': "* ]] ||
+	case $mode in
+	lockdown)
+		[ "$(l sig_enforce)" = N ] || why="$why; sig_enforce: $(l sig_enforce)"
+		# no securityfs mounted: the command line tells probe
+		[[ $(l probe_nosecfs) == *'"kmod_loadable":false'*'loads only signed modules (lockdown integrity, from the kernel command line)'* ]] ||
+			why="$why; probe without securityfs: $(l probe_nosecfs)"
+		[[ $(l refused) == *"Lockdown: modprobe: unsigned module loading is restricted"* ]] ||
+			why="$why; no lockdown refusal in the kernel's log: $(l refused)"
+		# the kernel's EPERM alone does not say why: completion adds it
+		[[ $(l completion) == *"Operation not permitted (lockdown integrity: only modules signed by a key the kernel trusts load)"* ]] ||
+			why="$why; completion on does not name the lockdown: $(l completion)"
+		;;
+	secureboot)
+		# Debian's kernel enforces signatures too under Secure Boot
+		[ "$(l sig_enforce)" = Y ] || why="$why; sig_enforce: $(l sig_enforce)"
+		[[ $(l secureboot) == *" 1" ]] || why="$why; SecureBoot variable: $(l secureboot)"
+		[[ $(l doctor) == *"lockdown integrity, Secure Boot on|"* ]] || why="$why; doctor: $(l doctor)"
+		;;
+	*)
+		[ "$(l sig_enforce)" = Y ] || why="$why; sig_enforce: $(l sig_enforce)"
+		;;
+	esac
+	[ -z "$mode" ] || [ "$(l lockdown)" = "none [integrity] confidentiality" ] || why="$why; lockdown: $(l lockdown)"
+	[[ $(l modprobe) =~ ^rc=1\ .*could\ not\ insert\ \'csum_guard\':\ ($kre) ]] ||
 		why="$why; the kernel did not refuse the module: $(l modprobe)"
 	[ "$(l loaded)" = no ] || why="$why; module loaded"
-	[[ $(l probe) == *'"kmod_loadable":false'* ]] && [[ $(l probe) == *'only signed modules (module.sig_enforce=1)'* ]] ||
+	[[ $(l probe) == *'"kmod_loadable":false'* ]] && [[ $(l probe) == *"only signed modules ($want)"* ]] ||
 		why="$why; probe: $(l probe)"
-	[[ $(l attach) =~ ^rc=1\ csum-guard:\ cannot\ attach\ to\ sg0:\ .*(only\ signed\ modules|Key\ was\ rejected|Required\ key) ]] ||
+	[[ $(l attach) == "rc=1 csum-guard: cannot attach to sg0: "*"only signed modules ($want)"* ]] ||
 		why="$why; attach: $(l attach)"
-	[[ $(l watch) == *"only signed modules"* ]] && [[ $(l watch) != *"|ready: "* ]] ||
+	[[ $(l watch) == "rc=1 "*"only signed modules ($want)|" ]] && [[ $(l watch) != *"|ready: "* ]] ||
 		why="$why; watch: $(l watch)"
+	[[ $(l doctor) == *"module: "*"is there but signatures are enforced: "*"($want)|"* ]] ||
+		why="$why; doctor: $(l doctor)"
 	# where the load is really tried, the kernel's reason, as modprobe said it
-	[[ $(l completion) =~ ^rc=1\ .*cannot\ be\ loaded\ into\ kernel\ .*:\ could\ not\ insert\ \'csum_guard\':\ (Key\ was\ rejected\ by\ service|Required\ key\ not\ available) ]] ||
+	[[ $(l completion) =~ ^rc=1\ .*cannot\ be\ loaded\ into\ kernel\ .*:\ could\ not\ insert\ \'csum_guard\':\ ($kre) ]] ||
 		why="$why; completion on: $(l completion)"
 	if [ -z "$why" ]; then
-		pass "$t: module.sig_enforce=1 on $k: the kernel refuses the module ($(l modprobe | cut -c6-)); probe, attach and watch say it needs a signature the kernel trusts (signer: $(l signer)), watch never ready; completion on, which loads it, says the kernel's reason"
+		pass "$t: ${opts#--append } on $k: the kernel refuses the module ($(l modprobe | cut -c6-)); probe, attach, watch and doctor say it needs a signature the kernel trusts ($want; signer: $(l signer)), watch never ready; completion on, which loads it, says the kernel's reason ($(l completion | sed 's/.*could not insert .csum_guard.: //'))"
 	else
 		fail "$t: ${why#; } (guest: $(tail -3 "$out" | tr '\n' ' '))"
 	fi
 }
+case_hostile_sigforce() {
+	hostile_sig hostile-sigforce "" "--append module.sig_enforce=1" module.sig_enforce=1 \
+		'Key was rejected by service|Required key not available'
+}
 cg_host_case --after-guests hostile_sigforce
+
+# The same under lockdown=integrity: sig_enforce stays N and the kernel
+# says only "Operation not permitted" (EPERM); completion on adds which
+# lockdown. securityfs, where the lockdown shows, is first not mounted
+# (probe reads the command line), then mounted as systemd does.
+case_hostile_lockdown() {
+	hostile_sig hostile-lockdown lockdown "--append lockdown=integrity" "lockdown integrity" \
+		'Operation not permitted'
+}
+cg_host_case --after-guests hostile_lockdown
+
+# The same on a Debian host booted with Secure Boot: OVMF with
+# Microsoft's keys enrolled, Debian's signed shim, grub and kernel
+# (tests/guest/run.sh --secure-boot, under TCG); the SecureBoot variable
+# is 1, the kernel locked down (integrity) and enforcing signatures.
+case_hostile_secureboot() {
+	hostile_sig hostile-secureboot secureboot --secure-boot "Secure Boot, lockdown integrity" \
+		'Key was rejected by service|Required key not available'
+}
+cg_host_case --after-guests hostile_secureboot
 
 # Namespaces by handle: the path a watcher knows a namespace by comes to
 # name another one (the closest faithful stand-in for a PID reused: the

@@ -4,8 +4,8 @@
 # tests/guest/run.sh - run a command inside a Debian kernel under QEMU (TCG)
 #
 #   run.sh --kernel NAME [--timeout S] [--mem SIZE] [--smp N]
-#          [--share-rw DIR]... [--modules-dir DIR]... [--append ARGS] [--verbose]
-#          -- COMMAND [ARGS...]
+#          [--share-rw DIR]... [--modules-dir DIR]... [--append ARGS]
+#          [--secure-boot] [--verbose] -- COMMAND [ARGS...]
 #
 # NAME is an entry of kernels.list; fetch.sh downloads it on first use.
 # An arm64 kernel boots under qemu-system-aarch64 -M virt in an arm64
@@ -45,7 +45,7 @@ usage()
 	exit 2
 }
 
-kernel='' timeout=600 mem=1G smp=1 verbose=0 root=/ extra=
+kernel='' timeout=600 mem=1G smp=1 verbose=0 root=/ extra='' secboot=0
 shares=() moddirs=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -56,6 +56,7 @@ while [ $# -gt 0 ]; do
 	--share-rw)	shares+=("$(realpath -e "${2:?}")") || exit 2; shift ;;
 	--modules-dir)	moddirs+=("$(realpath -e "${2:?}")") || exit 2; shift ;;
 	--append)	extra+=" ${2:?}"; shift ;;
+	--secure-boot)	secboot=1 ;;
 	-v|--verbose)	verbose=1 ;;
 	--)		shift; break ;;
 	*)		usage ;;
@@ -289,11 +290,45 @@ if [ $verbose = 1 ]; then
 	tee "$run/console.log" < "$conpath" >&2 &
 	teepid=$!
 fi
+# --secure-boot: Debian's signed shim, grub and kernel on an ESP (a FAT
+# image made with mtools), booted by OVMF with Secure Boot on and
+# Microsoft's keys enrolled (Debian's ovmf, shim-signed and
+# grub-efi-amd64-signed, downloaded into build/sb/).
+sb_esp()
+{
+	local d=$CG_BUILD/sb f esp=$run/esp.img
+
+	[ "$CG_KARCH" = amd64 ] || cg_die "--secure-boot is for amd64 kernels"
+	cg_need_pkgs mtools dosfstools
+	if [ ! -f "$d/ready" ]; then
+		rm -rf "$d" && mkdir -p "$d/debs" &&
+			(cd "$d/debs" && apt-get download ovmf shim-signed grub-efi-amd64-signed) >&2 ||
+			cg_die "cannot download ovmf, shim-signed and grub-efi-amd64-signed"
+		for f in "$d"/debs/*.deb; do
+			dpkg-deb -x "$f" "$d/root" || cg_die "cannot unpack $f"
+		done
+		touch "$d/ready"
+	fi
+	SB_CODE=$d/root/usr/share/OVMF/OVMF_CODE_4M.secboot.fd
+	cp "$d/root/usr/share/OVMF/OVMF_VARS_4M.ms.fd" "$run/vars.fd" || cg_die "no OVMF variables"
+	# the signed grub reads grub.cfg from its own directory
+	printf 'set timeout=0\nlinux /vmlinuz %s\ninitrd /initrd\nboot\n' "$append" >"$run/grub.cfg"
+	truncate -s 64M "$esp" && mkfs.vfat -n ESP "$esp" >/dev/null &&
+		mmd -i "$esp" ::/EFI ::/EFI/BOOT &&
+		mcopy -i "$esp" "$d/root/usr/lib/shim/shimx64.efi.signed" ::/EFI/BOOT/BOOTX64.EFI &&
+		mcopy -i "$esp" "$d/root/usr/lib/grub/x86_64-efi-signed/grubx64.efi.signed" ::/EFI/BOOT/grubx64.efi &&
+		mcopy -i "$esp" "$run/grub.cfg" ::/EFI/BOOT/grub.cfg &&
+		mcopy -i "$esp" "$(cg_kernel_vmlinuz)" ::/vmlinuz &&
+		mcopy -i "$esp" "$initrd" ::/initrd || cg_die "cannot make the ESP"
+}
+
 # The status comes back through isa-debug-exit on x86; the virt machine has
 # none: the arm64 guest powers off (QEMU exits 0) after its report.
 case $CG_KARCH in
 amd64)
-	qemu=(qemu-system-x86_64 -machine pc,accel=tcg -cpu max
+	machine=pc
+	[ $secboot = 1 ] && machine=q35,smm=on
+	qemu=(qemu-system-x86_64 -machine "$machine,accel=tcg" -cpu max
 	      -device isa-debug-exit,iobase=0xf4,iosize=0x04) ;;
 arm64)
 	# pointer authentication with QEMU's cheap algorithm: the
@@ -301,8 +336,18 @@ arm64)
 	qemu=(qemu-system-aarch64 -machine virt,accel=tcg -cpu max,pauth-impdef=on) ;;
 esac
 qemu+=(-nodefaults -no-user-config -display none
-      -no-reboot -m "$mem" -smp "$smp"
-      -kernel "$KERNEL" -initrd "$initrd" -append "$append"
+      -no-reboot -m "$mem" -smp "$smp")
+if [ $secboot = 1 ]; then
+	sb_esp
+	qemu+=(-global driver=cfi.pflash01,property=secure,value=on
+	       -drive "if=pflash,format=raw,unit=0,readonly=on,file=$(q "$SB_CODE")"
+	       -drive "if=pflash,format=raw,unit=1,file=$(q "$run/vars.fd")"
+	       -drive "if=none,id=esp,format=raw,file=$(q "$run/esp.img")"
+	       -device virtio-blk-pci,drive=esp)
+else
+	qemu+=(-kernel "$KERNEL" -initrd "$initrd" -append "$append")
+fi
+qemu+=(
       -chardev "file,id=con,path=$(q "$conpath")" -serial chardev:con
       -device virtio-serial-pci,max_ports=1
       -chardev stdio,id=out,signal=off -device virtconsole,chardev=out
@@ -374,7 +419,9 @@ if [ -z "$rc" ]; then
 	exit 125
 fi
 want=$(( (2 * rc + 1) & 255 ))
-[ "$CG_KARCH" = arm64 ] && want=0
+# (arm64, and a Secure Boot guest, whose lockdown keeps /dev/port from
+# init.sh, power off instead: QEMU exits 0)
+{ [ "$CG_KARCH" = arm64 ] || [ $secboot = 1 ]; } && want=0
 if [ $status -ne $want ]; then
 	show_console "QEMU exited with $status after the guest reported $rc"
 	exit 125
