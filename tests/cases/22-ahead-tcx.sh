@@ -11,7 +11,7 @@
 #
 #   netns $CG_PFX-tx: tap0 (up)   tcx ingress: [first] [guard?] [last]
 case_ahead_tcx() {
-	local t="ahead-tcx [$BACKEND]" ns=$CG_PFX-tx bad= got mode first= last= fpid= lpid= id want
+	local t="ahead-tcx [$BACKEND]" ns=$CG_PFX-tx got mode first= last= fpid= lpid= id want
 
 	if ! { ip netns add $ns && ip -n $ns tuntap add dev tap0 mode tap vnet_hdr &&
 	       ip -n $ns link set tap0 up; }; then
@@ -26,7 +26,7 @@ case_ahead_tcx() {
 		ip netns del $ns
 		return
 	fi
-	"$CG" attach tap0 --netns $ns --backend "$BACKEND" --quiet || bad="$bad attach"
+	"$CG" attach tap0 --netns $ns --backend "$BACKEND" --quiet || unexpected "attach"
 	mode=$("$CG" status tap0 --netns $ns --json | jq -r .mode)
 	for id in first last; do
 		ip netns exec $ns "$HOOKS" --hold tap0 $id "$BLD/tests/tc-pass.bpf.o" \
@@ -55,34 +55,30 @@ case_ahead_tcx() {
 	# the kernel's order, as the premise: first, the guard (tcx mode), last
 	got=$(ip netns exec $ns "$HOOKS" tap0 | awk '$1 == "tcx_ingress" { print $2 }' | paste -sd' ')
 	case $BACKEND/$mode in
-	bpf/tcx) [[ $got =~ ^$first\ [0-9]+\ $last$ ]] || bad="$bad order:[$got]"
+	bpf/tcx) [[ $got =~ ^$first\ [0-9]+\ $last$ ]] || unexpected "order" "[$got]"
 		want="tcx program $first tc_pass" ;;
-	*) [[ $got =~ ^$first\ ([0-9]+\ )?$last$ ]] || bad="$bad order:[$got]"
+	*) [[ $got =~ ^$first\ ([0-9]+\ )?$last$ ]] || unexpected "order" "[$got]"
 		want="tcx program $first tc_pass|tcx program $last tc_pass" ;;
 	esac
 	got=$("$CG" status tap0 --netns $ns --json | jq -r '.ahead | join("|")')
-	[ "$got" = "$want" ] || bad="$bad json:[$got] want [$want]"
+	[ "$got" = "$want" ] || unexpected "json" "[$got] want [$want]"
 	"$CG" status tap0 --netns $ns | grep -q "^  runs before the guard, .*: tcx program $first tc_pass" ||
-		bad="$bad text:[$("$CG" status tap0 --netns $ns | tr '\n' '|')]"
+		unexpected "text" "[$("$CG" status tap0 --netns $ns | tr '\n' '|')]"
 	"$CG" status --netns $ns --prometheus | grep -qx \
 		"csum_guard_ahead{device=\"tap0\",netns=\"$ns\",backend=\"$BACKEND\",mode=\"$mode\"} $(($(tr -cd '|' <<<"$want" | wc -c) + 1))" ||
-		bad="$bad prometheus:[$("$CG" status --netns $ns --prometheus | grep '^csum_guard_ahead')]"
+		unexpected "prometheus" "[$("$CG" status --netns $ns --prometheus | grep '^csum_guard_ahead')]"
 	# the first one gone: nothing ahead of a tcx guard
 	kill $fpid
 	wait $fpid
 	got=$("$CG" status tap0 --netns $ns --json | jq -r '.ahead | join("|")')
 	case $BACKEND/$mode in
-	bpf/tcx) [ -z "$got" ] || bad="$bad after:[$got]" ;;
-	*) [ "$got" = "tcx program $last tc_pass" ] || bad="$bad after:[$got]" ;;
+	bpf/tcx) [ -z "$got" ] || unexpected "after" "[$got]" ;;
+	*) [ "$got" = "tcx program $last tc_pass" ] || unexpected "after" "[$got]" ;;
 	esac
 	kill $lpid
 	wait $lpid
-	"$CG" detach tap0 --netns $ns --quiet || bad="$bad detach"
+	"$CG" detach tap0 --netns $ns --quiet || unexpected "detach"
 	ip netns del $ns
-	if [ -z "$bad" ]; then
-		pass "$t: a tcx program put first on the guarded tap is named by status (JSON, text, Prometheus), one put last $([ "$BACKEND/$mode" = bpf/tcx ] && echo "is not (the guard runs before it)" || echo "too (the $mode guard runs after every tcx program)"); the first gone, $([ "$BACKEND/$mode" = bpf/tcx ] && echo "nothing is" || echo "the last is")"
-	else
-		fail "$t:$bad"
-	fi
+	expect_verdict "$t" "a tcx program put first on the guarded tap is named by status (JSON, text, Prometheus), one put last $([ "$BACKEND/$mode" = bpf/tcx ] && echo "is not (the guard runs before it)" || echo "too (the $mode guard runs after every tcx program)"); the first gone, $([ "$BACKEND/$mode" = bpf/tcx ] && echo "nothing is" || echo "the last is")"
 }
 cg_case ahead_tcx

@@ -19,7 +19,7 @@ devcnt_keys() {
 #
 #   netns $CG_PFX-dc: t1 t2 t3 guarded; t1 detached, t3 deleted then detached
 case_devcnt_entries() {
-	local t="devcnt-entries [$BACKEND]" ns=$CG_PFX-dc bad= d cookie i1 i2 i3 keys
+	local t="devcnt-entries [$BACKEND]" ns=$CG_PFX-dc d cookie i1 i2 i3 keys
 
 	if [ "$BACKEND" != bpf ]; then
 		skip "$t: the module keeps no shared counter map"
@@ -28,35 +28,31 @@ case_devcnt_entries() {
 	for d in t1 t2 t3; do
 		{ [ -e /run/netns/$ns ] || ip netns add $ns; } &&
 			ip -n $ns tuntap add dev $d mode tap vnet_hdr && ip -n $ns link set $d up &&
-			"$CG" attach $d --netns $ns --backend bpf --quiet || bad="$bad set-up:$d"
+			"$CG" attach $d --netns $ns --backend bpf --quiet || unexpected "set-up" "$d"
 	done
 	cookie=$(ip netns exec $ns "$HOOKS" --netns-cookie)
 	i1=$(ip netns exec $ns cat /sys/class/net/t1/ifindex)
 	i2=$(ip netns exec $ns cat /sys/class/net/t2/ifindex)
 	i3=$(ip netns exec $ns cat /sys/class/net/t3/ifindex)
-	[ -z "$bad" ] || { fail "$t:$bad"; "$CG" detach --all --netns $ns --quiet; ip netns del $ns; return; }
+	expect_clean || { expect_verdict "$t" "three guards set up"; "$CG" detach --all --netns $ns --quiet; ip netns del $ns; return; }
 	mine() { devcnt_keys | awk -v c="$cookie" '$1 == c { print $2 }' | sort -n | paste -sd' '; }
 	keys=$(mine)
-	[ "$keys" = "$i1 $i2 $i3" ] || bad="$bad three-guards:[$keys]"
-	"$CG" detach t1 --netns $ns --quiet || bad="$bad detach-t1"
+	[ "$keys" = "$i1 $i2 $i3" ] || unexpected "three-guards" "[$keys]"
+	"$CG" detach t1 --netns $ns --quiet || unexpected "detach-t1"
 	keys=$(mine)
-	[ "$keys" = "$i2 $i3" ] || bad="$bad after-detach:[$keys]"
+	[ "$keys" = "$i2 $i3" ] || unexpected "after-detach" "[$keys]"
 	ip -n $ns link del t3
-	"$CG" detach t3 --netns $ns --quiet || bad="$bad detach-gone-t3"
+	"$CG" detach t3 --netns $ns --quiet || unexpected "detach-gone-t3"
 	keys=$(mine)
-	[ "$keys" = "$i2" ] || bad="$bad after-gone:[$keys]"
+	[ "$keys" = "$i2" ] || unexpected "after-gone" "[$keys]"
 	# the one left still counts in its entry
 	ip netns exec $ns "$INJECT" --dev t2 --csum-start 20 --csum-offset 6 --count 2 2>/dev/null
-	[ "$("$CG" status t2 --netns $ns --json | jq -r .dropped)" = 2 ] || bad="$bad t2-counts"
-	"$CG" detach t2 --netns $ns --quiet || bad="$bad detach-t2"
+	[ "$("$CG" status t2 --netns $ns --json | jq -r .dropped)" = 2 ] || unexpected "t2-counts"
+	"$CG" detach t2 --netns $ns --quiet || unexpected "detach-t2"
 	keys=$(mine)
-	[ -z "$keys" ] || bad="$bad after-last:[$keys]"
+	[ -z "$keys" ] || unexpected "after-last" "[$keys]"
 	ip netns del $ns
-	if [ -z "$bad" ]; then
-		pass "$t: 3 guards, 3 entries in dev_counters; a detach while 2 stay took its entry, a deleted tap's detach its own, the last guard still counted its 2 drops"
-	else
-		fail "$t:$bad"
-	fi
+	expect_verdict "$t" "3 guards, 3 entries in dev_counters; a detach while 2 stay took its entry, a deleted tap's detach its own, the last guard still counted its 2 drops"
 }
 cg_case devcnt_entries
 
@@ -67,7 +63,7 @@ cg_case devcnt_entries
 #
 #   netns $CG_PFX-gp: tap0 guarded, then deleted (nothing else guarded there)
 case_prune_elsewhere() {
-	local t="prune-elsewhere [$BACKEND]" ns=$CG_PFX-gp bad= dir cmd out
+	local t="prune-elsewhere [$BACKEND]" ns=$CG_PFX-gp dir cmd out
 
 	if [ "$BACKEND" != bpf ]; then
 		skip "$t: the module drops a device's state itself"
@@ -78,19 +74,15 @@ case_prune_elsewhere() {
 	for cmd in "detach --all" upgrade; do
 		if ! { ip -n $ns tuntap add dev tap0 mode tap vnet_hdr && ip -n $ns link set tap0 up &&
 		       "$CG" attach tap0 --netns $ns --backend bpf --quiet; }; then
-			bad="$bad set-up($cmd)"
+			unexpected "set-up($cmd)"
 			break
 		fi
 		ip -n $ns link del tap0
-		[ -n "$(find "$dir" -name meta 2>/dev/null)" ] || bad="$bad $cmd:no-state-left-to-prune"
-		out=$("$CG" $cmd 2>&1) || bad="$bad $cmd:rc:[$(tr '\n' '|' <<<"$out")]"
-		[ ! -e "$dir" ] || bad="$bad $cmd:left:[$(find "$dir" | tr '\n' ' ')]"
+		[ -n "$(find "$dir" -name meta 2>/dev/null)" ] || unexpected "$cmd" "no-state-left-to-prune"
+		out=$("$CG" $cmd 2>&1) || unexpected "$cmd" "rc:[$(tr '\n' '|' <<<"$out")]"
+		[ ! -e "$dir" ] || unexpected "$cmd" "left:[$(find "$dir" | tr '\n' ' ')]"
 	done
 	ip netns del $ns
-	if [ -z "$bad" ]; then
-		pass "$t: a deleted tap's guard state in another namespace, with no guard left there, taken by a host-wide detach --all and by upgrade"
-	else
-		fail "$t:$bad"
-	fi
+	expect_verdict "$t" "a deleted tap's guard state in another namespace, with no guard left there, taken by a host-wide detach --all and by upgrade"
 }
 cg_case prune_elsewhere

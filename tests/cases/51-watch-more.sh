@@ -11,7 +11,7 @@
 #                  ${p}0 made while both live, ${p}1 and ${p}2 after the first exits
 case_watch_first_exits() {
 	local t="watch/first-exits [$BACKEND]" p=wf$(($$ % 100000)) out=$TMPD/wf.out
-	local lim=$([ -n "${CG_GUEST:-}" ] && echo 120 || echo 20) wpid pid1 pid2 n bad= d i
+	local lim=$([ -n "${CG_GUEST:-}" ] && echo 120 || echo 20) wpid pid1 pid2 n d i
 
 	[ -e /dev/net/tun ] || modprobe tun 2>/dev/null
 	unshare -n sleep 300 &
@@ -20,7 +20,7 @@ case_watch_first_exits() {
 	# the watcher finds it by the first process; the second comes after
 	"$CG" watch --backend "$BACKEND" --match "$p*" --no-completion >"$out" 2>"$TMPD/wf.err" &
 	wpid=$!
-	watch_line "$out" '^ready: ' $lim || bad="$bad not-ready"
+	watch_line "$out" '^ready: ' $lim || unexpected "not-ready"
 	nsenter --net=/proc/$pid1/ns/net sleep 300 &
 	pid2=$!
 	while [ "$(readlink /proc/$pid2/ns/net)" != "$(readlink /proc/$pid1/ns/net)" ]; do sleep 0.05; done
@@ -28,7 +28,7 @@ case_watch_first_exits() {
 	# a tap there while both live: the namespace named by the first
 	nsenter --net=$n ip tuntap add dev ${p}0 mode tap vnet_hdr
 	watch_line "$out" "^guarded ${p}0 netns /proc/$pid1/ns/net " $lim ||
-		bad="$bad ${p}0(not guarded by the first's path)"
+		unexpected "${p}0(not guarded by the first's path)"
 	# the first goes; the namespace lives on in the second
 	kill $pid1
 	wait $pid1 2>/dev/null
@@ -42,12 +42,12 @@ case_watch_first_exits() {
 			sleep 0.1
 		done
 		[ "$("$CG" status $d --netns $n --json 2>/dev/null | jq -r .attached)" = true ] ||
-			bad="$bad $d(not guarded: $(grep " $d " "$out" | tr '\n' '|'))"
+			unexpected "$d(not guarded: $(grep " $d " "$out" | tr '\n' '|'))"
 	done
 	# and the guards guard
 	nsenter --net=$n "$INJECT" --dev ${p}2 --csum-start 20 --csum-offset 6 --count 2 2>/dev/null
-	[ "$("$CG" status ${p}2 --netns $n --json | jq -r .dropped)" = 2 ] || bad="$bad ${p}2(drops)"
-	grep -q "^cannot guard" "$out" && bad="$bad $(grep -m1 '^cannot guard' "$out")"
+	[ "$("$CG" status ${p}2 --netns $n --json | jq -r .dropped)" = 2 ] || unexpected "${p}2(drops)"
+	grep -q "^cannot guard" "$out" && unexpected "$(grep -m1 '^cannot guard' "$out")"
 	kill -TERM $wpid 2>/dev/null
 	wait $wpid
 	for d in ${p}0 ${p}1 ${p}2; do
@@ -55,10 +55,7 @@ case_watch_first_exits() {
 	done
 	kill $pid2
 	wait $pid2 2>/dev/null
-	if [ -z "$bad" ]; then
-		pass "$t: the process an unnamed namespace was found by exited, another kept it: taps made there after it, at once and a second later, guarded and dropping"
-	else
-		fail "$t:$bad; log: $(tr '\n' '|' <"$out")"
-	fi
+	expect_clean || unexpected "log" "$(tr '\n' '|' <"$out")"
+	expect_verdict "$t" "the process an unnamed namespace was found by exited, another kept it: taps made there after it, at once and a second later, guarded and dropping"
 }
 cg_case watch_first_exits

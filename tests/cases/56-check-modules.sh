@@ -7,7 +7,7 @@
 modules_unused() { awk '$3 == 0 { print $1 }' /proc/modules | sort; }
 
 case_check_modules() {
-	local t="check-modules" before after new json bad= m
+	local t="check-modules" before after new json m
 
 	if [ ! -r /proc/modules ]; then
 		skip "$t: this kernel loads no modules (no /proc/modules)"
@@ -21,16 +21,12 @@ case_check_modules() {
 	new=$(comm -13 <(echo "$before") <(echo "$after"))
 	# what check loaded and left is in use by something else, or a failure
 	for m in $new; do
-		grep -qx "$m" <(modules_unused) && bad="$bad $m(loaded, unused, left)"
+		grep -qx "$m" <(modules_unused) && unexpected "$m(loaded, unused, left)"
 	done
 	for m in $(jq -r '.unloaded[]' <<<"$json"); do
-		grep -qx "$m" <<<"$after" && bad="$bad $m(said unloaded, still there)"
-		grep -qx "$m" <<<"$before" && bad="$bad $m(was there before, unloaded)"
+		grep -qx "$m" <<<"$after" && unexpected "$m(said unloaded, still there)"
+		grep -qx "$m" <<<"$before" && unexpected "$m(was there before, unloaded)"
 	done
-	if [ -n "$bad" ]; then
-		fail "$t:$bad"
-	else
-		pass "$t: unloaded what it loaded ($(jq -r '.unloaded | join(" ")' <<<"$json")), nothing it found, nothing unused left"
-	fi
+	expect_verdict "$t" "unloaded what it loaded ($(jq -r '.unloaded | join(" ")' <<<"$json")), nothing it found, nothing unused left"
 }
 cg_kernel_case check_modules

@@ -127,7 +127,7 @@ case_containers() {
 	local path=$1
 	local t="containers/$path [$BACKEND]" p=k$(($$ % 100000)) n=3
 	local lim=$([ -n "${CG_GUEST:-}" ] && echo 90 || echo 15)
-	local out=$TMPD/ct-$path.watch wpid args bad bad2= good src got base bad_
+	local out=$TMPD/ct-$path.watch wpid args bad bad2= good src got base
 	local SNIFF_DST=$FAR_IP ip=$CT_IP cnt t0 ms d
 
 	case $path in
@@ -173,17 +173,13 @@ case_containers() {
 	: >"$out"
 	"$CG" watch --backend "$BACKEND" --match "$p*" --no-completion >"$out" 2>"$out.err" &
 	wpid=$!
-	bad_=
-	watch_line "$out" "^guarded ${p}c0 netns $VM " $lim || bad_="$bad_ ${p}c0(host end)"
-	watch_line "$out" "^guarded ${p}e0 netns $CT " $lim || bad_="$bad_ ${p}e0(container end)"
-	watch_line "$out" '^ready: ' $lim || bad_="$bad_ not-ready"
-	grep -q " ${p}s[01] " "$out" && bad_="$bad_ same-namespace-pair(logged)"
-	[ "$(watch_status ${p}s0 "$VM" attached)" = false ] || bad_="$bad_ ${p}s0(guarded)"
-	if [ -z "$bad_" ]; then
-		pass "$t watch: both ends of the container's veth guarded, a veth within one namespace left alone"
-	else
-		fail "$t watch:$bad_; log: $(tr '\n' '|' <"$out")"
-	fi
+	watch_line "$out" "^guarded ${p}c0 netns $VM " $lim || unexpected "${p}c0(host end)"
+	watch_line "$out" "^guarded ${p}e0 netns $CT " $lim || unexpected "${p}e0(container end)"
+	watch_line "$out" '^ready: ' $lim || unexpected "not-ready"
+	grep -q " ${p}s[01] " "$out" && unexpected "same-namespace-pair(logged)"
+	[ "$(watch_status ${p}s0 "$VM" attached)" = false ] || unexpected "${p}s0(guarded)"
+	expect_clean || unexpected "log" "$(tr '\n' '|' <"$out")"
+	expect_verdict "$t watch" "both ends of the container's veth guarded, a veth within one namespace left alone"
 
 	# the attack under watch: nothing arrives, the host end counts it
 	ct_send "$TMPD/ct-bad-on" $p $bad --count $n --payload 1000
@@ -231,14 +227,10 @@ case_containers() {
 	# and made as a CNI plugin makes it, the peer born in the other
 	# namespace: the kernel reports that end before the two are joined
 	ip -n "$VM" link add ${p}c2 type veth peer name ${p}e2 netns "$CT"
-	bad_=
-	watch_line "$out" "^guarded ${p}c2 netns $VM " $lim || bad_="$bad_ ${p}c2"
-	watch_line "$out" "^guarded ${p}e2 netns $CT " $lim || bad_="$bad_ ${p}e2"
-	if [ -z "$bad_" ]; then
-		pass "$t peer-netns: a pair made with its peer in the container's namespace: both ends guarded"
-	else
-		fail "$t peer-netns: not guarded:$bad_; log: $(tr '\n' '|' <"$out")"
-	fi
+	watch_line "$out" "^guarded ${p}c2 netns $VM " $lim || unexpected "not guarded" "${p}c2"
+	watch_line "$out" "^guarded ${p}e2 netns $CT " $lim || unexpected "not guarded" "${p}e2"
+	expect_clean || unexpected "log" "$(tr '\n' '|' <"$out")"
+	expect_verdict "$t peer-netns" "a pair made with its peer in the container's namespace: both ends guarded"
 
 	kill -TERM $wpid 2>/dev/null
 	wait $wpid 2>/dev/null

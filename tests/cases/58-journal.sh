@@ -4,15 +4,15 @@
 # journal entries with the device and the namespace as fields.
 
 case_journal() {
-	local t="journal [$BACKEND]" p=cj$(($$ % 100000)) ns=$CG_PFX-jn why= f=$TMPD/j.err
+	local t="journal [$BACKEND]" p=cj$(($$ % 100000)) ns=$CG_PFX-jn f=$TMPD/j.err
 	local sock=$TMPD/journal.sock out=$TMPD/j.out rpid wpid lim=20
 
 	# stderr is the journal's stream: failures at priority 3, progress at 6
 	: >"$f"
 	JOURNAL_STREAM=$(stat -c %d:%i "$f") "$CG" attach ${p}x0 2>>"$f"
-	grep -q "^<3>csum-guard: cannot attach to ${p}x0" "$f" || why="$why; stderr: $(head -1 "$f")"
+	grep -q "^<3>csum-guard: cannot attach to ${p}x0" "$f" || unexpected "stderr" "$(head -1 "$f")"
 	"$CG" attach ${p}x0 2>"$f"
-	grep -q "^csum-guard: cannot attach" "$f" || why="$why; without the journal: $(head -1 "$f")"
+	grep -q "^csum-guard: cannot attach" "$f" || unexpected "without the journal" "$(head -1 "$f")"
 
 	ip netns add $ns && ip -n $ns tuntap add dev ${p}t0 mode tap vnet_hdr ||
 		{ fail "$t: set-up"; ip netns del $ns 2>/dev/null; return; }
@@ -33,10 +33,10 @@ case_journal() {
 	kill $rpid 2>/dev/null
 	wait $rpid 2>/dev/null
 	grep "MESSAGE=guarded ${p}t0 " "$TMPD/j.sd" | grep -q "PRIORITY=6 " ||
-		why="$why; no entry of priority 6 for ${p}t0: $(head -c 300 "$TMPD/j.sd")"
+		unexpected "no entry of priority 6 for ${p}t0" "$(head -c 300 "$TMPD/j.sd")"
 	grep "MESSAGE=guarded ${p}t0 " "$TMPD/j.sd" | grep "CSUM_GUARD_DEVICE=${p}t0 " |
-		grep -q "CSUM_GUARD_NETNS=$ns " || why="$why; the entry lacks the device's fields"
-	grep -q "guarded ${p}t0" "$out" && why="$why; the entry went to stdout as well"
+		grep -q "CSUM_GUARD_NETNS=$ns " || unexpected "the entry lacks the device's fields"
+	grep -q "guarded ${p}t0" "$out" && unexpected "the entry went to stdout as well"
 
 	# the journal's socket cannot be written: the line on stdout with its priority
 	: >"$out"
@@ -50,13 +50,9 @@ case_journal() {
 	done
 	kill -TERM $wpid 2>/dev/null
 	wait $wpid
-	grep -q "^<6>guarded ${p}t0 netns $ns " "$out" || why="$why; stdout: $(grep -m1 "${p}t0" "$out")"
+	grep -q "^<6>guarded ${p}t0 netns $ns " "$out" || unexpected "stdout" "$(grep -m1 "${p}t0" "$out")"
 	"$CG" detach ${p}t0 --netns $ns --quiet
 	ip netns del $ns
-	if [ -z "$why" ]; then
-		pass "$t: errors at priority 3 on the journal's stderr; watch's guarded line an entry of priority 6 with the device and namespace as fields, or <6> on stdout without the socket"
-	else
-		fail "$t:${why#;}"
-	fi
+	expect_verdict "$t" "errors at priority 3 on the journal's stderr; watch's guarded line an entry of priority 6 with the device and namespace as fields, or <6> on stdout without the socket"
 }
 cg_case journal

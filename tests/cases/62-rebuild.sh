@@ -9,7 +9,7 @@
 #
 #   netns $CG_PFX-rb: tap0 tap1 (both guarded by this loader first)
 case_rebuild() {
-	local t="rebuild [$BACKEND]" rb=$BLD/tests/csum-guard-rebuild ns=$CG_PFX-rb ver bad= out j d
+	local t="rebuild [$BACKEND]" rb=$BLD/tests/csum-guard-rebuild ns=$CG_PFX-rb ver out j d
 	local tag0 tag1 sha0 sha1
 
 	if [ "$BACKEND" != bpf ]; then
@@ -20,7 +20,7 @@ case_rebuild() {
 	ver=$(cat "$TOP/VERSION")
 	sha0=$(sha256sum <"$BLD/csum_guard.bpf.o" | cut -d' ' -f1)
 	sha1=$(sha256sum <"$BLD/tests/guard-alt.bpf.o" | cut -d' ' -f1)
-	[ "$("$rb" --version)" = "$("$CG" --version)" ] || bad="$bad premise:versions-differ"
+	[ "$("$rb" --version)" = "$("$CG" --version)" ] || unexpected "premise" "versions-differ"
 	if ! { ip netns add $ns &&
 	       ip -n $ns tuntap add dev tap0 mode tap vnet_hdr && ip -n $ns link set tap0 up &&
 	       ip -n $ns tuntap add dev tap1 mode tap vnet_hdr && ip -n $ns link set tap1 up &&
@@ -34,39 +34,35 @@ case_rebuild() {
 	ip netns exec $ns "$INJECT" --dev tap0 --csum-start 20 --csum-offset 6 --count 2 2>/dev/null
 	j=$("$CG" status tap0 --netns $ns --json)
 	tag0=$(jq -r .program_tag <<<"$j")
-	[ "$(jq -r '"\(.loader_version) \(.object_sha256)"' <<<"$j")" = "$ver $sha0" ] || bad="$bad status:$j"
+	[ "$(jq -r '"\(.loader_version) \(.object_sha256)"' <<<"$j")" = "$ver $sha0" ] || unexpected "status" "$j"
 	# the rebuild's attach: its program, counters kept
-	out=$("$rb" attach tap0 --netns $ns 2>&1) || bad="$bad attach-rc"
+	out=$("$rb" attach tap0 --netns $ns 2>&1) || unexpected "attach-rc"
 	grep -q "updated the guard of tap0 in netns $ns (bpf, [a-z]*): csum-guard $ver's program replaced by csum-guard $ver's" <<<"$out" ||
-		bad="$bad attach:[$out]"
+		unexpected "attach" "[$out]"
 	j=$("$CG" status tap0 --netns $ns --json)
 	tag1=$(jq -r .program_tag <<<"$j")
 	[ "$tag1" != "$tag0" ] &&
 		[ "$(jq -r '"\(.loader_version) \(.object_sha256) \(.dropped)"' <<<"$j")" = "$ver $sha1 2" ] ||
-		bad="$bad after-attach:$j"
+		unexpected "after-attach" "$j"
 	# what the kernel runs there: the rebuild's program
 	[ "$(kernel_hooks $ns tap0 | awk '$1 ~ /_ingress$/ { print $3 }')" = "$tag1" ] ||
-		bad="$bad kernel:[$(kernel_hooks $ns tap0 | tr '\n' ' ')]"
+		unexpected "kernel" "[$(kernel_hooks $ns tap0 | tr '\n' ' ')]"
 	# the rebuild's upgrade: tap1 moves (log-drops kept), tap0 ran it already
-	out=$("$rb" upgrade 2>&1) || bad="$bad upgrade-rc"
+	out=$("$rb" upgrade 2>&1) || unexpected "upgrade-rc"
 	grep -q "^csum-guard: upgraded tap1 in netns $ns: csum-guard $ver's program replaced by csum-guard $ver's" <<<"$out" ||
-		bad="$bad upgrade:[$(tr '\n' '|' <<<"$out")]"
+		unexpected "upgrade" "[$(tr '\n' '|' <<<"$out")]"
 	[ "$("$CG" status tap1 --netns $ns --json | jq -r '"\(.program_tag) \(.object_sha256) \(.log_drops)"')" = "$tag1 $sha1 true" ] ||
-		bad="$bad tap1:$("$CG" status tap1 --netns $ns --json)"
+		unexpected "tap1" "$("$CG" status tap1 --netns $ns --json)"
 	ip netns exec $ns "$INJECT" --dev tap1 --csum-start 20 --csum-offset 6 --count 1 2>/dev/null
-	[ "$("$CG" status tap1 --netns $ns --json | jq -r .dropped)" = 1 ] || bad="$bad tap1-drops"
+	[ "$("$CG" status tap1 --netns $ns --json | jq -r .dropped)" = 1 ] || unexpected "tap1-drops"
 	# and back: this loader's upgrade takes both to its program
-	"$CG" upgrade >/dev/null 2>&1 || bad="$bad back-rc"
+	"$CG" upgrade >/dev/null 2>&1 || unexpected "back-rc"
 	for d in tap0 tap1; do
 		[ "$("$CG" status $d --netns $ns --json | jq -r '"\(.program_tag) \(.object_sha256)"')" = "$tag0 $sha0" ] ||
-			bad="$bad back:$d"
+			unexpected "back" "$d"
 	done
 	"$CG" detach --all --netns $ns --quiet
 	ip netns del $ns
-	if [ -z "$bad" ]; then
-		pass "$t: csum-guard $ver with another program: its attach moved tap0 (tag $tag0 -> $tag1, counters kept), its upgrade tap1 (log-drops kept, dropping); this loader's upgrade moved both back"
-	else
-		fail "$t:$bad"
-	fi
+	expect_verdict "$t" "csum-guard $ver with another program: its attach moved tap0 (tag $tag0 -> $tag1, counters kept), its upgrade tap1 (log-drops kept, dropping); this loader's upgrade moved both back"
 }
 cg_case rebuild

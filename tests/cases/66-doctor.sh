@@ -8,60 +8,56 @@ doctor_finding() {
 }
 
 case_doctor() {
-	local t="doctor [$BACKEND]" why= out rc dev before
+	local t="doctor [$BACKEND]" out rc dev before
 
 	topo_up || { fail "$t: set-up"; return; }
 	dev="device tap0 netns $VM (tun)"
 	before=$(guarded_json | jq -c 'map([.device, .netns, .attached])')
 	out=$("$CG" doctor --json)
 	rc=$?
-	jq -e '.checks | length > 3' >/dev/null <<<"$out" || why="$why; not its JSON: ${out:0:120}"
+	jq -e '.checks | length > 3' >/dev/null <<<"$out" || unexpected "not its JSON" "${out:0:120}"
 	case $(doctor_finding "$out" "$dev") in
-	fail) [ "$rc" = 1 ] || why="$why; exit $rc with tap0 unguarded" ;;
+	fail) [ "$rc" = 1 ] || unexpected "exit $rc with tap0 unguarded" ;;
 	warn) # the completion guard covers it where the module runs
 		[ "$(doctor_finding "$out" "completion guard")" = ok ] ||
-			why="$why; tap0 a warning without the completion guard" ;;
-	*) why="$why; unguarded tap0: '$(doctor_finding "$out" "$dev")'" ;;
+			unexpected "tap0 a warning without the completion guard" ;;
+	*) unexpected "unguarded tap0" "'$(doctor_finding "$out" "$dev")'" ;;
 	esac
 	[ "$(jq -r .healthy <<<"$out")" = "$([ "$(jq .failed <<<"$out")" = 0 ] && echo true || echo false)" ] &&
 		[ "$rc" = "$([ "$(jq .failed <<<"$out")" = 0 ] && echo 0 || echo 1)" ] ||
-		why="$why; healthy, failed and the exit status disagree (rc $rc)"
+		unexpected "healthy, failed and the exit status disagree (rc $rc)"
 	"$CG" doctor >"$TMPD/doctor.txt"
 	grep -q "^fail  $dev: not guarded" "$TMPD/doctor.txt" ||
 		grep -q "^warn  $dev: no guard of its own" "$TMPD/doctor.txt" ||
-		why="$why; the text names no finding for tap0"
+		unexpected "the text names no finding for tap0"
 	grep -q -- "-> csum-guard attach tap0 --netns $VM" "$TMPD/doctor.txt" ||
-		why="$why; no attach hint for tap0"
+		unexpected "no attach hint for tap0"
 	[ "$(guarded_json | jq -c 'map([.device, .netns, .attached])')" = "$before" ] ||
-		why="$why; doctor changed what is guarded"
+		unexpected "doctor changed what is guarded"
 	# what the watcher's --match leaves alone is excluded, no failure
 	out=$("$CG" doctor --json --match 'cgnomatch*')
 	[ "$(doctor_finding "$out" "$dev")" = ok ] &&
 		jq -e --arg n "$dev" '.checks[] | select(.check == $n) | .detail | test("^excluded: ")' >/dev/null <<<"$out" ||
-		why="$why; tap0 outside --match: '$(doctor_finding "$out" "$dev")', not ok and excluded"
-	guard_on || why="$why; attach failed"
+		unexpected "tap0 outside --match" "'$(doctor_finding "$out" "$dev")', not ok and excluded"
+	guard_on || unexpected "attach failed"
 	out=$("$CG" doctor --json)
-	[ "$(doctor_finding "$out" "$dev")" = ok ] || why="$why; guarded tap0: '$(doctor_finding "$out" "$dev")'"
+	[ "$(doctor_finding "$out" "$dev")" = ok ] || unexpected "guarded tap0" "'$(doctor_finding "$out" "$dev")'"
 	jq -e --arg n "$dev" '.checks[] | select(.check == $n) | .detail | test("^guarded by ")' \
-		>/dev/null <<<"$out" || why="$why; guarded tap0's detail: no 'guarded by'"
+		>/dev/null <<<"$out" || unexpected "guarded tap0's detail" "no 'guarded by'"
 	"$CG" doctor tap0 >/dev/null 2>&1
-	[ $? = 2 ] || why="$why; doctor took a device"
+	[ $? = 2 ] || unexpected "doctor took a device"
 	guard_off
 	# a bpf guard whose egress hook was taken off: a warning naming it
 	if [ "$BACKEND" = bpf ]; then
 		"$CG" attach tap0 --netns "$VM" --backend bpf --mode clsact --egress -q &&
-			tc -n "$VM" filter del dev tap0 egress || why="$why; cannot set up the egress drift"
+			tc -n "$VM" filter del dev tap0 egress || unexpected "cannot set up the egress drift"
 		out=$("$CG" doctor --json)
 		jq -e --arg n "$dev" '[.checks[] | select(.check == $n and .state == "warn") | .detail] |
 			any(test("egress hook is gone"))' >/dev/null <<<"$out" ||
-			why="$why; no warning for tap0's egress hook gone: $(jq -c --arg n "$dev" '[.checks[] | select(.check == $n)]' <<<"$out")"
+			unexpected "no warning for tap0's egress hook gone" "$(jq -c --arg n "$dev" '[.checks[] | select(.check == $n)]' <<<"$out")"
 		guard_off
 	fi
-	if [ -z "$why" ]; then
-		pass "$t: an unguarded tap is a finding with the attach to run, excluded and no failure outside --match, the exit status follows the findings, a guarded one is ok$([ "$BACKEND" = bpf ] && echo ", one whose egress hook was deleted a warning"); nothing changed"
-	else
-		fail "$t:${why#;}"
-	fi
+	expect_verdict "$t" "an unguarded tap is a finding with the attach to run, excluded and no failure outside --match, the exit status follows the findings, a guarded one is ok$([ "$BACKEND" = bpf ] && echo ", one whose egress hook was deleted a warning"); nothing changed"
 	topo_down
 }
 cg_case doctor
@@ -73,7 +69,7 @@ cg_case doctor
 # asked about by name, the same; and status --prometheus puts it under
 # csum_guard_excluded, never csum_guard_unguarded.
 case_status_userns() {
-	local t="status-userns" p=cx$(($$ % 10000)) pid why= out row ino
+	local t="status-userns" p=cx$(($$ % 10000)) pid out row ino
 
 	command -v unshare >/dev/null || { skip "$t: no unshare"; return; }
 	[ -e /dev/net/tun ] || modprobe tun 2>/dev/null
@@ -97,24 +93,20 @@ case_status_userns() {
 	row=$(jq -c --arg d ${p}t0 --arg n "$ino" '[.[] | select(.device == $d and .netns == $n)] | first // empty' <<<"$out")
 	[ "$(jq -r .state <<<"$row")" = excluded ] &&
 		jq -e '.state_reason | test("another user namespace")' >/dev/null <<<"$row" ||
-		why="$why; host-wide status: ${row:-no row}"
+		unexpected "host-wide status" "${row:-no row}"
 	row=$("$CG" status ${p}t0 --netns /proc/$pid/ns/net --json)
-	[ "$(jq -r .state <<<"$row")" = excluded ] || why="$why; status ${p}t0 --netns: $row"
+	[ "$(jq -r .state <<<"$row")" = excluded ] || unexpected "status ${p}t0 --netns" "$row"
 	out=$("$CG" status --prometheus)
 	grep -q "^csum_guard_excluded{device=\"${p}t0\",netns=\"$ino\"" <<<"$out" ||
-		why="$why; no csum_guard_excluded line"
-	grep -q "^csum_guard_guarded{device=\"${p}t0\"" <<<"$out" && why="$why; listed in csum_guard_guarded too"
+		unexpected "no csum_guard_excluded line"
+	grep -q "^csum_guard_guarded{device=\"${p}t0\"" <<<"$out" && unexpected "listed in csum_guard_guarded too"
 	out=$("$CG" doctor --json)
 	jq -e --arg n "device ${p}t0 netns $ino (tun)" \
 		'.checks[] | select(.check == $n) | .state == "ok" and (.detail | test("^excluded: "))' \
-		>/dev/null <<<"$out" || why="$why; doctor: $(jq -c --arg d ${p}t0 '[.checks[] | select(.check | contains($d))]' <<<"$out")"
+		>/dev/null <<<"$out" || unexpected "doctor" "$(jq -c --arg d ${p}t0 '[.checks[] | select(.check | contains($d))]' <<<"$out")"
 	kill $pid
 	wait $pid 2>/dev/null
-	if [ -z "$why" ]; then
-		pass "$t: a tap in another user namespace's netns: excluded in status (host-wide and by name), csum_guard_excluded, doctor ok, with why"
-	else
-		fail "$t:${why#;}"
-	fi
+	expect_verdict "$t" "a tap in another user namespace's netns: excluded in status (host-wide and by name), csum_guard_excluded, doctor ok, with why"
 }
 cg_kernel_case status_userns
 

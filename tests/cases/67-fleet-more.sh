@@ -11,7 +11,7 @@
 #
 #   netns $CG_PFX-fu: ${p}n (up)      unnamed netns (unshare -n): ${p}u (up)
 case_fleet_unguarded() {
-	local t="fleet-unguarded [$BACKEND]" ns=$CG_PFX-fu p=fu$(($$ % 100000)) bad= upid u ino d e json
+	local t="fleet-unguarded [$BACKEND]" ns=$CG_PFX-fu p=fu$(($$ % 100000)) upid u ino d e json
 
 	[ -e /dev/net/tun ] || modprobe tun 2>/dev/null
 	unshare -n sleep 120 &
@@ -30,32 +30,29 @@ case_fleet_unguarded() {
 	ino=$(stat -L -c %i $u)
 	# (the premise: nothing of ours knows either namespace)
 	for d in $(stat -L -c %i /run/netns/$ns) $ino; do
-		[ ! -e /sys/fs/bpf/csum_guard/$d ] || bad="$bad premise:state-for-$d"
+		[ ! -e /sys/fs/bpf/csum_guard/$d ] || unexpected "premise" "state-for-$d"
 	done
-	json=$("$CG" status --json) || bad="$bad json-rc"
+	json=$("$CG" status --json) || unexpected "json-rc"
 	for d in "${p}n|$ns" "${p}u|$ino"; do
 		e=$(jq -c --arg dev "${d%|*}" '[.[] | select(.device == $dev) |
 			[.netns, .guarded, .attached, .kind]]' <<<"$json")
-		[ "$e" = "[[\"${d#*|}\",false,false,\"tun\"]]" ] || bad="$bad json:${d%|*}:$e"
+		[ "$e" = "[[\"${d#*|}\",false,false,\"tun\"]]" ] || unexpected "json" "${d%|*}:$e"
 	done
-	"$CG" status >"$TMPD/fu.txt" || bad="$bad text-rc"
+	"$CG" status >"$TMPD/fu.txt" || unexpected "text-rc"
 	for d in "${p}n netns $ns" "${p}u netns $ino"; do
-		[ "$(grep -cxF "$d: not guarded (tun)" "$TMPD/fu.txt")" = 1 ] || bad="$bad text:${d%% *}"
+		[ "$(grep -cxF "$d: not guarded (tun)" "$TMPD/fu.txt")" = 1 ] || unexpected "text" "${d%% *}"
 	done
-	"$CG" status --prometheus >"$TMPD/fu.prom" || bad="$bad prom-rc"
+	"$CG" status --prometheus >"$TMPD/fu.prom" || unexpected "prom-rc"
 	prom_parse "$FLEET_METRICS" <"$TMPD/fu.prom" >"$TMPD/fu.samples" 2>"$TMPD/fu.perr" ||
-		bad="$bad prom-parse:$(head -1 "$TMPD/fu.perr")"
+		unexpected "prom-parse" "$(head -1 "$TMPD/fu.perr")"
 	for d in "${p}n	$ns" "${p}u	$ino"; do
 		[ "$(grep -c "^csum_guard_guarded	$d	.*	false	0$" "$TMPD/fu.samples")" = 1 ] ||
-			bad="$bad prometheus:${d%	*}"
+			unexpected "prometheus" "${d%	*}"
 	done
 	kill $upid
 	wait $upid 2>/dev/null
 	ip netns del $ns
-	if [ -z "$bad" ]; then
-		pass "$t: an up tap in a named and one in an unnamed namespace where nothing was ever guarded: listed unguarded by the host-wide status, --json and --prometheus (csum_guard_guarded 0)"
-	else
-		fail "$t:$bad; text: $(tr '\n' '|' <"$TMPD/fu.txt")"
-	fi
+	expect_clean || unexpected "text" "$(tr '\n' '|' <"$TMPD/fu.txt")"
+	expect_verdict "$t" "an up tap in a named and one in an unnamed namespace where nothing was ever guarded: listed unguarded by the host-wide status, --json and --prometheus (csum_guard_guarded 0)"
 }
 cg_case fleet_unguarded

@@ -23,7 +23,7 @@ sc_synack_delta() {
 # smaller, and so does the program. (syn_mss tries TCP_MAXSEG 1000 only,
 # below the device's, where clamping and overriding agree.)
 case_syn_mss_above() {
-	local t="syn-mss-above" why= py m addr r mss got=
+	local t="syn-mss-above" py m addr r mss got=
 	declare -A base
 
 	sc_quick_guest_skip "$t" && return
@@ -48,7 +48,7 @@ time.sleep(120)' $SC_SEG "$TMPD/sc.ready" &
 	wait_ready "$TMPD/sc.ready"
 	for m in base tc; do
 		if [ $m = tc ] && ! sc_attach_mode tc $SC_SEG; then
-			why="$why; attach tc: $(head -1 "$TMPD/err")"
+			unexpected "attach tc" "$(head -1 "$TMPD/err")"
 			break
 		fi
 		for addr in 10.9.0.2 fd09::2; do
@@ -61,20 +61,16 @@ time.sleep(120)' $SC_SEG "$TMPD/sc.ready" &
 				got="$got${got:+/}$mss"
 			else
 				[ "$mss" = "${base[$addr]}" ] ||
-					why="$why; $m $addr: advertised $r, the stack ${base[$addr]}"
+					unexpected "$m $addr" "advertised $r, the stack ${base[$addr]}"
 			fi
 		done
-		[ $m = tc ] && { set -- $(sc_counters); [ "$1" = 2 ] || why="$why; the program answered $1 of 2"; }
+		[ $m = tc ] && { set -- $(sc_counters); [ "$1" = 2 ] || unexpected "the program answered $1 of 2"; }
 		sc_detach_mode $m
 	done
 	kill $py 2>/dev/null
 	wait $py 2>/dev/null
-	[ "$got" = 1360/1340 ] || why="$why; the stack alone advertised $got, not 1360/1340"
-	if [ -z "$why" ]; then
-		pass "$t: MTU 1400, a listener with TCP_MAXSEG 1460: the program advertises 1360 (IPv4) and 1340 (IPv6), the device's, as the stack does"
-	else
-		fail "$t:${why#;}"
-	fi
+	[ "$got" = 1360/1340 ] || unexpected "the stack alone advertised $got, not 1360/1340"
+	expect_verdict "$t" "MTU 1400, a listener with TCP_MAXSEG 1460: the program advertises 1360 (IPv4) and 1340 (IPv6), the device's, as the stack does"
 	sc_down
 }
 cg_kernel_case syn_mss_above
@@ -87,7 +83,7 @@ cg_kernel_case syn_mss_above
 #
 #   client 10.9.0.1, .3, .4 -> server 10.9.0.2 (tc responder, a listener)
 case_syn_allow_again() {
-	local t="syn-allow-again" why= l step allow yes no got k=0
+	local t="syn-allow-again" l step allow yes no got k=0
 
 	sc_quick_guest_skip "$t" && return
 	sc_up && ip -n "$SC_C" addr add 10.9.0.3/24 dev veth0 && ip -n "$SC_C" addr add 10.9.0.4/24 dev veth0 &&
@@ -97,26 +93,22 @@ case_syn_allow_again() {
 	l=$!
 	wait_ready "$TMPD/sc.ready"
 	sc_on --ports $SC_PORT --mode tc --allow 10.9.0.1,10.9.0.3 2>"$TMPD/err" ||
-		why="$why; attach: $(head -1 "$TMPD/err")"
+		unexpected "attach" "$(head -1 "$TMPD/err")"
 	# step|--allow|a source it names|one it leaves out
 	for step in "again|10.9.0.1,10.9.0.3|10.9.0.3|10.9.0.4" "narrower|10.9.0.1|10.9.0.1|10.9.0.3"; do
 		IFS='|' read -r step allow yes no <<<"$step"
 		sc_on --ports $SC_PORT --mode tc --allow $allow 2>"$TMPD/err" ||
-			{ why="$why; attach $step: $(head -1 "$TMPD/err")"; continue; }
+			{ unexpected "attach $step" "$(head -1 "$TMPD/err")"; continue; }
 		got=$(sc_synack_delta $no)
-		[ "${got#* }" = 0 ] || why="$why; $step --allow $allow: $no answered by the program (SYN-ACKs, program synack: $got)"
+		[ "${got#* }" = 0 ] || unexpected "$step --allow $allow" "$no answered by the program (SYN-ACKs, program synack: $got)"
 		got=$(sc_synack_delta $yes)
-		[ "$got" = "$SC_N $SC_N" ] || why="$why; $step --allow $allow: $yes not answered by the program (SYN-ACKs, program synack: $got)"
+		[ "$got" = "$SC_N $SC_N" ] || unexpected "$step --allow $allow" "$yes not answered by the program (SYN-ACKs, program synack: $got)"
 		k=$((k + 2))
 	done
 	sc_off
 	kill $l 2>/dev/null
 	wait $l 2>/dev/null
-	if [ -z "$why" ]; then
-		pass "$t: a tc responder attached with --allow 10.9.0.1,10.9.0.3, again with the same, then with 10.9.0.1: $k source checks, the program answered the source each list names, not the one it leaves out"
-	else
-		fail "$t:${why#;}"
-	fi
+	expect_verdict "$t" "a tc responder attached with --allow 10.9.0.1,10.9.0.3, again with the same, then with 10.9.0.1: $k source checks, the program answered the source each list names, not the one it leaves out"
 	sc_down
 }
 cg_kernel_case syn_allow_again
@@ -127,7 +119,7 @@ cg_kernel_case syn_allow_again
 # stack alone, and the program's synack counter stays; the controls
 # (10.9.0.1, fd09::1) are answered by it.
 case_syn_martian() {
-	local t="syn-martian" why= l src got c0 c1 r
+	local t="syn-martian" l src got c0 c1 r
 
 	sc_quick_guest_skip "$t" && return
 	sc_up && ip -n "$SC_S" route add default via 10.9.0.1 dev veth1 &&
@@ -138,7 +130,7 @@ case_syn_martian() {
 	wait_ready "$TMPD/sc.ready"
 	for m in base tc; do
 		if [ $m = tc ] && ! sc_attach_mode tc $SC_PORT; then
-			why="$why; attach tc: $(head -1 "$TMPD/err")"
+			unexpected "attach tc" "$(head -1 "$TMPD/err")"
 			break
 		fi
 		[ $m = tc ] && c0=$(sc_counters)
@@ -147,24 +139,20 @@ case_syn_martian() {
 				--dst $([ "$src" = 127.0.0.1 ] && echo 10.9.0.2 || echo fd09::2) \
 				--port $SC_PORT --count $SC_N --wait $SC_WAIT)
 			got=$(sed -n 's/.*synack=\([0-9]*\).*/\1/p' <<<"$r")
-			[ "$got" = 0 ] || why="$why; $m: $src answered: $r"
+			[ "$got" = 0 ] || unexpected "$m" "$src answered: $r"
 		done
 		[ $m = base ] && continue
 		c1=$(sc_counters)
-		[ "${c1%% *}" = "${c0%% *}" ] || why="$why; the program answered martian sources: synack ${c0%% *} -> ${c1%% *}"
+		[ "${c1%% *}" = "${c0%% *}" ] || unexpected "the program answered martian sources" "synack ${c0%% *} -> ${c1%% *}"
 		for src in 10.9.0.1 fd09::1; do
 			got=$(sc_synack_delta $src $([ $src = fd09::1 ] && echo fd09::2 || echo 10.9.0.2))
-			[ "$got" = "$SC_N $SC_N" ] || why="$why; control $src: SYN-ACKs, program synack: $got"
+			[ "$got" = "$SC_N $SC_N" ] || unexpected "control $src" "SYN-ACKs, program synack: $got"
 		done
 		sc_detach_mode $m
 	done
 	kill $l 2>/dev/null
 	wait $l 2>/dev/null
-	if [ -z "$why" ]; then
-		pass "$t: a server with default routes: SYNs from 127.0.0.1, ::1 and ::ffff:10.9.0.1 unanswered through a tc responder as by the stack alone, its synack counter unmoved; the controls answered by the program"
-	else
-		fail "$t:${why#;}"
-	fi
+	expect_verdict "$t" "a server with default routes: SYNs from 127.0.0.1, ::1 and ::ffff:10.9.0.1 unanswered through a tc responder as by the stack alone, its synack counter unmoved; the controls answered by the program"
 	sc_down
 }
 cg_kernel_case syn_martian
@@ -174,7 +162,7 @@ cg_kernel_case syn_martian
 # responder is there, netns "", answering, with its synack counter as
 # syncookie status --json says; and no other row names it.
 case_syn_prom_own() {
-	local t="syn-prom-own" why= st prom l
+	local t="syn-prom-own" st prom l
 
 	sc_quick_guest_skip "$t" && return
 	sc_up || { fail "$t: set-up"; return; }
@@ -185,26 +173,22 @@ case_syn_prom_own() {
 	wait_ready "$TMPD/sc.ready"
 	# (nsenter enters the network namespace only: bpffs stays in view)
 	nsenter --net=/run/netns/"$SC_S" "$CG" syncookie attach veth1 --ports $SC_PORT --mode tc --quiet \
-		2>"$TMPD/err" || why="$why; attach: $(head -1 "$TMPD/err")"
+		2>"$TMPD/err" || unexpected "attach" "$(head -1 "$TMPD/err")"
 	set -- $(sc_synack_delta 10.9.0.1)
-	[ "${2:-0}" -ge 1 ] || why="$why; the program did not answer"
+	[ "${2:-0}" -ge 1 ] || unexpected "the program did not answer"
 	st=$(nsenter --net=/run/netns/"$SC_S" "$CG" syncookie status veth1 --json)
 	nsenter --net=/run/netns/"$SC_S" "$CG" status --prometheus >"$TMPD/spo.prom" ||
-		why="$why; status --prometheus failed"
+		unexpected "status --prometheus failed"
 	grep -q "^csum_guard_syncookie_answering{device=\"veth1\",netns=\"\",mode=\"tc\",.*} 1$" "$TMPD/spo.prom" &&
 		grep -qx "csum_guard_syncookie_packets_total{device=\"veth1\",netns=\"\",counter=\"synack\"} $(jq -r .counters.synack <<<"$st")" \
 			"$TMPD/spo.prom" ||
-		why="$why; status --prometheus: $(grep '^csum_guard_syncookie' "$TMPD/spo.prom" | tr '\n' ' ')"
+		unexpected "status --prometheus" "$(grep '^csum_guard_syncookie' "$TMPD/spo.prom" | tr '\n' ' ')"
 	[ "$(grep -c "^csum_guard_syncookie_answering{device=\"veth1\",netns=\"$SC_S\"" "$TMPD/spo.prom")" = 0 ] ||
-		why="$why; its own namespace listed by name as well"
-	nsenter --net=/run/netns/"$SC_S" "$CG" syncookie detach veth1 --quiet || why="$why; detach"
+		unexpected "its own namespace listed by name as well"
+	nsenter --net=/run/netns/"$SC_S" "$CG" syncookie detach veth1 --quiet || unexpected "detach"
 	kill $l 2>/dev/null
 	wait $l 2>/dev/null
-	if [ -z "$why" ]; then
-		pass "$t: status --prometheus in the responder's own namespace lists it (netns \"\"), answering, its synack as syncookie status --json's"
-	else
-		fail "$t:${why#;}"
-	fi
+	expect_verdict "$t" "status --prometheus in the responder's own namespace lists it (netns \"\"), answering, its synack as syncookie status --json's"
 	sc_down
 }
 cg_kernel_case syn_prom_own

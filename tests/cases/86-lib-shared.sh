@@ -22,7 +22,7 @@ cron_sc() {
 # tc mode gets its nft tables too (not "missing"); detach, run the same
 # way, leaves no table.
 case_lib_cron_path() {
-	local t="lib-cron-path" why= m st v0 nft
+	local t="lib-cron-path" m st v0 nft
 
 	nft=$(command -v nft) || { skip "$t: no nft"; return; }
 	if env PATH=$CRON_PATH sh -c 'command -v nft' >/dev/null; then
@@ -30,29 +30,28 @@ case_lib_cron_path() {
 		return
 	fi
 	for m in nft tc; do
-		sc_up || { why="$why; set-up"; break; }
+		sc_up || { unexpected "set-up"; break; }
 		if ! cron_sc attach --ports $SC_PORT --mode $m --set-sysctl 2>"$TMPD/err"; then
-			why="$why; $m: attach under PATH=$CRON_PATH: $(head -1 "$TMPD/err")"
+			unexpected "$m" "attach under PATH=$CRON_PATH: $(head -1 "$TMPD/err")"
 			sc_down
 			continue
 		fi
 		st=$("$CG" syncookie status veth1 --netns "$SC_S" --json)
 		[ "$(jq -r '"\(.mode) \(.tables)"' <<<"$st")" = "$m ok" ] ||
-			why="$why; $m: status mode, tables: $(jq -r '"\(.mode) \(.tables)"' <<<"$st")"
+			unexpected "$m" "status mode, tables: $(jq -r '"\(.mode) \(.tables)"' <<<"$st")"
 		ip netns exec "$SC_S" nft list tables | grep -q . ||
-			why="$why; $m: no nft table in the kernel"
+			unexpected "$m" "no nft table in the kernel"
 		if [ $m = nft ]; then
 			v0=$(synproxy_valid)
-			connect 10.9.0.2 || why="$why; $m: transfer failed"
+			connect 10.9.0.2 || unexpected "$m" "transfer failed"
 			[ $(($(synproxy_valid) - v0)) -ge 1 ] ||
-				why="$why; $m: SYNPROXY validated no cookie (+$(($(synproxy_valid) - v0)))"
+				unexpected "$m" "SYNPROXY validated no cookie (+$(($(synproxy_valid) - v0)))"
 		fi
 		cron_sc detach 2>"$TMPD/err" ||
-			why="$why; $m: detach under PATH=$CRON_PATH: $(head -1 "$TMPD/err")"
-		[ -z "$(ip netns exec "$SC_S" nft list tables)" ] || why="$why; $m: tables left after detach"
+			unexpected "$m" "detach under PATH=$CRON_PATH: $(head -1 "$TMPD/err")"
+		[ -z "$(ip netns exec "$SC_S" nft list tables)" ] || unexpected "$m" "tables left after detach"
 		sc_down
 	done
-	[ -n "$why" ] && { fail "$t:${why#; }"; return; }
-	pass "$t: under PATH=$CRON_PATH ($nft not in it) nft mode attached, its tables in the kernel, a connection's cookie validated by SYNPROXY; tc mode has its tables; detach left none"
+	expect_verdict "$t" "under PATH=$CRON_PATH ($nft not in it) nft mode attached, its tables in the kernel, a connection's cookie validated by SYNPROXY; tc mode has its tables; detach left none"
 }
 cg_kernel_case lib_cron_path

@@ -70,7 +70,7 @@ repo_apt() {
 repo_signed_text() { sed -n '/^-----BEGIN PGP SIGNED MESSAGE-----$/,/^-----BEGIN PGP SIGNATURE-----$/p' "$1"; }
 
 case_repo_layout() {
-	local t="repo-layout" r1=$TMPD/repo1 r2=$TMPD/repo2 why= f ver n d
+	local t="repo-layout" r1=$TMPD/repo1 r2=$TMPD/repo2 f ver n d
 
 	ver=$(cat "$TOP/VERSION")
 	if ! repo_keys >"$TMPD/repokeys.log" 2>&1; then
@@ -79,16 +79,16 @@ case_repo_layout() {
 	fi
 	# bad input: no keys named, or a key that is not one: one line, no repository
 	make -C "$TOP" --no-print-directory repo REPO="$TMPD/repo0" REPO_KERNELS= \
-		>"$TMPD/repo0.out" 2>"$TMPD/repo0.err" && why="$why; make repo without keys succeeded"
+		>"$TMPD/repo0.out" 2>"$TMPD/repo0.err" && unexpected "make repo without keys succeeded"
 	[ "$(grep -c 'make repo: name the keys' "$TMPD/repo0.err")" = 1 ] ||
-		why="$why; make repo without keys did not say which to name: $(head -2 "$TMPD/repo0.err" | tr '\n' ' ')"
+		unexpected "make repo without keys did not say which to name" "$(head -2 "$TMPD/repo0.err" | tr '\n' ' ')"
 	make -C "$TOP" --no-print-directory repo REPO="$TMPD/repo0" REPO_KERNELS= \
 		REPO_KEY="$TMPD/repokeys/mod.crt" MODULE_KEY="$TMPD/repokeys/mod.key" \
 		MODULE_CERT="$TMPD/repokeys/mod.crt" >"$TMPD/repo0.out" 2>"$TMPD/repo0.err" &&
-		why="$why; make repo with a certificate as REPO_KEY succeeded"
+		unexpected "make repo with a certificate as REPO_KEY succeeded"
 	grep -q 'repo.sh: cannot import a key' "$TMPD/repo0.err" ||
-		why="$why; a bad REPO_KEY was not named: $(grep -v '^make' "$TMPD/repo0.err" | head -2 | tr '\n' ' ')"
-	[ -e "$TMPD/repo0" ] && why="$why; a refused make repo left $TMPD/repo0"
+		unexpected "a bad REPO_KEY was not named" "$(grep -v '^make' "$TMPD/repo0.err" | head -2 | tr '\n' ' ')"
+	[ -e "$TMPD/repo0" ] && unexpected "a refused make repo left $TMPD/repo0"
 
 	if ! make_repo "$r1" "" >"$TMPD/repo1.log" 2>&1 || ! make_repo "$r2" "" >"$TMPD/repo2.log" 2>&1; then
 		fail "$t: make repo failed: $(grep -v '^make' "$TMPD/repo1.log" "$TMPD/repo2.log" | tail -2 | tr '\n' ' ')"
@@ -99,55 +99,51 @@ case_repo_layout() {
 		dists/stable/Release dists/stable/InRelease dists/stable/Release.gpg \
 		dists/stable/main/binary-amd64/Packages.gz dists/stable/main/binary-arm64/Packages.gz \
 		csum-guard-archive-keyring.gpg csum-guard-modules.der; do
-		[ -s "$r1/$f" ] || why="$why; no $f"
+		[ -s "$r1/$f" ] || unexpected "no $f"
 	done
 	# the secret key goes nowhere near what is published
-	grep -rlq 'PRIVATE KEY' "$r1" && why="$why; the repository holds a private key"
-	[ -e "$TMPD/repo-gnupg" ] && why="$why; make repo left a keyring beside the repository"
+	grep -rlq 'PRIVATE KEY' "$r1" && unexpected "the repository holds a private key"
+	[ -e "$TMPD/repo-gnupg" ] && unexpected "make repo left a keyring beside the repository"
 	# the signatures, by gpgv with the archive key alone
 	gpgv --keyring "$r1/csum-guard-archive-keyring.gpg" "$r1/dists/stable/InRelease" >/dev/null 2>&1 ||
-		why="$why; InRelease does not verify with the archive key"
+		unexpected "InRelease does not verify with the archive key"
 	gpgv --keyring "$r1/csum-guard-archive-keyring.gpg" "$r1/dists/stable/Release.gpg" \
-		"$r1/dists/stable/Release" >/dev/null 2>&1 || why="$why; Release.gpg does not verify"
+		"$r1/dists/stable/Release" >/dev/null 2>&1 || unexpected "Release.gpg does not verify"
 	[ "$(openssl x509 -inform DER -in "$r1/csum-guard-modules.der" -noout -subject 2>/dev/null)" = \
 	  "$(openssl x509 -in "$TMPD/repokeys/mod.crt" -noout -subject)" ] ||
-		why="$why; csum-guard-modules.der is not the module certificate"
+		unexpected "csum-guard-modules.der is not the module certificate"
 	# apt: the key of signed-by makes the repository trusted, another key does not
 	rm -rf "$TMPD/repo-apt"
 	if repo_apt "$r1" "$r1/csum-guard-archive-keyring.gpg" update >"$TMPD/repo-apt.log" 2>&1 &&
 	   ! grep -q '^[WE]:' "$TMPD/repo-apt.log"; then
 		n=$(repo_apt "$r1" "$r1/csum-guard-archive-keyring.gpg" install -s csum-guard 2>&1 |
 			grep -c "^Inst csum-guard (${ver//./\\.} csum-guard:stable \[amd64\])")
-		[ "$n" = 1 ] || why="$why; apt does not offer csum-guard $ver for amd64 from the repository"
+		[ "$n" = 1 ] || unexpected "apt does not offer csum-guard $ver for amd64 from the repository"
 	else
-		why="$why; apt-get update with the archive key failed: $(grep -m1 '^[WE]:' "$TMPD/repo-apt.log")"
+		unexpected "apt-get update with the archive key failed" "$(grep -m1 '^[WE]:' "$TMPD/repo-apt.log")"
 	fi
 	rm -rf "$TMPD/repo-apt"
 	repo_apt "$r1" "$TMPD/repokeys/other.gpg" update >"$TMPD/repo-apt.log" 2>&1
 	grep -q 'NO_PUBKEY\|not signed' "$TMPD/repo-apt.log" ||
-		why="$why; apt-get update with another key did not refuse the repository"
+		unexpected "apt-get update with another key did not refuse the repository"
 	rm -rf "$TMPD/repo-apt"
 	# what each architecture's index lists, with the pool's digests
 	for d in amd64:"csum-guard csum-guard-dkms csum-guard-modules" arm64:"csum-guard csum-guard-dkms"; do
 		n=$(zcat "$r1/dists/stable/main/binary-${d%%:*}/Packages.gz" | sed -n 's/^Package: //p' | LC_ALL=C sort | paste -sd' ')
-		[ "$n" = "${d#*:}" ] || why="$why; ${d%%:*} lists '$n', not '${d#*:}'"
+		[ "$n" = "${d#*:}" ] || unexpected "${d%%:*} lists '$n', not '${d#*:}'"
 	done
 	while read -r f n; do
-		[ "$(sha256sum <"$r1/$f" | cut -d' ' -f1)" = "$n" ] || why="$why; $f's SHA256 in Packages is wrong"
+		[ "$(sha256sum <"$r1/$f" | cut -d' ' -f1)" = "$n" ] || unexpected "$f's SHA256 in Packages is wrong"
 	done < <(awk '/^Filename:/ { f = $2 } /^SHA256:/ { print f, $2 }' "$r1/dists/stable/main/binary-amd64/Packages")
 	# built twice: the same files but the signatures
 	for f in $(cd "$r1" && find . -type f ! -name InRelease ! -name Release.gpg | LC_ALL=C sort); do
-		cmp -s "$r1/$f" "$r2/$f" || why="$why; $f differs between two builds"
+		cmp -s "$r1/$f" "$r2/$f" || unexpected "$f differs between two builds"
 	done
 	cmp -s <(repo_signed_text "$r1/dists/stable/InRelease") <(repo_signed_text "$r2/dists/stable/InRelease") ||
-		why="$why; InRelease's signed text differs between two builds"
+		unexpected "InRelease's signed text differs between two builds"
 	grep -q "^Date: $(LC_ALL=C date -u -R -d "@$(git -C "$TOP" log -1 --format=%ct)")\$" "$r1/dists/stable/Release" ||
-		why="$why; Release is not dated by the last commit"
-	if [ -z "$why" ]; then
-		pass "$t: make repo signs Release/InRelease with REPO_KEY (gpgv, apt with signed-by; another key refused), lists csum-guard amd64+arm64, -dkms, -modules with their digests; two builds the same but the signatures; no keys or a bad one: one line, nothing made"
-	else
-		fail "$t: ${why#; }"
-	fi
+		unexpected "Release is not dated by the last commit"
+	expect_verdict "$t" "make repo signs Release/InRelease with REPO_KEY (gpgv, apt with signed-by; another key refused), lists csum-guard amd64+arm64, -dkms, -modules with their digests; two builds the same but the signatures; no keys or a bad one: one line, nothing made"
 }
 cg_host_case repo_layout
 
@@ -169,7 +165,7 @@ module_sig_ok() {
 
 case_repo_modules() {
 	local t="repo-modules" r=$TMPD/repo-mods kernels=${CG_REPO_KERNELS:-deb6.1-fixed deb5.10 deb6.12}
-	local k kver ko why= x=$TMPD/mods-x first n=0 cc
+	local k kver ko x=$TMPD/mods-x first n=0 cc
 
 	if [ "$CG_DEPTH" != full ]; then
 		skip "$t: builds a module per kernel in its release's root (minutes): make test-matrix runs it"
@@ -184,15 +180,15 @@ case_repo_modules() {
 	for k in $kernels; do
 		kver=$(awk -v n="$k" '$1 == n { sub(/^linux-image-/, "", $3); print $3 }' "$TOP/tests/guest/kernels.list")
 		ko=$x/usr/lib/csum-guard/modules/$kver/csum_guard.ko
-		[ -f "$ko" ] || { why="$why; no module for $kver"; continue; }
-		[ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$kver" ] || why="$why; $kver: vermagic $(modinfo -F vermagic "$ko")"
-		[ "$(modinfo -F signer "$ko")" = "$REPO_SIGNER" ] || why="$why; $kver: signer '$(modinfo -F signer "$ko")'"
-		module_sig_ok "$ko" "$TMPD/repokeys/mod.crt" || why="$why; $kver: the signature does not verify with the certificate"
+		[ -f "$ko" ] || { unexpected "no module for $kver"; continue; }
+		[ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$kver" ] || unexpected "$kver" "vermagic $(modinfo -F vermagic "$ko")"
+		[ "$(modinfo -F signer "$ko")" = "$REPO_SIGNER" ] || unexpected "$kver" "signer '$(modinfo -F signer "$ko")'"
+		module_sig_ok "$ko" "$TMPD/repokeys/mod.crt" || unexpected "$kver" "the signature does not verify with the certificate"
 		# the compiler the kernel was built with
 		cc=$(grep -o 'CONFIG_CC_VERSION_TEXT="[^"]*"' "$TOP/build/kernels/$k/root/usr/src/linux-headers-$kver/.config" |
 		     sed 's/.*(\(Debian [^)]*\)).*/\1/')
 		readelf -p .comment "$ko" 2>/dev/null | grep -qF "($cc)" ||
-			why="$why; $kver: not built by the kernel's compiler ($cc): $(readelf -p .comment "$ko" | grep -m1 GCC)"
+			unexpected "$kver" "not built by the kernel's compiler ($cc): $(readelf -p .comment "$ko" | grep -m1 GCC)"
 		n=$((n + 1))
 	done
 	# built again: the same bytes (the first kernel alone)
@@ -200,16 +196,12 @@ case_repo_modules() {
 	kver=$(awk -v n="$first" '$1 == n { sub(/^linux-image-/, "", $3); print $3 }' "$TOP/tests/guest/kernels.list")
 	if make_repo "$TMPD/repo-mods2" "$first" >"$TMPD/repo-mods2.log" 2>&1; then
 		cmp -s "$x/usr/lib/csum-guard/modules/$kver/csum_guard.ko" "$TOP/build/kmods/out/$kver/csum_guard.ko" ||
-			why="$why; $kver: a second build gave other bytes"
+			unexpected "$kver" "a second build gave other bytes"
 	else
-		why="$why; the second make repo failed"
+		unexpected "the second make repo failed"
 	fi
 	rm -rf "$x" "$TMPD/repo-mods2"
-	if [ -z "$why" ]; then
-		pass "$t: $n prebuilt modules ($kernels), each with its kernel's vermagic and compiler, signed by '$REPO_SIGNER' (the signature verifies with the certificate); $kver built twice, the same bytes"
-	else
-		fail "$t: ${why#; }"
-	fi
+	expect_verdict "$t" "$n prebuilt modules ($kernels), each with its kernel's vermagic and compiler, signed by '$REPO_SIGNER' (the signature verifies with the certificate); $kver built twice, the same bytes"
 }
 cg_host_case repo_modules
 

@@ -38,6 +38,8 @@
 #                                  (the source address intact)
 #   unexpected TAG SEEN            a check the case made its own way failed:
 #                                  SEEN says what it saw
+#   unexpected TEXT                the same, where no tag stands apart from
+#                                  what was seen: TEXT is recorded as it is
 #   expect_clean                   no check has failed since the last verdict
 #
 # Each expect_* returns 0 when its check held and 1 when not (expect_ok
@@ -46,9 +48,13 @@
 
 EXPECT_FAILED=""
 
-# unexpected TAG SEEN
+# unexpected TAG SEEN, or unexpected TEXT
 unexpected() {
-	EXPECT_FAILED="$EXPECT_FAILED; $1: $2"
+	if [ $# -ge 2 ]; then
+		EXPECT_FAILED="$EXPECT_FAILED; $1: $2"
+	else
+		EXPECT_FAILED="$EXPECT_FAILED; $1"
+	fi
 	return 1
 }
 
