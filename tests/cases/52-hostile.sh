@@ -58,7 +58,7 @@ hk_watch_once() {
 # keeps both through a plain attach, the libvirt hook's attach and watch
 # runs of other options; only --no-egress and --no-log-drops take them off.
 case_hostile_keep() {
-	local t="hostile-keep [$BACKEND]" ns=$CG_PFX-k dev=${CG_PFX}k0 why= got eg
+	local t="hostile-keep [$BACKEND]" ns=$CG_PFX-k dev=${CG_PFX}k0 got eg
 	local hook=$TOP/packaging/libvirt-qemu-hook out=$TMPD/hk.watch
 
 	eg=$(egress_unavailable)
@@ -78,55 +78,51 @@ case_hostile_keep() {
 	# hk_want STEP "EGRESS LOG_DROPS": what the kernel runs, and it drops
 	hk_want() {
 		got=$(hk_kernel "$ns" "$dev")
-		[ "$got" = "$2" ] || why="$why; $1: egress/log_drops $got, want $2"
+		[ "$got" = "$2" ] || unexpected "$1" "egress/log_drops $got, want $2"
 		got=$(hk_drops "$ns" "$dev")
-		[ -z "$got" ] || why="$why; $1: $got"
+		[ -z "$got" ] || unexpected "$1" "$got"
 	}
 
-	hk --egress --log-drops || why="$why; attach --egress --log-drops failed"
+	hk --egress --log-drops || unexpected "attach --egress --log-drops failed"
 	hk_want "set-up" "true true"
-	hk || why="$why; plain attach failed"
+	hk || unexpected "plain attach failed"
 	hk_want "plain attach" "true true"
 
 	# the libvirt hook at "start begin", in the device's namespace (never
 	# a mount namespace of its own: the pins must outlive it)
 	printf "<domain>\n  <interface type='ethernet'>\n    <target dev='%s'/>\n  </interface>\n</domain>\n" "$dev" |
 		PATH=$BLD:$PATH nsenter --net="/run/netns/$ns" sh "$hook" guest1 start begin - >"$TMPD/hk.hook" 2>&1 ||
-		why="$why; hook failed: $(tr '\n' ' ' <"$TMPD/hk.hook")"
+		unexpected "hook failed" "$(tr '\n' ' ' <"$TMPD/hk.hook")"
 	hk_want "libvirt hook" "true true"
 
 	# a watcher without --log-drops (a restart with other options)
 	hk_watch_once "$ns" "$dev" "$out"
 	grep -q "^already guarded $dev netns .*egress.*log-drops" "$out" ||
-		why="$why; watch said: $(grep " $dev " "$out" | tr '\n' ' ')"
+		unexpected "watch said" "$(grep " $dev " "$out" | tr '\n' ' ')"
 	hk_want "watch" "true true"
 
 	# the operator's explicit word
-	hk --no-egress || why="$why; attach --no-egress failed"
+	hk --no-egress || unexpected "attach --no-egress failed"
 	hk_want "--no-egress" "false true"
-	hk --no-log-drops || why="$why; attach --no-log-drops failed"
+	hk --no-log-drops || unexpected "attach --no-log-drops failed"
 	hk_want "--no-log-drops" "false false"
 
 	# watch --log-drops over a guard of --egress: adds the log, keeps egress
-	hk --egress || why="$why; attach --egress failed"
+	hk --egress || unexpected "attach --egress failed"
 	hk_watch_once "$ns" "$dev" "$out" --log-drops
 	grep -q "^guarded $dev netns " "$out" ||
-		why="$why; watch --log-drops said: $(grep " $dev " "$out" | tr '\n' ' ')"
+		unexpected "watch --log-drops said" "$(grep " $dev " "$out" | tr '\n' ' ')"
 	hk_want "watch --log-drops" "true true"
 
 	# both ways at once is bad usage, and changes nothing
-	hk --egress --no-egress 2>"$TMPD/hk.err" && why="$why; --egress --no-egress accepted"
-	[ "$(wc -l <"$TMPD/hk.err")" = 1 ] || why="$why; --egress --no-egress said: $(cat "$TMPD/hk.err")"
-	hk --log-drops --no-log-drops 2>/dev/null && why="$why; --log-drops --no-log-drops accepted"
+	hk --egress --no-egress 2>"$TMPD/hk.err" && unexpected "--egress --no-egress accepted"
+	[ "$(wc -l <"$TMPD/hk.err")" = 1 ] || unexpected "--egress --no-egress said" "$(cat "$TMPD/hk.err")"
+	hk --log-drops --no-log-drops 2>/dev/null && unexpected "--log-drops --no-log-drops accepted"
 	hk_want "bad usage" "true true"
 
 	"$CG" detach "$dev" --netns "$ns" --quiet
 	ip netns del "$ns"
-	if [ -z "$why" ]; then
-		pass "$t: --egress and --log-drops kept through a plain attach, the libvirt hook and watch with and without --log-drops (the kernel runs both, bad frames counted); --no-egress and --no-log-drops take each off"
-	else
-		fail "$t: ${why#; }"
-	fi
+	expect_verdict "$t" "--egress and --log-drops kept through a plain attach, the libvirt hook and watch with and without --log-drops (the kernel runs both, bad frames counted); --no-egress and --no-log-drops take each off"
 }
 cg_case hostile_keep
 
@@ -152,7 +148,7 @@ hu_watch() {
 # ready all the same. Its descriptor limit is raised to the hard limit.
 case_hostile_unready() {
 	local t="hostile-unready [$BACKEND]" ns=$CG_PFX-u dev=${CG_PFX}u0 sock=$TMPD/hu.sock
-	local out=$TMPD/hu.watch why= lim=20 rpid
+	local out=$TMPD/hu.watch lim=20 rpid
 
 	if [ "$BACKEND" != bpf ]; then
 		skip "$t: the failure is made by a read-only bpffs, which the module's guards do not use"
@@ -173,28 +169,28 @@ case_hostile_unready() {
 	while [ ! -S "$sock" ] && kill -0 $rpid 2>/dev/null; do sleep 0.05; done
 	hu_watch "$out" "$sock"
 	# not ready while the tap cannot be guarded, and it says which
-	wait $rpid && why="$why; READY=1 with $dev unguarded: $(tr '\n' '|' <"$TMPD/hu.sd")"
-	grep -q "^cannot guard $dev netns $ns: " "$out" || why="$why; no 'cannot guard' line"
+	wait $rpid && unexpected "READY=1 with $dev unguarded" "$(tr '\n' '|' <"$TMPD/hu.sd")"
+	grep -q "^cannot guard $dev netns $ns: " "$out" || unexpected "no 'cannot guard' line"
 	grep -q "^not ready: 1 device not guarded ($dev netns $ns); trying again" "$out" ||
-		why="$why; no 'not ready' line"
+		unexpected "no 'not ready' line"
 	grep -q "STATUS=not ready: 1 device not guarded ($dev netns $ns)" "$TMPD/hu.sd" ||
-		why="$why; the service manager was not told why"
-	grep -q '^ready: ' "$out" && why="$why; said $(grep '^ready: ' "$out")"
+		unexpected "the service manager was not told why"
+	grep -q '^ready: ' "$out" && unexpected "said $(grep '^ready: ' "$out")"
 	grep -q "^cannot guard $dev netns $ns: " "$out" && [ "$(grep -c "^cannot guard $dev " "$out")" -ge 2 ] ||
-		why="$why; tried $(grep -c "^cannot guard $dev " "$out") times in ${lim}s"
+		unexpected "tried $(grep -c "^cannot guard $dev " "$out") times in ${lim}s"
 	# the limit: the hard one
 	grep -q '^Max open files *8192 *8192 ' "/proc/$hu_pid/limits" ||
-		why="$why; limits: $(grep 'open files' "/proc/$hu_pid/limits")"
+		unexpected "limits" "$(grep 'open files' "/proc/$hu_pid/limits")"
 	# the tap becomes guardable: guarded, then ready, READY=1
 	rm -f "$sock"
 	"$SDRECV" "$sock" $lim >"$TMPD/hu.sd2" 2>&1 &
 	rpid=$!
 	while [ ! -S "$sock" ] && kill -0 $rpid 2>/dev/null; do sleep 0.05; done
-	nsenter -t "$hu_pid" -m mount -o remount,rw /sys/fs/bpf || why="$why; remount failed"
-	wait $rpid || why="$why; no READY=1 once $dev could be guarded: $(tr '\n' '|' <"$TMPD/hu.sd2")"
-	grep -q "^ready: 1 guarded, 0 failed" "$out" || why="$why; ready line: $(grep '^ready' "$out")"
+	nsenter -t "$hu_pid" -m mount -o remount,rw /sys/fs/bpf || unexpected "remount failed"
+	wait $rpid || unexpected "no READY=1 once $dev could be guarded" "$(tr '\n' '|' <"$TMPD/hu.sd2")"
+	grep -q "^ready: 1 guarded, 0 failed" "$out" || unexpected "ready line" "$(grep '^ready' "$out")"
 	[ "$(nsenter -t "$hu_pid" -m "$CG" status "$dev" --netns "$ns" --json | jq -r .attached)" = true ] ||
-		why="$why; $dev not guarded after ready"
+		unexpected "$dev not guarded after ready"
 	nsenter -t "$hu_pid" -m "$CG" detach "$dev" --netns "$ns" --quiet
 	kill -TERM $hu_pid 2>/dev/null
 	wait $hu_pid
@@ -205,16 +201,13 @@ case_hostile_unready() {
 	rpid=$!
 	while [ ! -S "$sock" ] && kill -0 $rpid 2>/dev/null; do sleep 0.05; done
 	hu_watch "$out.2" "$sock" --ready-on-failure
-	wait $rpid || why="$why; --ready-on-failure: no READY=1: $(tr '\n' '|' <"$TMPD/hu.sd3")"
-	grep -q "^ready: 0 guarded, 1 failed" "$out.2" || why="$why; --ready-on-failure said: $(grep "ready" "$out.2")"
+	wait $rpid || unexpected "--ready-on-failure" "no READY=1: $(tr '\n' '|' <"$TMPD/hu.sd3")"
+	grep -q "^ready: 0 guarded, 1 failed" "$out.2" || unexpected "--ready-on-failure said" "$(grep "ready" "$out.2")"
 	kill -TERM $hu_pid 2>/dev/null
 	wait $hu_pid
 	ip netns del "$ns"
-	if [ -z "$why" ]; then
-		pass "$t: no READY=1 while a tap there at start could not be guarded (named in the log and STATUS=, tried again); guarded and READY=1 once it could be; --ready-on-failure ready all the same; descriptor limit raised to the hard one"
-	else
-		fail "$t: ${why#; } (log: $(tr '\n' '|' <"$out"))"
-	fi
+	expect_clean || unexpected "log" "$(tr '\n' '|' <"$out")"
+	expect_verdict "$t" "no READY=1 while a tap there at start could not be guarded (named in the log and STATUS=, tried again); guarded and READY=1 once it could be; --ready-on-failure ready all the same; descriptor limit raised to the hard one"
 }
 cg_case hostile_unready
 
@@ -268,7 +261,7 @@ hp_run() {
 # when csum-guard says the module guards nothing and its completion guard
 # is off; a status or completion status that fails is not "idle".
 case_hostile_package() {
-	local t="hostile-package" why= got s a st c want
+	local t="hostile-package" got s a st c want
 
 	command -v unshare >/dev/null || { skip "$t: no unshare"; return; }
 	for s in "postinst configure" "prerm remove"; do
@@ -280,14 +273,10 @@ case_hostile_package() {
 			want="rc=0 "
 			[ "$3" = unload ] && want="rc=0 rmmod csum_guard "
 			[ "$(head -1 <<<"$got")" = "$want" ] ||
-				why="$why; $s $a, status $1, completion $2: $(head -1 <<<"$got") ($(tail -1 <<<"$got"))"
+				unexpected "$s $a, status $1, completion $2" "$(head -1 <<<"$got") ($(tail -1 <<<"$got"))"
 		done
 	done
-	if [ -z "$why" ]; then
-		pass "$t: the dkms package's postinst and prerm keep the module loaded when csum-guard's status or completion status fails or shows a guard, and unload it only when both say it guards nothing"
-	else
-		fail "$t: ${why#; }"
-	fi
+	expect_verdict "$t" "the dkms package's postinst and prerm keep the module loaded when csum-guard's status or completion status fails or shows a guard, and unload it only when both say it guards nothing"
 }
 cg_kernel_case hostile_package
 
@@ -302,7 +291,7 @@ cg_kernel_case hostile_package
 # WHY what probe, attach, watch and doctor must name, KERNEL (a regex)
 # modprobe's reason.
 hostile_sig() {
-	local t=$1 mode=$2 opts=$3 want=$4 kre=$5 k=deb6.1-vuln out=$TMPD/$1.out moddir why= l
+	local t=$1 mode=$2 opts=$3 want=$4 kre=$5 k=deb6.1-vuln out=$TMPD/$1.out moddir l
 
 	if [ ! -s "$TMPD/moddir-$k" ]; then
 		skip "$t: no $k guest in this run (CG_GUESTS), so no DKMS module built for it"
@@ -316,46 +305,43 @@ hostile_sig() {
 	l() { sed -n "s/^$1: //p" "$out" | head -1; }
 	case $mode in
 	lockdown)
-		[ "$(l sig_enforce)" = N ] || why="$why; sig_enforce: $(l sig_enforce)"
+		[ "$(l sig_enforce)" = N ] || unexpected "sig_enforce" "$(l sig_enforce)"
 		# no securityfs mounted: the command line tells probe
 		[[ $(l probe_nosecfs) == *'"kmod_loadable":false'*'loads only signed modules (lockdown integrity, from the kernel command line)'* ]] ||
-			why="$why; probe without securityfs: $(l probe_nosecfs)"
+			unexpected "probe without securityfs" "$(l probe_nosecfs)"
 		[[ $(l refused) == *"Lockdown: modprobe: unsigned module loading is restricted"* ]] ||
-			why="$why; no lockdown refusal in the kernel's log: $(l refused)"
+			unexpected "no lockdown refusal in the kernel's log" "$(l refused)"
 		# the kernel's EPERM alone does not say why: completion adds it
 		[[ $(l completion) == *"Operation not permitted (lockdown integrity: only modules signed by a key the kernel trusts load)"* ]] ||
-			why="$why; completion on does not name the lockdown: $(l completion)"
+			unexpected "completion on does not name the lockdown" "$(l completion)"
 		;;
 	secureboot)
 		# Debian's kernel enforces signatures too under Secure Boot
-		[ "$(l sig_enforce)" = Y ] || why="$why; sig_enforce: $(l sig_enforce)"
-		[[ $(l secureboot) == *" 1" ]] || why="$why; SecureBoot variable: $(l secureboot)"
-		[[ $(l doctor) == *"lockdown integrity, Secure Boot on|"* ]] || why="$why; doctor: $(l doctor)"
+		[ "$(l sig_enforce)" = Y ] || unexpected "sig_enforce" "$(l sig_enforce)"
+		[[ $(l secureboot) == *" 1" ]] || unexpected "SecureBoot variable" "$(l secureboot)"
+		[[ $(l doctor) == *"lockdown integrity, Secure Boot on|"* ]] || unexpected "doctor" "$(l doctor)"
 		;;
 	*)
-		[ "$(l sig_enforce)" = Y ] || why="$why; sig_enforce: $(l sig_enforce)"
+		[ "$(l sig_enforce)" = Y ] || unexpected "sig_enforce" "$(l sig_enforce)"
 		;;
 	esac
-	[ -z "$mode" ] || [ "$(l lockdown)" = "none [integrity] confidentiality" ] || why="$why; lockdown: $(l lockdown)"
+	[ -z "$mode" ] || [ "$(l lockdown)" = "none [integrity] confidentiality" ] || unexpected "lockdown" "$(l lockdown)"
 	[[ $(l modprobe) =~ ^rc=1\ .*could\ not\ insert\ \'csum_guard\':\ ($kre) ]] ||
-		why="$why; the kernel did not refuse the module: $(l modprobe)"
-	[ "$(l loaded)" = no ] || why="$why; module loaded"
+		unexpected "the kernel did not refuse the module" "$(l modprobe)"
+	[ "$(l loaded)" = no ] || unexpected "module loaded"
 	[[ $(l probe) == *'"kmod_loadable":false'* ]] && [[ $(l probe) == *"only signed modules ($want)"* ]] ||
-		why="$why; probe: $(l probe)"
+		unexpected "probe" "$(l probe)"
 	[[ $(l attach) == "rc=1 csum-guard: cannot attach to sg0: "*"only signed modules ($want)"* ]] ||
-		why="$why; attach: $(l attach)"
+		unexpected "attach" "$(l attach)"
 	[[ $(l watch) == "rc=1 "*"only signed modules ($want)|" ]] && [[ $(l watch) != *"|ready: "* ]] ||
-		why="$why; watch: $(l watch)"
+		unexpected "watch" "$(l watch)"
 	[[ $(l doctor) == *"module: "*"is there but signatures are enforced: "*"($want)|"* ]] ||
-		why="$why; doctor: $(l doctor)"
+		unexpected "doctor" "$(l doctor)"
 	# where the load is really tried, the kernel's reason, as modprobe said it
 	[[ $(l completion) =~ ^rc=1\ .*cannot\ be\ loaded\ into\ kernel\ .*:\ could\ not\ insert\ \'csum_guard\':\ ($kre) ]] ||
-		why="$why; completion on: $(l completion)"
-	if [ -z "$why" ]; then
-		pass "$t: ${opts#--append } on $k: the kernel refuses the module ($(l modprobe | cut -c6-)); probe, attach, watch and doctor say it needs a signature the kernel trusts ($want; signer: $(l signer)), watch never ready; completion on, which loads it, says the kernel's reason ($(l completion | sed 's/.*could not insert .csum_guard.: //'))"
-	else
-		fail "$t: ${why#; } (guest: $(tail -3 "$out" | tr '\n' ' '))"
-	fi
+		unexpected "completion on" "$(l completion)"
+	expect_clean || unexpected "guest" "$(tail -3 "$out" | tr '\n' ' ')"
+	expect_verdict "$t" "${opts#--append } on $k: the kernel refuses the module ($(l modprobe | cut -c6-)); probe, attach, watch and doctor say it needs a signature the kernel trusts ($want; signer: $(l signer)), watch never ready; completion on, which loads it, says the kernel's reason ($(l completion | sed 's/.*could not insert .csum_guard.: //'))"
 }
 case_hostile_sigforce() {
 	hostile_sig hostile-sigforce "" "--append module.sig_enforce=1" module.sig_enforce=1 \
@@ -390,7 +376,7 @@ cg_host_case --after-guests hostile_secureboot
 # B touched: B has a bridge of the tap's name, which no watcher guards.
 case_hostile_rebind() {
 	local t="hostile-rebind [$BACKEND]" x=$CG_PFX-x y=$CG_PFX-y dev=${CG_PFX}r0
-	local out=$TMPD/hr.watch why= spid wpid lim=15 end a b
+	local out=$TMPD/hr.watch spid wpid lim=15 end a b
 
 	[ -n "${CG_GUEST:-}" ] && lim=90
 	[ -e /dev/net/tun ] || modprobe tun 2>/dev/null
@@ -412,7 +398,7 @@ case_hostile_rebind() {
 	wpid=$!
 	end=$((SECONDS + lim))
 	until grep -q '^ready: ' "$out"; do
-		[ $SECONDS -lt $end ] || { why="$why; never ready"; break; }
+		[ $SECONDS -lt $end ] || { unexpected "never ready"; break; }
 		sleep 0.1
 	done
 	# past the first scans: the watcher knows A by its name
@@ -421,16 +407,16 @@ case_hostile_rebind() {
 	# tap appears in A at once
 	mount --bind "/run/netns/$y" "/run/netns/$x" &&
 		nsenter -t "$spid" -n ip tuntap add dev "$dev" mode tap vnet_hdr ||
-		why="$why; rebind or tap failed"
-	[ "$(stat -L -c %i "/run/netns/$x")" = "$b" ] || why="$why; $x not rebound"
+		unexpected "rebind or tap failed"
+	[ "$(stat -L -c %i "/run/netns/$x")" = "$b" ] || unexpected "$x not rebound"
 	end=$((SECONDS + lim))
 	until [ "$("$CG" status "$dev" --netns "/proc/$spid/ns/net" --json 2>/dev/null | jq -r .attached)" = true ]; do
-		[ $SECONDS -lt $end ] || { why="$why; the tap in A not guarded within ${lim}s"; break; }
+		[ $SECONDS -lt $end ] || { unexpected "the tap in A not guarded within ${lim}s"; break; }
 		sleep 0.2
 	done
 	sleep 1
 	[ "$("$CG" status "$dev" --netns "$y" --json 2>/dev/null | jq -r .attached)" = false ] ||
-		why="$why; B's bridge $dev was guarded"
+		unexpected "B's bridge $dev was guarded"
 	kill -TERM $wpid 2>/dev/null
 	wait $wpid
 	"$CG" detach "$dev" --netns "/proc/$spid/ns/net" --quiet
@@ -440,10 +426,7 @@ case_hostile_rebind() {
 	umount "/run/netns/$x" 2>/dev/null
 	ip netns del "$x"
 	ip netns del "$y"
-	if [ -z "$why" ]; then
-		pass "$t: a name bound to another namespace under the watcher: the tap in the namespace it watched was guarded there, nothing in the other touched$(grep -q 'is now another namespace' "$out" && echo ' (one attach refused: the path named another namespace)')"
-	else
-		fail "$t: ${why#; } (log: $(grep -E "$dev|ready" "$out" | tr '\n' '|'))"
-	fi
+	expect_clean || unexpected "log" "$(grep -E "$dev|ready" "$out" | tr '\n' '|')"
+	expect_verdict "$t" "a name bound to another namespace under the watcher: the tap in the namespace it watched was guarded there, nothing in the other touched$(grep -q 'is now another namespace' "$out" && echo ' (one attach refused: the path named another namespace)')"
 }
 cg_case hostile_rebind

@@ -41,7 +41,7 @@ sca_snapshot() {
 # attached by hand is left alone, and one the file no longer lists is
 # detached.
 case_syn_apply() {
-	local t="syn-apply" why= conf=$TMPD/sc-apply.conf before rc s
+	local t="syn-apply" conf=$TMPD/sc-apply.conf before rc s
 
 	sc_up || { fail "$t: set-up"; return; }
 	ip -n "$SC_S" link add vh0 type veth peer name vh1 &&
@@ -55,50 +55,48 @@ case_syn_apply() {
 	rc=$?
 	[ $rc = 2 ] && [ "$(wc -l <"$TMPD/err")" = 1 ] && [ ! -s "$TMPD/out" ] &&
 		grep -q "^csum-guard: $conf:4: unknown mode 'warp'" "$TMPD/err" ||
-		why="$why; bad line: rc $rc, $(head -2 "$TMPD/err" | tr '\n' ' ')"
+		unexpected "bad line" "rc $rc, $(head -2 "$TMPD/err" | tr '\n' ' ')"
 	sca_conf "$conf" "veth1 --netns $SC_S --ports $SC_PORT --set-sysctl" \
 		"veth1 --netns $SC_S --ports $SC_CLOSED"
-	"$CG" syncookie apply --config "$conf" 2>"$TMPD/err" && why="$why; a device declared twice was taken"
+	"$CG" syncookie apply --config "$conf" 2>"$TMPD/err" && unexpected "a device declared twice was taken"
 	grep -q ":4: veth1 in netns $SC_S is declared already on line 3" "$TMPD/err" ||
-		why="$why; declared twice: $(head -1 "$TMPD/err")"
-	[ "$(sca_snapshot)" = "$before" ] || why="$why; a refused file changed state"
+		unexpected "declared twice" "$(head -1 "$TMPD/err")"
+	[ "$(sca_snapshot)" = "$before" ] || unexpected "a refused file changed state"
 	# one responder by hand, not declared
 	"$CG" syncookie attach vh0 --netns "$SC_S" --ports $SC_CLOSED --set-sysctl --quiet ||
-		why="$why; attach vh0 by hand"
+		unexpected "attach vh0 by hand"
 	sca_conf "$conf" "veth1 --netns $SC_S --ports $SC_PORT --set-sysctl   # the web server"
-	"$CG" syncookie apply --config "$conf" 2>"$TMPD/err" || why="$why; apply: $(head -1 "$TMPD/err")"
+	"$CG" syncookie apply --config "$conf" 2>"$TMPD/err" || unexpected "apply" "$(head -1 "$TMPD/err")"
 	s=$(sca_json veth1)
 	[ "$(jq -r '"\(.attached) \(.declared) \(.ports)"' <<<"$s")" = "true true [$SC_PORT]" ] ||
-		why="$why; after apply: $s"
-	connect 10.9.0.2 || why="$why; no connection through the applied responder"
-	[ "$(sca_json veth1 | jq -r '.counters.synack')" -ge 1 ] || why="$why; the program answered no SYN"
+		unexpected "after apply" "$s"
+	connect 10.9.0.2 || unexpected "no connection through the applied responder"
+	[ "$(sca_json veth1 | jq -r '.counters.synack')" -ge 1 ] || unexpected "the program answered no SYN"
 	s=$(sca_snapshot)
-	"$CG" syncookie apply --config "$conf" 2>"$TMPD/err" || why="$why; apply again failed"
-	grep -q 'nothing to change' "$TMPD/err" || why="$why; apply again: $(tail -1 "$TMPD/err")"
-	[ "$(sca_snapshot)" = "$s" ] || why="$why; apply again changed state"
+	"$CG" syncookie apply --config "$conf" 2>"$TMPD/err" || unexpected "apply again failed"
+	grep -q 'nothing to change' "$TMPD/err" || unexpected "apply again" "$(tail -1 "$TMPD/err")"
+	[ "$(sca_snapshot)" = "$s" ] || unexpected "apply again changed state"
 	[ "$(sca_json vh0 | jq -r '"\(.attached) \(.declared)"')" = "true false" ] ||
-		why="$why; the hand-made responder: $(sca_json vh0)"
+		unexpected "the hand-made responder" "$(sca_json vh0)"
 	# no longer declared: detached; the hand-made one stays
 	sca_conf "$conf"
-	"$CG" syncookie apply --config "$conf" 2>"$TMPD/err" || why="$why; apply of none failed"
+	"$CG" syncookie apply --config "$conf" 2>"$TMPD/err" || unexpected "apply of none failed"
 	grep -q "detached the SYN responder from veth1 in netns $SC_S: no longer declared" "$TMPD/err" ||
-		why="$why; undeclared: $(head -1 "$TMPD/err")"
-	[ "$(sca_json veth1 | jq -r .attached)" = false ] || why="$why; veth1 still attached"
-	[ "$(sca_json vh0 | jq -r .attached)" = true ] || why="$why; the hand-made responder went"
+		unexpected "undeclared" "$(head -1 "$TMPD/err")"
+	[ "$(sca_json veth1 | jq -r .attached)" = false ] || unexpected "veth1 still attached"
+	[ "$(sca_json vh0 | jq -r .attached)" = true ] || unexpected "the hand-made responder went"
 	"$CG" syncookie detach vh0 --netns "$SC_S" --quiet
 	ip -n "$SC_S" link del vh0
-	[ "$(sca_snapshot)" = "$before" ] || why="$why; state left after detach"
-	if [ -z "$why" ]; then
-		pass "$t: a bad line refused as FILE:LINE with nothing applied, apply attaches (a connection through it), again changes nothing and says so, a hand-made responder stays, an undeclared one is detached"
-	else
-		fail "$t:${why#; }"
-	fi
+	[ "$(sca_snapshot)" = "$before" ] || unexpected "state left after detach"
+	expect_verdict "$t" "a bad line refused as FILE:LINE with nothing applied, apply attaches (a connection through it), again changes nothing and says so, a hand-made responder stays, an undeclared one is detached"
 	sc_down
 }
 cg_kernel_case syn_apply
 
 # sca_repaired N CAUSE: the follower's log has more than N repair lines,
-# the last after CAUSE, within lim (its own measure) and lim2 (ours)
+# the last after CAUSE, within lim (its own measure) and lim2 (ours). It
+# adds what it saw to its caller's why, so case_syn_follow keeps that
+# record of its own rather than expect.sh's.
 sca_repaired() {
 	local end=$((SECONDS + lim2)) l ms
 
@@ -229,7 +227,7 @@ cg_kernel_case syn_follow
 # Here the extensions' directory is hidden under a tmpfs for the loader's
 # commands alone; the connections are the kernel's, IPv4 and IPv6.
 case_syn_no_xt() {
-	local t="syn-no-xt" why= xt s
+	local t="syn-no-xt" xt s
 
 	xt=$(dirname "$(ls /usr/lib/*/xtables/libxt_SYNPROXY.so 2>/dev/null | head -1)")
 	[ "$xt" != . ] || { skip "$t: no libxt_SYNPROXY.so here: the other cases run without it"; return; }
@@ -238,26 +236,22 @@ case_syn_no_xt() {
 	# cg_noxt ARGS: the loader with the extensions hidden
 	cg_noxt() { unshare -m --propagation private sh -c 'mount -t tmpfs cg-noxt "$1" && shift && exec "$@"' _ "$xt" "$CG" "$@"; }
 	cg_noxt syncookie attach veth1 --netns "$SC_S" --ports $SC_PORT --quiet 2>"$TMPD/err" ||
-		why="$why; attach: $(head -1 "$TMPD/err")"
+		unexpected "attach" "$(head -1 "$TMPD/err")"
 	s=$(cg_noxt syncookie status veth1 --netns "$SC_S" --json)
 	[ "$(jq -r '"\(.tables) \(.answering) \(.nft.ipv6)"' <<<"$s")" = "ok true true" ] ||
-		why="$why; status without the extensions: $s"
+		unexpected "status without the extensions" "$s"
 	# what nft says there, so that the case shows it ran where it should
-	cg_noxt nft --version >/dev/null 2>&1 || why="$why; nft does not run under the tmpfs"
+	cg_noxt nft --version >/dev/null 2>&1 || unexpected "nft does not run under the tmpfs"
 	ip netns exec "$SC_S" unshare -m --propagation private sh -c \
 		'mount -t tmpfs cg-noxt "$1" && nft list table ip6 "$2"' _ "$xt" \
 		"csum_guard_syncookie_$(ip -n "$SC_S" -o link show veth1 | cut -d: -f1)" 2>&1 >/dev/null |
-		grep -q 'target SYNPROXY not found' || why="$why; nft still read the extension"
-	connect 10.9.0.2 || why="$why; no IPv4 connection"
-	connect fd09::2 || why="$why; no IPv6 connection (the xtables SYNPROXY)"
-	[ "$(sca_json veth1 | jq -r .counters.synack)" -ge 2 ] || why="$why; the program answered $(sca_json veth1 | jq -r .counters.synack) SYNs"
+		grep -q 'target SYNPROXY not found' || unexpected "nft still read the extension"
+	connect 10.9.0.2 || unexpected "no IPv4 connection"
+	connect fd09::2 || unexpected "no IPv6 connection (the xtables SYNPROXY)"
+	[ "$(sca_json veth1 | jq -r .counters.synack)" -ge 2 ] || unexpected "the program answered $(sca_json veth1 | jq -r .counters.synack) SYNs"
 	sc_off
 	sc_down
 	unset -f cg_noxt
-	if [ -z "$why" ]; then
-		pass "$t: without iptables' extensions attach sees its ip6 table's SYNPROXY (nft: target not found), status tables ok and answering, IPv4 and IPv6 connect through it"
-	else
-		fail "$t:${why#; }"
-	fi
+	expect_verdict "$t" "without iptables' extensions attach sees its ip6 table's SYNPROXY (nft: target not found), status tables ok and answering, IPv4 and IPv6 connect through it"
 }
 cg_kernel_case syn_no_xt
