@@ -23,7 +23,7 @@ syncookie_host_debs() {
 }
 
 case_syncookie_host() {
-	local k=$1 t="syncookie-host" d ver rc n=0 t0=$SECONDS r rest
+	local k=$1 t="syncookie-host" d ver rc t0=$SECONDS
 
 	d=$TOP/build/hosts/syncookie-$k
 
@@ -47,20 +47,6 @@ case_syncookie_host() {
 	"$TOP/tests/guest/boot.sh" --bare "$k" --share "$d" --timeout 1500 >"$TMPD/syncookie-host.log" 2>&1
 	rc=$?
 	note "$t $k: the host's two boots took $((SECONDS - t0)) s (exit $rc)"
-	if [ -f "$d/results" ]; then
-		while read -r r rest; do
-			case $r in
-			PASS) pass "$t $rest"; n=$((n + 1)) ;;
-			FAIL) fail "$t $rest"; n=$((n + 1)) ;;
-			'#') note "$t $rest" ;;
-			esac
-		done <"$d/results"
-	fi
-	if [ $rc != 0 ] || ! tail -1 "$d/results" 2>/dev/null | grep -q '^# \[.*\] end$'; then
-		fail "$t $k: the host did not finish (boot.sh exit $rc, $n results); its console's last lines:"
-		{ tail -5 "$TMPD/syncookie-host.log"; tail -25 "$d/console.log"; tail -15 "$d/log" 2>/dev/null; } |
-			sed 's/^/#   /'
-	fi
-	rm -f "$d/disk.img"
+	host_results "$t" "$k" "$d" "$TMPD/syncookie-host.log" $rc
 }
 cg_host_case --after-guests syncookie_host deb6.1-fixed

@@ -263,7 +263,7 @@ repo_next() {
 # bookworm-backports' 6.12 on Debian 12, bookworm's 6.1 on Debian 11 (the
 # line bullseye-backports carried to Debian 11 hosts).
 case_repo_host() {
-	local k=$1 t="repo-host" next d ver rc n=0 t0=$SECONDS r rest KVER= hkver
+	local k=$1 t="repo-host" next d ver rc t0=$SECONDS KVER= hkver
 
 	if [ "$CG_DEPTH" != full ]; then
 		skip "$t $k: boots a Debian host without a compiler (minutes): make test-matrix runs it"
@@ -305,21 +305,7 @@ case_repo_host() {
 	"$TOP/tests/guest/boot.sh" --bare "$k" --share "$d" --timeout 1800 >"$TMPD/host-repo.log" 2>&1
 	rc=$?
 	note "$t $k: the bare host's boot took $((SECONDS - t0)) s (exit $rc)"
-	if [ -f "$d/results" ]; then
-		while read -r r rest; do
-			case $r in
-			PASS) pass "$t $rest"; n=$((n + 1)) ;;
-			FAIL) fail "$t $rest"; n=$((n + 1)) ;;
-			'#') note "$t $rest" ;;
-			esac
-		done <"$d/results"
-	fi
-	if [ $rc != 0 ] || ! tail -1 "$d/results" 2>/dev/null | grep -q '^# \[.*\] end$'; then
-		fail "$t $k: the host did not finish (boot.sh exit $rc, $n results); its console's last lines:"
-		{ tail -5 "$TMPD/host-repo.log"; tail -25 "$d/console.log"; tail -15 "$d/log" 2>/dev/null; } |
-			sed 's/^/#   /'
-	fi
-	rm -f "$d/disk.img"
+	host_results "$t" "$k" "$d" "$TMPD/host-repo.log" $rc
 }
 cg_host_case --after-guests repo_host deb6.1-fixed
 cg_host_case --after-guests repo_host deb5.10

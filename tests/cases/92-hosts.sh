@@ -43,7 +43,7 @@ next_dkms_deb() {
 
 # debian_host NAME: the host of kernel NAME of kernels.list.
 case_debian_host() {
-	local k=$1 t="debian-host" d ver rc secs t0=$SECONDS n upgrade=0
+	local k=$1 t="debian-host" d ver rc secs t0=$SECONDS upgrade=0
 
 	host_out_of_depth "$t" "$k" boots && return
 	ver=$(cat "$TOP/VERSION")
@@ -70,23 +70,7 @@ case_debian_host() {
 	rc=$?
 	secs=$((SECONDS - t0))
 	note "$t $k: the host's two boots took ${secs} s (exit $rc)"
-	n=0
-	if [ -f "$d/results" ]; then
-		while read -r r rest; do
-			case $r in
-			PASS) pass "$t $rest"; n=$((n + 1)) ;;
-			FAIL) fail "$t $rest"; n=$((n + 1)) ;;
-			'#') note "$t $rest" ;;
-			esac
-		done <"$d/results"
-	fi
-	if [ $rc != 0 ] || ! tail -1 "$d/results" 2>/dev/null | grep -q '^# \[.*\] end$'; then
-		fail "$t $k: the host did not finish (boot.sh exit $rc, $n results); its console's last lines:"
-		{ tail -5 "$TMPD/host-$k.log"; tail -25 "$d/console.log"; tail -15 "$d/log" 2>/dev/null; } |
-			sed 's/^/#   /'
-	fi
-	# the disk is 2 GB of a host that is done with
-	rm -f "$d/disk.img"
+	host_results "$t" "$k" "$d" "$TMPD/host-$k.log" $rc
 }
 cg_host_case --after-guests debian_host deb5.10
 cg_host_case --after-guests debian_host deb6.1-fixed

@@ -25,7 +25,7 @@
 
 # libvirt_host NAME: the libvirt host of kernel NAME of kernels.list.
 case_libvirt_host() {
-	local k=$1 t="libvirt-host" d ver rc t0=$SECONDS n=0 r rest
+	local k=$1 t="libvirt-host" d ver rc t0=$SECONDS
 
 	if [ "$CG_DEPTH" != full ]; then
 		skip "$t $k: boots a Debian 12 host with libvirt for several minutes: make test-matrix runs it"
@@ -48,21 +48,7 @@ case_libvirt_host() {
 		>"$TMPD/lvhost-$k.log" 2>&1
 	rc=$?
 	note "$t $k: the host's boot took $((SECONDS - t0)) s (exit $rc)"
-	if [ -f "$d/results" ]; then
-		while read -r r rest; do
-			case $r in
-			PASS) pass "$t $rest"; n=$((n + 1)) ;;
-			FAIL) fail "$t $rest"; n=$((n + 1)) ;;
-			'#') note "$t $rest" ;;
-			esac
-		done <"$d/results"
-	fi
-	if [ $rc != 0 ] || ! tail -1 "$d/results" 2>/dev/null | grep -q '^# \[.*\] end$'; then
-		fail "$t $k: the host did not finish (boot.sh exit $rc, $n results); its console's last lines:"
-		{ tail -5 "$TMPD/lvhost-$k.log"; tail -25 "$d/console.log"; tail -15 "$d/log" 2>/dev/null; } |
-			sed 's/^/#   /'
-	fi
-	rm -f "$d/disk.img"
+	host_results "$t" "$k" "$d" "$TMPD/lvhost-$k.log" $rc
 }
 cg_host_case --after-guests libvirt_host deb6.1-fixed
 

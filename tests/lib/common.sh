@@ -212,6 +212,31 @@ path_verdict() {
 }
 note() { echo "# $*"; }
 
+# host_results T K D LOG RC: what a booted host (tests/guest/boot.sh
+# --share D, exit RC, its output in LOG) wrote to D/results, each PASS,
+# FAIL and note as the case's own; a host that did not write its last
+# line ("# [...] end") fails with its console's last lines. Its disk goes.
+host_results() {
+	local t=$1 k=$2 d=$3 log=$4 rc=$5 n=0 r rest
+
+	if [ -f "$d/results" ]; then
+		while read -r r rest; do
+			case $r in
+			PASS) pass "$t $rest"; n=$((n + 1)) ;;
+			FAIL) fail "$t $rest"; n=$((n + 1)) ;;
+			'#') note "$t $rest" ;;
+			esac
+		done <"$d/results"
+	fi
+	if [ "$rc" != 0 ] || ! tail -1 "$d/results" 2>/dev/null | grep -q '^# \[.*\] end$'; then
+		fail "$t $k: the host did not finish (boot.sh exit $rc, $n results); its console's last lines:"
+		{ tail -5 "$log"; tail -25 "$d/console.log"; tail -15 "$d/log" 2>/dev/null; } |
+			sed 's/^/#   /'
+	fi
+	# the disk of a host that is done with
+	rm -f "$d/disk.img"
+}
+
 # reliability WHAT: a figure for the README's Reliability section. Printed
 # as a note ("# reliability: ..."), kept in the results so that the end of a
 # full run can list them per kernel; guests' lines come back as notes
