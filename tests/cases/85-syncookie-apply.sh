@@ -94,9 +94,8 @@ case_syn_apply() {
 cg_kernel_case syn_apply
 
 # sca_repaired N CAUSE: the follower's log has more than N repair lines,
-# the last after CAUSE, within lim (its own measure) and lim2 (ours). It
-# adds what it saw to its caller's why, so case_syn_follow keeps that
-# record of its own rather than expect.sh's.
+# the last after CAUSE, within lim (its own measure) and lim2 (ours); one
+# for another cause, or too late, is recorded (unexpected)
 sca_repaired() {
 	local end=$((SECONDS + lim2)) l ms
 
@@ -107,7 +106,7 @@ sca_repaired() {
 	l=$(grep 'repaired the SYN' "$log" | tail -1)
 	ms=$(sed -n 's/.*, \([0-9]*\) ms after the change.*/\1/p' <<<"$l")
 	grep -q "after $2" <<<"$l" && [ "${ms:-99999}" -le $((lim * 1000)) ] && return
-	why="$why; repaired too late or for another cause: $l"
+	unexpected "repaired too late or for another cause" "$l"
 	return 1
 }
 
@@ -122,7 +121,7 @@ sca_repairs_over() { [ "$(sca_json veth1 | jq -r .repairs)" -gt "$1" ]; }
 # Prometheus saying whether it can still answer (raw cookies without the
 # ACK program cannot).
 case_syn_follow() {
-	local t="syn-follow" why= conf=$TMPD/sc-follow.conf log=$TMPD/sc-follow.log fpid r0 v0 s
+	local t="syn-follow" conf=$TMPD/sc-follow.conf log=$TMPD/sc-follow.log fpid r0 v0 s
 	local lim=$([ -n "${CG_GUEST:-}" ] && echo 5 || echo 1) c0 c1 r want lpid ms am n l
 	local lim2=$([ -n "${CG_GUEST:-}" ] && echo 30 || echo 10)
 
@@ -131,29 +130,29 @@ case_syn_follow() {
 	sca_conf "$conf" "veth1 --netns $SC_S --ports $SC_PORT --set-sysctl"
 	"$CG" syncookie apply --config "$conf" --follow >"$log" 2>&1 &
 	fpid=$!
-	watch_line "$log" '^csum-guard: following 1 responder' 60 || why="$why; the follower did not start: $(head -3 "$log")"
-	sca_tables_ok || why="$why; not attached: $(sca_json veth1)"
+	watch_line "$log" '^csum-guard: following 1 responder' 60 || unexpected "the follower did not start: $(head -3 "$log")"
+	sca_tables_ok || unexpected "not attached: $(sca_json veth1)"
 	r0=$(sca_json veth1 | jq -r .repairs)
 	ip netns exec "$SC_S" nft flush ruleset
 	# the follower says how long after the change it repaired (its repair
 	# line): within a second; status itself may take longer on a loaded host
 	watch_line "$log" "after an nftables change: its nft tables made again \(repair [0-9]+, [0-9]+ ms" $lim2 ||
-		why="$why; no repair line after nft flush ruleset"
+		unexpected "no repair line after nft flush ruleset"
 	l=$(grep 'after an nftables change: its nft tables made again' "$log" | tail -1)
 	ms=$(sed -n 's/.*(repair [0-9]*, \([0-9]*\) ms after the change.*/\1/p' <<<"$l")
 	am=$(sed -n 's/.* ms after the change, \([0-9]*\) of them attach.s).*/\1/p' <<<"$l")
 	# within a second; on a host so loaded that attach alone takes longer,
 	# the follower's own part (event to attach, and after) within 300 ms
 	[ "${ms:-99999}" -le $((lim * 1000)) ] || [ $((${ms:-99999} - ${am:-0})) -le 300 ] ||
-		why="$why; tables made again ${ms:-?} ms after the flush (attach ${am:-?} ms of them): over ${lim}s"
-	sca_tables_ok || why="$why; tables not back: $(sca_json veth1)"
-	sca_repairs_over "$r0" || why="$why; repair not counted: $(sca_json veth1)"
+		unexpected "tables made again ${ms:-?} ms after the flush (attach ${am:-?} ms of them): over ${lim}s"
+	sca_tables_ok || unexpected "tables not back: $(sca_json veth1)"
+	sca_repairs_over "$r0" || unexpected "repair not counted: $(sca_json veth1)"
 	v0=$(synproxy_valid)
-	connect 10.9.0.2 || why="$why; no connection after the flush"
-	[ $(($(synproxy_valid) - v0)) = 1 ] || why="$why; cookie_valid +$(($(synproxy_valid) - v0)) after the flush"
+	connect 10.9.0.2 || unexpected "no connection after the flush"
+	[ $(($(synproxy_valid) - v0)) = 1 ] || unexpected "cookie_valid +$(($(synproxy_valid) - v0)) after the flush"
 	"$CG" status --prometheus >"$TMPD/prom" 2>&1
 	grep -Eq "^csum_guard_syncookie_repairs_total\{device=\"veth1\",netns=\"$SC_S\"\} [1-9]" "$TMPD/prom" ||
-		why="$why; prometheus: $(grep repairs_total "$TMPD/prom" | tail -1)"
+		unexpected "prometheus: $(grep repairs_total "$TMPD/prom" | tail -1)"
 	# an address added under it: answered; removed: not (a listener on
 	# every address: the program answers only what the stack would)
 	rm -f "$TMPD/sc.ready"
@@ -163,20 +162,20 @@ case_syn_follow() {
 	wait_ready "$TMPD/sc.ready"
 	n=$(grep -c 'repaired the SYN' "$log")
 	ip -n "$SC_S" addr add 10.9.0.3/24 dev veth1
-	sca_repaired "$n" "an address change" || why="$why; an added address not taken in"
+	sca_repaired "$n" "an address change" || unexpected "an added address not taken in"
 	c0=$(sc_counters)
 	r=$(inject $SC_PORT good 10.9.0.3)
 	c1=$(sc_counters)
 	set -- $c0 $c1
-	[ $(($4 - $1)) = $SC_N ] || why="$why; the added address: $r, program synack +$(($4 - $1))"
+	[ $(($4 - $1)) = $SC_N ] || unexpected "the added address: $r, program synack +$(($4 - $1))"
 	n=$(grep -c 'repaired the SYN' "$log")
 	ip -n "$SC_S" addr del 10.9.0.3/24 dev veth1
-	sca_repaired "$n" "an address change" || why="$why; a removed address not taken out"
+	sca_repaired "$n" "an address change" || unexpected "a removed address not taken out"
 	c0=$(sc_counters)
 	r=$(inject $SC_PORT good 10.9.0.3)
 	c1=$(sc_counters)
 	set -- $c0 $c1
-	[ $(($4 - $1)) = 0 ] || why="$why; the removed address still answered: $r, program synack +$(($4 - $1))"
+	[ $(($4 - $1)) = 0 ] || unexpected "the removed address still answered: $r, program synack +$(($4 - $1))"
 	# the device gone and made again (a new ifindex): attached afresh
 	n=$(grep -c 'repaired the SYN' "$log")
 	ip -n "$SC_C" link del veth0
@@ -185,38 +184,34 @@ case_syn_follow() {
 		ip -n "$SC_C" addr add fd09::1/64 dev veth0 nodad && ip -n "$SC_S" addr add fd09::2/64 dev veth1 nodad &&
 		ip -n "$SC_C" link set veth0 up && ip -n "$SC_S" link set veth1 up &&
 		ip netns exec "$SC_C" ethtool -K veth0 tx off >/dev/null 2>&1 ||
-		why="$why; cannot make the veth pair again"
+		unexpected "cannot make the veth pair again"
 	SC_MAC=$(link_mac "$SC_S" veth1)
 	watch_line "$log" "after a device change: attached again" $lim2 ||
-		why="$why; the device made again was not attached: $(tail -1 "$log")"
+		unexpected "the device made again was not attached: $(tail -1 "$log")"
 	watch_line "$log" "after a device change: attached again" 0 &&
-		[ "$(grep -c 'repaired the SYN' "$log")" -gt "$n" ] || why="$why; no repair for the device"
+		[ "$(grep -c 'repaired the SYN' "$log")" -gt "$n" ] || unexpected "no repair for the device"
 	c0=$(sc_counters)
 	r=$(inject $SC_PORT good)
 	c1=$(sc_counters)
 	set -- $c0 $c1
-	[ $(($4 - $1)) = $SC_N ] || why="$why; the device made again: $r, program synack +$(($4 - $1))"
+	[ $(($4 - $1)) = $SC_N ] || unexpected "the device made again: $r, program synack +$(($4 - $1))"
 	kill "$fpid" "$lpid"
 	wait "$fpid" "$lpid" 2>/dev/null
-	grep -q 'no longer following' "$log" || why="$why; the follower did not stop on SIGTERM"
+	grep -q 'no longer following' "$log" || unexpected "the follower did not stop on SIGTERM"
 	# without the follower: what status says with the tables gone
 	ip netns exec "$SC_S" nft flush ruleset
 	s=$(sca_json veth1)
 	want=true
 	[ "$(jq -r .cookies <<<"$s")" = raw ] && [ "$(jq -r .ack_program <<<"$s")" = false ] && want=false
 	[ "$(jq -r '"\(.tables) \(.answering)"' <<<"$s")" = "gone $want" ] ||
-		why="$why; status after a flush, no follower ($want expected): $s"
+		unexpected "status after a flush, no follower ($want expected): $s"
 	"$CG" status --prometheus 2>/dev/null |
 		grep -Eq "^csum_guard_syncookie_answering\{device=\"veth1\",netns=\"$SC_S\",.*tables=\"gone\".* $([ $want = true ] && echo 1 || echo 0)\$" ||
-		why="$why; prometheus answering after a flush: $("$CG" status --prometheus 2>/dev/null | grep '^csum_guard_syncookie_answering' | tail -1)"
+		unexpected "prometheus answering after a flush: $("$CG" status --prometheus 2>/dev/null | grep '^csum_guard_syncookie_answering' | tail -1)"
 	sc_off
 	sc_down
-	if [ -z "$why" ]; then
-		pass "$t: nft flush ruleset repaired ${ms} ms after it (${am} ms of them attach's; a connection through SYNPROXY, repair logged and counted in status and Prometheus); an added address answered, a removed one not, each within ${lim}s; the device made again attached afresh and answering; unfollowed flush: answering $want"
-	else
-		fail "$t:${why#; }"
-		sed 's/^/# follower: /' "$log"
-	fi
+	expect_clean || sed 's/^/# follower: /' "$log"
+	expect_verdict "$t" "nft flush ruleset repaired ${ms} ms after it (${am} ms of them attach's; a connection through SYNPROXY, repair logged and counted in status and Prometheus); an added address answered, a removed one not, each within ${lim}s; the device made again attached afresh and answering; unfollowed flush: answering $want"
 }
 cg_kernel_case syn_follow
 
