@@ -106,6 +106,7 @@ TESTCOMMON_H := $(wildcard tests/common/*.h)
 # Debian packages each target needs on a fresh Debian 12 machine.
 BUILD_DEPS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
 TEST_DEPS := iproute2 kmod jq ethtool dkms util-linux nftables iptables curl strace debootstrap lintian \
+	apt-utils \
 	podman runc catatonit \
 	ansible-core openssh-client \
 	qemu-user

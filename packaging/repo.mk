@@ -18,11 +18,14 @@ REPO_SUITE ?= stable
 REPO_KERNELS ?= deb6.1-fixed deb5.10 deb6.12
 KMODS := $(BUILD)/kmods
 MODULES_DEB := $(KMODS)/csum-guard-modules_$(VERSION)_$(DEB_ARCH).deb
+# what repo.sh runs: apt-ftparchive, gpg
+REPO_DEPS := apt-utils gnupg
 
 .PHONY: repo
 repo: $(DEB) $(LOADER_DEB) $(CROSS_DEBS)
 	$(Q)[ -n "$(REPO_KEY)" ] && [ -n "$(MODULE_KEY)" ] && [ -n "$(MODULE_CERT)" ] || \
 		{ echo "make repo: name the keys: REPO_KEY=<gpg key ID or secret key file> MODULE_KEY=<key.pem> MODULE_CERT=<cert.pem>" >&2; exit 1; }
+	$(call apt-need,$(REPO_DEPS))
 	$(call msg,KMODS,$(REPO_KERNELS))
 	$(Q)rm -rf $(KMODS)/out
 	$(Q)packaging/kmods.sh $(DKMS_TAR) $(MODULE_KEY) $(MODULE_CERT) $(KMODS)/out $(REPO_KERNELS)
