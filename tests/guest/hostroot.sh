@@ -176,8 +176,10 @@ cp "$root/boot/vmlinuz-$CG_KVER" "$dir.tmp/vmlinuz"
 cp "$root/boot/initrd.img-$CG_KVER" "$dir.tmp/initrd.img"
 # Sized for the root, the packages the test installs and a DKMS build.
 used=$(du -sm "$root" | cut -f1)
-mke2fs -q -F -t ext4 -L cgroot -d "$root" "$dir.tmp/disk.img" "$((used + 1536))M" ||
-	cg_die "mke2fs of the root failed"
+# (its notes go to a log: what this script prints is eval'ed by its callers)
+mke2fs -q -F -t ext4 -L cgroot -d "$root" "$dir.tmp/disk.img" "$((used + 1536))M" \
+	>"$dir.tmp/mke2fs.log" 2>&1 ||
+	cg_die "mke2fs of the root failed: $(tail -1 "$dir.tmp/mke2fs.log")"
 rm -rf "$root"
 echo "$stamp" >"$dir.tmp/ready"
 mv "$dir.tmp" "$dir"
