@@ -110,6 +110,13 @@ sca_repaired() {
 	return 1
 }
 
+# sca_inject_from SRC: SC_N good SYNs to the server from SRC, sent from the
+# client's veth0; prints the reply counts
+sca_inject_from() {
+	ip netns exec "$SC_C" "$SYN" --dev veth0 --dst-mac "$SC_MAC" --src "$1" --dst 10.9.0.2 \
+		--port $SC_PORT --kind good --count $SC_N --wait $SC_WAIT
+}
+
 sca_tables_ok() { [ "$(sca_json veth1 | jq -r .tables)" = ok ]; }
 sca_repairs_over() { [ "$(sca_json veth1 | jq -r .repairs)" -gt "$1" ]; }
 
@@ -117,7 +124,7 @@ sca_repairs_over() { [ "$(sca_json veth1 | jq -r .repairs)" -gt "$1" ]; }
 # tables are back within a second, a new connection goes through SYNPROXY,
 # the repair is logged and counted (status --json and --prometheus); an
 # address added under the running responder is answered by it, and once
-# removed no longer. With the follower gone, a flush leaves status and
+# removed no longer; so is a source a route added under it leads back to. With the follower gone, a flush leaves status and
 # Prometheus saying whether it can still answer (raw cookies without the
 # ACK program cannot).
 case_syn_follow() {
@@ -176,6 +183,25 @@ case_syn_follow() {
 	c1=$(sc_counters)
 	set -- $c0 $c1
 	[ $(($4 - $1)) = 0 ] || unexpected "the removed address still answered: $r, program synack +$(($4 - $1))"
+	# a route added under it: a source it leads back through the device is
+	# answered (no default route here: without it, no way back); deleted:
+	# no longer
+	n=$(grep -c 'repaired the SYN' "$log")
+	ip -n "$SC_S" route add 10.20.0.0/24 via 10.9.0.1 dev veth1
+	sca_repaired "$n" "a route change" || unexpected "an added route not taken in"
+	c0=$(sc_counters)
+	r=$(sca_inject_from 10.20.0.5)
+	c1=$(sc_counters)
+	set -- $c0 $c1
+	[ $(($4 - $1)) = $SC_N ] || unexpected "a source the added route leads back to: $r, program synack +$(($4 - $1))"
+	n=$(grep -c 'repaired the SYN' "$log")
+	ip -n "$SC_S" route del 10.20.0.0/24 via 10.9.0.1 dev veth1
+	sca_repaired "$n" "a route change" || unexpected "a deleted route not taken out"
+	c0=$(sc_counters)
+	r=$(sca_inject_from 10.20.0.5)
+	c1=$(sc_counters)
+	set -- $c0 $c1
+	[ $(($4 - $1)) = 0 ] || unexpected "the deleted route's source still answered: $r, program synack +$(($4 - $1))"
 	# the device gone and made again (a new ifindex): attached afresh
 	n=$(grep -c 'repaired the SYN' "$log")
 	ip -n "$SC_C" link del veth0
@@ -211,7 +237,7 @@ case_syn_follow() {
 	sc_off
 	sc_down
 	expect_clean || sed 's/^/# follower: /' "$log"
-	expect_verdict "$t" "nft flush ruleset repaired ${ms} ms after it (${am} ms of them attach's; a connection through SYNPROXY, repair logged and counted in status and Prometheus); an added address answered, a removed one not, each within ${lim}s; the device made again attached afresh and answering; unfollowed flush: answering $want"
+	expect_verdict "$t" "nft flush ruleset repaired ${ms} ms after it (${am} ms of them attach's; a connection through SYNPROXY, repair logged and counted in status and Prometheus); an added address answered, a removed one not, a source an added route leads back to answered, once deleted not, each within ${lim}s; the device made again attached afresh and answering; unfollowed flush: answering $want"
 }
 cg_kernel_case syn_follow
 
