@@ -291,6 +291,9 @@ static bool sc_nft_name_bad(const char *dev, char *why, size_t why_len)
 	return false;
 }
 
+/* nft reading its script from stdin (sc_nft_fresh, sc_nft_apply) */
+static const char *const sc_nft_stdin[] = { "nft", "-f", "-", NULL };
+
 /* The device's MTU, 1500 where it cannot be read */
 static unsigned int sc_nft_mtu(const char *dev)
 {
@@ -324,7 +327,6 @@ struct sc_nft_fam {
  */
 static int sc_nft_fresh(struct sc_nft_fam *f)
 {
-	static const char *const argv[] = { "nft", "-f", "-", NULL };
 	const char *match = f->v6 ? "ip6 saddr @allow" : "meta nfproto ipv4 ip saddr @allow";
 	struct nf_synproxy_info info = {
 		.options = f->nft ? NF_SYNPROXY_OPT_MSS | NF_SYNPROXY_OPT_WSCALE |
@@ -335,7 +337,7 @@ static int sc_nft_fresh(struct sc_nft_fam *f)
 
 	/* what a killed run or a half flush left goes first */
 	snprintf(f->s, f->cap, "add table %1$s %2$s\ndelete table %1$s %2$s\n", f->fam, f->table);
-	sc_nft(argv, f->s, NULL, 0, NULL, 0);
+	sc_nft(sc_nft_stdin, f->s, NULL, 0, NULL, 0);
 	/* the table, its sets and counters, and the chain SYNPROXY is in */
 	if (f->v6)
 		proxy[0] = '\0';
@@ -356,12 +358,12 @@ static int sc_nft_fresh(struct sc_nft_fam *f)
 		 "  }\n"
 		 "}\n", f->fam, f->table, f->list, f->v6 ? "ipv6_addr" : "ipv4_addr",
 		 *f->allow ? "elements = { " : "", f->allow, *f->allow ? " }; " : "", proxy);
-	if (sc_nft(argv, f->s, NULL, 0, f->err, f->err_len))
+	if (sc_nft(sc_nft_stdin, f->s, NULL, 0, f->err, f->err_len))
 		return -EIO;
 	if (f->v6 && sc_nft_xt_synproxy6(f->table, "proxy", &info)) {
 		/* no IPv6 SYNPROXY here: IPv6 stays as it was */
 		snprintf(f->s, f->cap, "delete table ip6 %s\n", f->table);
-		sc_nft(argv, f->s, NULL, 0, NULL, 0);
+		sc_nft(sc_nft_stdin, f->s, NULL, 0, NULL, 0);
 		return 1;
 	}
 	/* then the hooks: nothing reaches the proxy chain before it is whole */
@@ -388,7 +390,7 @@ static int sc_nft_fresh(struct sc_nft_fam *f)
 			 "    iif \"%3$s\" %4$s tcp dport @ports tcp flags & (fin | syn | rst | ack) == ack ct state invalid,untracked,new counter name acks jump proxy\n"
 			 "  }\n"
 			 "}\n", f->fam, f->table, f->t->dev, match);
-	return sc_nft(argv, f->s, NULL, 0, f->err, f->err_len) ? -EIO : 0;
+	return sc_nft(sc_nft_stdin, f->s, NULL, 0, f->err, f->err_len) ? -EIO : 0;
 }
 
 /*
@@ -430,7 +432,6 @@ static int sc_nft_fresh(struct sc_nft_fam *f)
 int sc_nft_apply(const struct sc_target *t, const struct sc_args *a, __u32 mode, bool fresh,
 		 __u32 have, char *why, size_t why_len)
 {
-	static const char *const argv[] = { "nft", "-f", "-", NULL };
 	char table[64], list[SC_MAX_PORTS * 8], err[256] = "", allow[SC_ALLOW_MAX * 48];
 	size_t cap = 8192 + sizeof(list) * 4 + sizeof(allow) * 2;
 	struct sc_nft_fam f = {
@@ -458,7 +459,7 @@ int sc_nft_apply(const struct sc_target *t, const struct sc_args *a, __u32 mode,
 			snprintf(f.s, cap, "flush set %1$s %2$s ports\nadd element %1$s %2$s ports { %3$s }\n"
 				 "flush set %1$s %2$s allow\n%4$s%1$s %2$s allow { %5$s }\n",
 				 f.fam, table, list, *allow ? "add element " : "# ", allow);
-			rc = sc_nft(argv, f.s, NULL, 0, err, sizeof(err)) ? -EIO : 0;
+			rc = sc_nft(sc_nft_stdin, f.s, NULL, 0, err, sizeof(err)) ? -EIO : 0;
 		} else {
 			rc = 1;
 		}
