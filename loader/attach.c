@@ -64,6 +64,10 @@ int cg_attach(const struct cg_attach_req *r, struct cg_attach_result *res, struc
 	err = cg_lock_host(ack);
 	if (!err)
 		err = cg_target_resolve(&t, r->dev, r->netns, ack);
+	/* a path asked for by inode that leads nowhere now (its process
+	 * exited): the watcher finds the namespace's new way, as below */
+	if (err == -ENOENT && r->netns_ino && r->netns && !t.netns_ino)
+		err = -ESTALE;
 	if (err)
 		return err;
 	/* entered by its path: is it the namespace meant, before anything? */

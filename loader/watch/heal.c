@@ -121,8 +121,12 @@ static bool cg_wheal_one(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *
 		cg_wdev_del(ns, d);
 		return false;
 	}
-	if (gone < 0)
-		return true;	/* its namespace out of reach now: not known, no repair */
+	if (gone < 0) {
+		/* its namespace out of reach now: not known, no repair; a scan
+		 * finds the way to it again */
+		w->rescan = true;
+		return true;
+	}
 	rec = !cg_bpf_recorded(&t, &rd);
 	if (b && b == cg_backends[CG_CHOICE_BPF] && rec && rd.swapped) {
 		r = CG_REPAIR_PROGRAM;	/* its tcx link updated to another program */

@@ -348,6 +348,9 @@ int cg_watch(const struct cg_args *a)
 			wake = w.next_check;
 		if (w.textfile && tm.next_textfile < wake)
 			wake = tm.next_textfile;
+		/* a way to a namespace led nowhere: scan before sleeping */
+		if (w.rescan)
+			wake = now;
 		ret = poll(pfd, n, wake > now ? (int)(wake - now) : 0);
 		if (ret < 0) {
 			if (errno == EINTR)

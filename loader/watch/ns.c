@@ -251,6 +251,19 @@ static struct cg_wns *cg_wns_add(struct cg_watch *w, __u64 ino, const char *path
 	return ns;
 }
 
+/* ns is reached and logged by its name from now on */
+static void cg_wns_name(struct cg_wns *ns, const char *name)
+{
+	char a[4 * CG_LABEL_MAX], b[4 * CG_LABEL_MAX];
+
+	printf("netns %s: named %s\n", cg_text_safe(ns->label, a, sizeof(a)),
+	       cg_text_safe(name, b, sizeof(b)));
+	cg_wns_str(&ns->label, name);
+	if (!ns->own)
+		cg_wns_str(&ns->arg, name);
+	ns->named = true;
+}
+
 /* One way to a namespace that cg_netns_scan() found: record it */
 static void cg_wscan_one(const struct cg_netns_ref *r, void *arg)
 {
@@ -269,10 +282,7 @@ static void cg_wscan_one(const struct cg_netns_ref *r, void *arg)
 				return;
 		} else if (!ns->named_now && (!ns->named || strcmp(ns->label, r->name))) {
 			/* it has a name now, or another one: the name reads better */
-			cg_wns_str(&ns->label, r->name);
-			if (!ns->own)
-				cg_wns_str(&ns->arg, r->name);
-			ns->named = true;
+			cg_wns_name(ns, r->name);
 		}
 		ns->seen = ns->named_now = true;
 		return;
@@ -370,10 +380,16 @@ bool cg_wscan(struct cg_watch *w)
 static void cg_wfound(const struct cg_netns_ref *r, void *arg)
 {
 	struct cg_watch *w = arg;
-	struct cg_wns *ns;
+	struct cg_wns *ns = cg_wns_find(w, r->ino);
 	struct cg_wskip *k;
 
-	if (cg_wns_find(w, r->ino))
+	/* known by a process only (found at its exec, before its name was
+	 * bound): the name outlives the process, and reads better */
+	if (ns && r->name && !ns->named && !ns->own) {
+		cg_wns_name(ns, r->name);
+		return;
+	}
+	if (ns)
 		return;
 	if ((k = cg_wskip_find(w, r->ino))) {
 		k->gen = w->gen;

@@ -215,6 +215,20 @@ static bool cg_wguard(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d)
 		cg_wdev_del(ns, d);
 		return false;
 	}
+	/*
+	 * The way to its namespace leads nowhere now (the process it was
+	 * found by exited; the namespace may have a name by now, or another
+	 * process): found again by a scan at once, then tried again. Said
+	 * only when the scans keep finding no way in.
+	 */
+	if (gone < 0 && d->lost < CG_LOST_MAX) {
+		d->lost++;
+		d->state = CG_W_FAILED;
+		d->retry_at = cg_wnow_ms();
+		w->rescan = true;
+		return true;
+	}
+	d->lost = 0;
 	/* a guard with more than we ask (--egress, --log-drops) is left as it is */
 	if (b && (!want || !strcmp(want, b->name)) && (st.log_drops || !w->log_drops)) {
 		cg_log(CG_PRIO_INFO, dev, nsl, "already guarded %s netns %s (%s, %s%s)", dev, nsl,

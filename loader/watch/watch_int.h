@@ -22,6 +22,8 @@
 #define CG_QUICK_MS	100	/* an `ip netns add` file before its bind mount */
 #define CG_RETRY_MS	30000	/* a device that could not be guarded */
 #define CG_RETRY_UNREADY_MS 5000	/* the same, while not ready */
+#define CG_LOST_MAX	3	/* rescans for a namespace out of reach, then
+				 * it is a device that could not be guarded */
 #define CG_LABEL_MAX	(NAME_MAX + 32)
 #define CG_PRUNE_MS	200	/* first prune of a forgotten namespace's state */
 #define CG_PRUNE_TRIES	12	/* then again, at twice the wait each time */
@@ -43,6 +45,7 @@ struct cg_wdev {
 	bool check;		/* a tc event of its own: look now */
 	int hint;		/* what that event said (enum cg_repair_reason) */
 	int deferred;		/* looks put off: a command held the host lock */
+	int lost;		/* rescans asked for: its namespace out of reach */
 };
 
 struct cg_wns {
@@ -83,7 +86,8 @@ struct cg_watch {
 	int sfd, ifd, wd;
 	int rtfd;		/* every namespace's link and tc events (rtnl.c) */
 	int qfd;		/* our questions: nsids, dumps */
-	bool rescan;		/* a namespace's first process exited */
+	bool rescan;		/* a namespace's first process exited, or the
+				 * way to one leads nowhere now */
 	struct cg_wskip *skip;	/* namespaces of other user namespaces */
 	int nskip, skipcap, nskip_said;
 	__u32 gen;

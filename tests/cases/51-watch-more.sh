@@ -12,6 +12,7 @@
 case_watch_first_exits() {
 	local t="watch/first-exits [$BACKEND]" p=wf$(($$ % 100000)) out=$TMPD/wf.out
 	local lim=$([ -n "${CG_GUEST:-}" ] && echo 120 || echo 20) wpid pid1 pid2 n d i
+	local nn=$CG_PFX-wfn
 
 	[ -e /dev/net/tun ] || modprobe tun 2>/dev/null
 	unshare -n sleep 300 &
@@ -47,15 +48,31 @@ case_watch_first_exits() {
 	# and the guards guard
 	nsenter --net=$n "$INJECT" --dev ${p}2 --csum-start 20 --csum-offset 6 --count 2 2>/dev/null
 	[ "$("$CG" status ${p}2 --netns $n --json | jq -r .dropped)" = 2 ] || unexpected "${p}2(drops)"
+	# found by its process, then named (as `ip netns exec` racing its
+	# mount): by the name from then on, so the process may go at once
+	unshare -n sleep 300 &
+	pid1=$!
+	watch_line "$out" "^watching netns /proc/$pid1/ns/net\$" $lim ||
+		unexpected "found by its process" "expected a 'watching netns /proc/$pid1/ns/net' line, saw none"
+	ip netns attach $nn $pid1 || unexpected "ip netns attach" "failed"
+	watch_line "$out" "^netns /proc/$pid1/ns/net: named $nn\$" $lim ||
+		unexpected "named" "expected 'netns /proc/$pid1/ns/net: named $nn', saw none"
+	kill $pid1
+	wait $pid1 2>/dev/null
+	ip -n $nn tuntap add dev ${p}3 mode tap vnet_hdr
+	watch_line "$out" "^guarded ${p}3 netns $nn " $lim ||
+		unexpected "${p}3" "expected guarded under the name, saw '$(grep " ${p}3 " "$out" | tr '\n' '|')'"
 	grep -q "^cannot guard" "$out" && unexpected "$(grep -m1 '^cannot guard' "$out")"
 	kill -TERM $wpid 2>/dev/null
 	wait $wpid
 	for d in ${p}0 ${p}1 ${p}2; do
 		"$CG" detach $d --netns $n --quiet
 	done
+	"$CG" detach ${p}3 --netns $nn --quiet
+	ip netns del $nn 2>/dev/null
 	kill $pid2
 	wait $pid2 2>/dev/null
 	expect_clean || unexpected "log" "$(tr '\n' '|' <"$out")"
-	expect_verdict "$t" "the process an unnamed namespace was found by exited, another kept it: taps made there after it, at once and a second later, guarded and dropping"
+	expect_verdict "$t" "the process an unnamed namespace was found by exited, another kept it: taps made there after it, at once and a second later, guarded and dropping; one found by its process and then named: by the name, its tap guarded once the process was gone"
 }
 cg_case watch_first_exits
