@@ -210,5 +210,6 @@ durations
 
 [ $mode = all ] && kernel_table && topology_table && reliability_table
 results_tally
+failures_recap
 echo "$n_pass passed, $n_fail failed, $n_skip skipped"
 [ $n_fail = 0 ]

@@ -94,6 +94,14 @@ results_tally() {
 	done <"$RESULTS"
 }
 
+# failures_recap: the FAIL lines again, where the tail of a long log shows
+# them (a CI that keeps the last lines), each cut to one screen line.
+failures_recap() {
+	[ "$n_fail" = 0 ] && return
+	echo "# the failures again:"
+	grep '^FAIL ' "$RESULTS" | cut -c1-400
+}
+
 # One row per kernel from this run's results (guest results carry
 # "[kernel]" first): what the kernel does with the bad frame on each path
 # without the guard, which backends passed every case, the counts.
