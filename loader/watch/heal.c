@@ -151,7 +151,7 @@ static bool cg_wheal_one(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *
 		d->had_log_drops = rd.log_drops;
 	}
 	cg_text_safe(d->name, dev, sizeof(dev));
-	cg_text_safe(ns->label, nsl, sizeof(nsl));
+	cg_wns_label(ns, nsl, sizeof(nsl));
 	cg_log(CG_PRIO_WARNING, dev, nsl, "guard of %s netns %s taken off (%s): putting it back",
 	       dev, nsl, cg_repair_name(r));
 	err = cg_wspawn(w, ns, d, why, sizeof(why));
@@ -197,14 +197,14 @@ void cg_wheal_all(struct cg_watch *w)
 	if (periodic)
 		w->next_check = now + CG_CHECK_MS;
 	for (i = 0; i < w->nns; i++) {
-		for (j = 0; j < w->ns[i]->ndevs; j++) {
-			d = &w->ns[i]->devs[j];
+		for (j = 0; j < w->ns[i].ndevs; j++) {
+			d = &w->ns[i].devs[j];
 			if (d->state != CG_W_DONE)
 				continue;
 			if (!d->check && !(periodic && (d->had_by == CG_CHOICE_KMOD ||
 							 !strcmp(d->had_mode, "tcx"))))
 				continue;
-			if (!cg_wheal_one(w, w->ns[i], d, mod_gone))
+			if (!cg_wheal_one(w, &w->ns[i], d, mod_gone))
 				j--;	/* the last one moved into its place */
 		}
 	}

@@ -283,9 +283,7 @@ static void cg_wstop(struct cg_watch *w, struct cg_events *drops, int signo)
 			break;
 	}
 	printf("stopped on %s; the guards stay in place\n", signo == SIGINT ? "SIGINT" : "SIGTERM");
-	for (i = 0; i < w->nns; i++)
-		cg_wns_free(w->ns[i]);
-	free(w->ns);
+	cg_wns_free_all(w);
 	free(w->skip);
 	free(w->gone);
 	cg_wrtnl_close(w);

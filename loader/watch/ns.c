@@ -1,41 +1,68 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * ns.c - what the watcher sees of the host: every network namespace,
- * by name (/run/netns) or by process (/proc/PID/ns/net), and the matching
- * guest-facing devices of each (taps, macvtaps, tunnels: lib/link.h), from
- * a link dump and the events that follow (rtnl.c: two sockets for them
- * all). No descriptor is kept on a namespace: it is entered again by its
- * name or process, only when that still leads to the inode meant.
- * Namespaces of other user namespaces are counted, not watched.
+ * ns.c - what the watcher sees of the host: every network namespace, by
+ * name (/run/netns) or by process (/proc/PID/ns/net). No descriptor is kept
+ * on a namespace, and no more than a 40-byte record while it holds no
+ * device of ours: it is entered again by its name or process, only when
+ * that still leads to the inode meant. Its devices: links.c. Namespaces of
+ * other user namespaces are counted, not watched.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
-#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/inotify.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <linux/cn_proc.h>
-#include <linux/connector.h>
-#include <linux/netlink.h>
-#include <linux/rtnetlink.h>
 
-#include "json.h"
-#include "link.h"
 #include "log.h"
 #include "netns.h"
-#include "nl.h"
 #include "notify.h"
-#include "select.h"
 #include "watch_int.h"
 
-/* --- namespaces ------------------------------------------------------- */
+/* --- a namespace's record ---------------------------------------------- */
+
+/* For the log: its name, else its process's path, else its inode */
+const char *cg_wns_label(const struct cg_wns *ns, char *buf, size_t n)
+{
+	if (ns->name)
+		return cg_text_safe(ns->name, buf, n);
+	if (ns->pid)
+		snprintf(buf, n, "/proc/%d/ns/net", ns->pid);
+	else
+		snprintf(buf, n, "%llu", (unsigned long long)ns->ino);
+	return buf;
+}
+
+static void cg_wname_one(const struct cg_netns_ref *r, void *arg)
+{
+	struct cg_wns *ns = arg;
+
+	if (!ns->name && r->name && r->ino == ns->ino)
+		ns->name = strdup(r->name);
+}
+
+/* Its name kept (a device of ours is in it now): looked up again in
+ * /run/netns, where the last scan saw one */
+void cg_wns_keep_name(struct cg_wns *ns)
+{
+	if (ns->named && !ns->name)
+		cg_netns_scan_named(cg_wname_one, ns);
+}
+
+/* Its way in, for attach --netns and cg_wns_open(): its name, else its
+ * process's path; NULL for our own namespace */
+const char *cg_wns_way(struct cg_wns *ns, char *buf, size_t n)
+{
+	if (ns->own)
+		return NULL;
+	cg_wns_keep_name(ns);
+	if (ns->name)
+		return ns->name;
+	snprintf(buf, n, "/proc/%d/ns/net", ns->pid);
+	return buf;
+}
 
 /*
  * Enter ns by the way the last scan found to it (its name or a process),
@@ -43,12 +70,13 @@
  * elsewhere (the process gone and its PID reused), -errno. Our own
  * namespace is where we are: nothing to enter. cg_netns_return() after 0.
  */
-static int cg_wns_open(const struct cg_wns *ns)
+static int cg_wns_open(struct cg_wns *ns)
 {
+	char way[CG_WNS_WAY_MAX];
 	struct stat st;
 	int fd, err;
 
-	fd = cg_netns_open(ns->own ? "/proc/self/ns/net" : ns->arg);
+	fd = cg_netns_open(ns->own ? "/proc/self/ns/net" : cg_wns_way(ns, way, sizeof(way)));
 	if (fd < 0)
 		return fd;
 	err = fstat(fd, &st) ? -errno : st.st_ino != ns->ino ? -ESTALE : 0;
@@ -59,7 +87,7 @@ static int cg_wns_open(const struct cg_wns *ns)
 	return fd;
 }
 
-int cg_wns_enter(const struct cg_wns *ns)
+int cg_wns_enter(struct cg_wns *ns)
 {
 	int fd, err;
 
@@ -71,6 +99,71 @@ int cg_wns_enter(const struct cg_wns *ns)
 	err = cg_netns_enter(fd);
 	close(fd);
 	return err;
+}
+
+/* ns reached and logged by its name from now on (kept while it holds a
+ * device of ours) */
+static void cg_wns_name(struct cg_wns *ns, const char *name)
+{
+	char a[4 * CG_LABEL_MAX], b[4 * CG_LABEL_MAX];
+
+	printf("netns %s: named %s\n", cg_wns_label(ns, a, sizeof(a)),
+	       cg_text_safe(name, b, sizeof(b)));
+	free(ns->name);
+	ns->name = ns->ndevs ? strdup(name) : NULL;
+	ns->named = true;
+}
+
+static int cg_wns_cmp(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = ((const struct cg_wns *)b)->ino;
+
+	return x < y ? -1 : x > y;
+}
+
+static struct cg_wns *cg_wns_find(struct cg_watch *w, __u64 ino)
+{
+	return w->nns ? bsearch(&ino, w->ns, w->nns, sizeof(*w->ns), cg_wns_cmp) : NULL;
+}
+
+/* A record for ino in its place; NULL without memory. Records move: no
+ * pointer to one is kept across this. */
+static struct cg_wns *cg_wns_insert(struct cg_watch *w, __u64 ino)
+{
+	struct cg_wns *a;
+	int i;
+
+	if (w->nns == w->nscap) {
+		a = realloc(w->ns, (w->nscap * 2 + 16) * sizeof(*a));
+		if (!a)
+			return NULL;
+		w->ns = a;
+		w->nscap = w->nscap * 2 + 16;
+	}
+	for (i = w->nns; i > 0 && w->ns[i - 1].ino > ino; i--)
+		;
+	memmove(&w->ns[i + 1], &w->ns[i], (w->nns - i) * sizeof(*w->ns));
+	w->nns++;
+	memset(&w->ns[i], 0, sizeof(w->ns[i]));
+	w->ns[i].ino = ino;
+	return &w->ns[i];
+}
+
+static void cg_wns_free(struct cg_wns *ns)
+{
+	free(ns->name);
+	free(ns->devs);
+}
+
+void cg_wns_free_all(struct cg_watch *w)
+{
+	int i;
+
+	for (i = 0; i < w->nns; i++)
+		cg_wns_free(&w->ns[i]);
+	free(w->ns);
+	w->ns = NULL;
+	w->nns = w->nscap = 0;
 }
 
 static int cg_wskip_cmp(const void *a, const void *b)
@@ -155,45 +248,21 @@ static void cg_wskip_say(struct cg_watch *w)
 	}
 }
 
-static struct cg_wns *cg_wns_find(struct cg_watch *w, __u64 ino)
-{
-	int i;
 
-	for (i = 0; i < w->nns; i++)
-		if (w->ns[i]->ino == ino)
-			return w->ns[i];
-	return NULL;
-}
-
-/* *s becomes a copy of v; kept as it was when there is no memory for one */
-static void cg_wns_str(char **s, const char *v)
-{
-	char *n = strdup(v);
-
-	if (n) {
-		free(*s);
-		*s = n;
-	}
-}
-
-void cg_wns_free(struct cg_wns *ns)
-{
-	free(ns->label);
-	free(ns->arg);
-	free(ns->devs);
-	free(ns);
-}
+/* --- finding them ------------------------------------------------------ */
 
 /*
- * A namespace seen for the first time at path (a name or a /proc path):
- * watched when it is of our user namespace (an id given, its links
- * dumped), counted in w->skip when it is of another. NULL when not watched.
+ * A namespace seen for the first time at path (its name, or a process's
+ * path and pid): watched when it is of our user namespace (an id given,
+ * its links dumped), counted in w->skip when it is of another. NULL when
+ * not watched.
  */
 static struct cg_wns *cg_wns_add(struct cg_watch *w, __u64 ino, const char *path,
-				 const char *label, bool named)
+				 const char *name, int pid)
 {
 	char safe[4 * CG_LABEL_MAX];
-	struct cg_wns *ns, **a;
+	const char *label = name ?: path;
+	struct cg_wns *ns;
 	struct stat st;
 	int fd, err, nsid = -1, i;
 	__u32 uid = 0;
@@ -223,45 +292,26 @@ static struct cg_wns *cg_wns_add(struct cg_watch *w, __u64 ino, const char *path
 			       strerror(-err));
 		return NULL;
 	}
-
-	a = realloc(w->ns, (w->nns + 1) * sizeof(*a));
-	ns = calloc(1, sizeof(*ns));
-	if (a)
-		w->ns = a;
-	if (ns) {
-		cg_wns_str(&ns->label, label);
-		cg_wns_str(&ns->arg, ino == w->own_ino ? "" : label);
-	}
-	if (!a || !ns || !ns->label || !ns->arg) {
-		if (ns)
-			cg_wns_free(ns);
+	ns = cg_wns_insert(w, ino);
+	if (!ns)
 		return NULL;
-	}
 	/* ids are unique among live namespaces: one that had it is gone */
 	for (i = 0; i < w->nns; i++)
-		if (nsid >= 0 && w->ns[i]->nsid == nsid)
-			w->ns[i]->nsid = -2;
-	w->ns[w->nns++] = ns;
-	ns->ino = ino;
+		if (nsid >= 0 && w->ns[i].nsid == nsid && &w->ns[i] != ns)
+			w->ns[i].nsid = -2;
 	ns->own = ino == w->own_ino;
-	ns->named = named;
+	ns->named = !!name;
+	ns->pid = pid;
 	ns->nsid = nsid;
 	printf("watching netns %s\n", cg_text_safe(label, safe, sizeof(safe)));
+	/* its name at hand while its first dump may find a device of ours */
+	ns->name = name ? strdup(name) : NULL;
 	cg_wdump(w, ns);
+	if (!ns->ndevs) {
+		free(ns->name);
+		ns->name = NULL;
+	}
 	return ns;
-}
-
-/* ns is reached and logged by its name from now on */
-static void cg_wns_name(struct cg_wns *ns, const char *name)
-{
-	char a[4 * CG_LABEL_MAX], b[4 * CG_LABEL_MAX];
-
-	printf("netns %s: named %s\n", cg_text_safe(ns->label, a, sizeof(a)),
-	       cg_text_safe(name, b, sizeof(b)));
-	cg_wns_str(&ns->label, name);
-	if (!ns->own)
-		cg_wns_str(&ns->arg, name);
-	ns->named = true;
 }
 
 /* One way to a namespace that cg_netns_scan() found: record it */
@@ -275,26 +325,21 @@ static void cg_wscan_one(const struct cg_netns_ref *r, void *arg)
 		k->gen = w->gen;
 		return;
 	}
-	if (r->name) {
-		if (!ns) {
-			ns = cg_wns_add(w, r->ino, r->path, r->name, true);
-			if (!ns)
-				return;
-		} else if (!ns->named_now && (!ns->named || strcmp(ns->label, r->name))) {
-			/* it has a name now, or another one: the name reads better */
-			cg_wns_name(ns, r->name);
-		}
-		ns->seen = ns->named_now = true;
-		return;
-	}
 	if (!ns) {
-		ns = cg_wns_add(w, r->ino, r->path, r->path, false);
+		ns = cg_wns_add(w, r->ino, r->path, r->name, r->name ? 0 : r->pid);
 		if (!ns)
 			return;
 	}
 	ns->seen = true;
-	if (!ns->pid_now)
-		ns->pid_now = r->pid;
+	if (r->name) {
+		/* it has a name now, or another one: the name reads better */
+		if (!ns->named_now && (!ns->named || (ns->name && strcmp(ns->name, r->name))))
+			cg_wns_name(ns, r->name);
+		ns->named_now = true;
+	} else if (!ns->pid_now) {
+		ns->pid = r->pid;
+		ns->pid_now = true;
+	}
 }
 
 /* A namespace forgotten: what its guards left is pruned from CG_PRUNE_MS on */
@@ -320,43 +365,37 @@ bool cg_wscan(struct cg_watch *w)
 	char safe[4 * CG_LABEL_MAX];
 	struct cg_wns *ns;
 	bool pending;
-	int i;
+	int i, n;
 
 	if (w->wd < 0)
 		w->wd = inotify_add_watch(w->ifd, CG_NETNS_RUN_DIR, IN_CREATE | IN_DELETE |
 					  IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF |
 					  IN_MOVE_SELF | IN_ONLYDIR);
-	for (i = 0; i < w->nns; i++) {
-		w->ns[i]->seen = w->ns[i]->named_now = false;
-		w->ns[i]->pid_now = 0;
-	}
+	for (i = 0; i < w->nns; i++)
+		w->ns[i].seen = w->ns[i].named_now = w->ns[i].pid_now = false;
 	w->gen++;
 	pending = cg_netns_scan(cg_wscan_one, w);
 	cg_wskip_prune(w);
 	cg_wskip_say(w);
 
-	for (i = 0; i < w->nns; i++) {
-		ns = w->ns[i];
+	for (i = n = 0; i < w->nns; i++) {
+		ns = &w->ns[i];
 		if (!ns->seen) {
 			printf("forgot netns %s: no name or process left\n",
-			       cg_text_safe(ns->label, safe, sizeof(safe)));
+			       cg_wns_label(ns, safe, sizeof(safe)));
 			cg_wgone_add(w, ns->ino);
 			cg_wns_free(ns);
-			w->ns[i--] = w->ns[--w->nns];
 			continue;
-		}
-		if (!ns->named_now) {
-			ns->named = false;
-			if (!ns->own) {
-				char path[32];
-
-				snprintf(path, sizeof(path), "/proc/%d/ns/net", ns->pid_now);
-				cg_wns_str(&ns->arg, path);
-			}
 		}
 		/* its first process: its exit (the proc connector) may be the
 		 * namespace's end */
-		ns->pid = ns->pid_now;
+		if (!ns->pid_now)
+			ns->pid = 0;
+		if (!ns->named_now) {
+			ns->named = false;
+			free(ns->name);
+			ns->name = NULL;
+		}
 		/* an id freed (RTM_DELNSID) and the namespace still here: again */
 		if (ns->nsid == -2) {
 			int fd = cg_wns_open(ns);
@@ -366,8 +405,14 @@ bool cg_wscan(struct cg_watch *w)
 				ns->dump = ns->nsid >= 0 || ns->own;
 				close(fd);
 			}
+			if (!ns->ndevs) {
+				free(ns->name);
+				ns->name = NULL;
+			}
 		}
+		w->ns[n++] = *ns;
 	}
+	w->nns = n;
 	return pending;
 }
 
@@ -377,14 +422,14 @@ bool cg_wscan(struct cg_watch *w)
  * dump asked for, without a walk over every process. The next scan takes
  * it over as if it had found it.
  */
-static void cg_wfound(const struct cg_netns_ref *r, void *arg)
+void cg_wfound(const struct cg_netns_ref *r, void *arg)
 {
 	struct cg_watch *w = arg;
 	struct cg_wns *ns = cg_wns_find(w, r->ino);
 	struct cg_wskip *k;
 
 	/* known by a process only (found at its exec, before its name was
-	 * bound): the name outlives the process, and reads better */
+	 * bound): the name outlives the process */
 	if (ns && r->name && !ns->named && !ns->own) {
 		cg_wns_name(ns, r->name);
 		return;
@@ -395,238 +440,13 @@ static void cg_wfound(const struct cg_netns_ref *r, void *arg)
 		k->gen = w->gen;
 		return;
 	}
-	ns = cg_wns_add(w, r->ino, r->path, r->name ?: r->path, r->name);
-	if (!ns || !r->pid)
-		return;
-	ns->seen = true;
-	ns->pid = ns->pid_now = r->pid;
+	ns = cg_wns_add(w, r->ino, r->path, r->name, r->pid);
+	if (ns)
+		ns->seen = true;
 }
 
 /* The names of /run/netns only: true when one is not a namespace yet */
 bool cg_wscan_named(struct cg_watch *w)
 {
 	return cg_netns_scan_named(cg_wfound, w);
-}
-
-/*
- * The proc connector: an event for each exec on the host. A VM's or a
- * container's process enters its namespace (unshare, setns) and then
- * execs, so an exec is when an unnamed namespace can first be seen: its
- * process's namespace is looked at then, one stat, instead of waiting for
- * the rescan of every process.
- */
-int cg_wproc_open(void)
-{
-	char buf[NLMSG_SPACE(sizeof(struct cn_msg) + sizeof(__u32))] __attribute__((aligned(NLMSG_ALIGNTO))) = {};
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC };
-	struct nlmsghdr *nh = (struct nlmsghdr *)buf;
-	struct cn_msg *cn = NLMSG_DATA(nh);
-	__u32 op = PROC_CN_MCAST_LISTEN;
-	int fd, err;
-
-	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_CONNECTOR);
-	if (fd < 0)
-		return -errno;
-	sa.nl_pid = 0;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
-		goto fail;
-	nh->nlmsg_len = NLMSG_LENGTH(sizeof(*cn) + sizeof(op));
-	nh->nlmsg_type = NLMSG_DONE;
-	cn->id.idx = CN_IDX_PROC;
-	cn->id.val = CN_VAL_PROC;
-	cn->len = sizeof(op);
-	memcpy(cn->data, &op, sizeof(op));
-	if (send(fd, nh, nh->nlmsg_len, 0) < 0)
-		goto fail;
-	return fd;
-fail:
-	err = -errno;
-	close(fd);
-	return err;
-}
-
-/* A process exited: the first of a namespace's? Then is the namespace
- * gone too? The next round rescans. */
-static void cg_wexit(struct cg_watch *w, int pid)
-{
-	int i;
-
-	for (i = 0; i < w->nns; i++)
-		if (w->ns[i]->pid == pid)
-			w->rescan = true;
-}
-
-/* Each exec since the last read; true when events were lost (a rescan
- * then finds what they would have told) */
-bool cg_wproc_read(struct cg_watch *w)
-{
-	static char buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
-	const struct proc_event *ev;
-	const struct cn_msg *cn;
-	struct nlmsghdr *h;
-	bool lost = false;
-	ssize_t n;
-
-	for (;;) {
-		n = cg_nl_recv(w->cfd, buf, sizeof(buf), MSG_DONTWAIT);
-		if (n < 0) {
-			if (n == -EINTR)
-				continue;
-			if (n == -ENOBUFS) {
-				lost = true;
-				continue;
-			}
-			return lost;
-		}
-		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
-			if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*cn) + sizeof(*ev)))
-				continue;
-			cn = NLMSG_DATA(h);
-			ev = (const struct proc_event *)cn->data;
-			if (ev->what == PROC_EVENT_EXEC)
-				cg_netns_of_pid(ev->event_data.exec.process_tgid, cg_wfound, w);
-			else if (ev->what == PROC_EVENT_EXIT &&
-				 ev->event_data.exit.process_pid == ev->event_data.exit.process_tgid)
-				cg_wexit(w, ev->event_data.exit.process_tgid);
-		}
-	}
-}
-
-/* --- devices ---------------------------------------------------------- */
-
-static struct cg_wdev *cg_wdev_find(struct cg_wns *ns, int ifindex)
-{
-	int i;
-
-	for (i = 0; i < ns->ndevs; i++)
-		if (ns->devs[i].ifindex == ifindex)
-			return &ns->devs[i];
-	return NULL;
-}
-
-void cg_wdev_del(struct cg_wns *ns, struct cg_wdev *d)
-{
-	*d = ns->devs[--ns->ndevs];
-}
-
-/* IFLA_LINKINFO / IFLA_INFO_KIND: one of the kinds guests' frames enter
- * the host through (lib/link.h); a veth or netkit device only when its
- * peer is in another namespace (IFLA_LINK_NETNSID), and not with
- * --no-containers */
-static const struct cg_kind *cg_is_guest_facing(const struct cg_watch *w,
-						const struct nlattr *const *tb)
-{
-	const struct nlattr *info[IFLA_INFO_MAX + 1];
-	const struct cg_kind *k;
-	int nsid = -1;
-
-	if (!tb[IFLA_LINKINFO])
-		return NULL;
-	cg_nl_parse_nested(tb[IFLA_LINKINFO], info, IFLA_INFO_MAX);
-	if (tb[IFLA_LINK_NETNSID] && cg_nla_len(tb[IFLA_LINK_NETNSID]) >= (int)sizeof(__s32))
-		nsid = *(const __s32 *)cg_nla_data(tb[IFLA_LINK_NETNSID]);
-	k = cg_kind_facing(cg_nla_str(info[IFLA_INFO_KIND]), nsid);
-	return k && k->pair && w->no_containers ? NULL : k;
-}
-
-/* The sequence number of the watcher's questions (rtnl.c): what answers
- * them is as it is now, never a pair's early event */
-#define CG_WASK_SEQ	0x63677761
-
-/* Ask again for ns's links (its device ifindex is the one meant): a dump
- * of that namespace before the next round's work (rtnl.c) */
-static void cg_wask(struct cg_wns *ns, int ifindex)
-{
-	if (ifindex > 0)
-		ns->dump = true;
-}
-
-static bool cg_wis_pair(const struct nlattr *const *tb)
-{
-	const struct nlattr *info[IFLA_INFO_MAX + 1];
-	const struct cg_kind *k;
-
-	if (!tb[IFLA_LINKINFO])
-		return false;
-	cg_nl_parse_nested(tb[IFLA_LINKINFO], info, IFLA_INFO_MAX);
-	k = cg_kind_find(cg_nla_str(info[IFLA_INFO_KIND]));
-	return k && k->pair;
-}
-
-/*
- * What the kernel says of a pair too early, or not at all:
- * - one end moved out of ns (RTM_DELLINK with IFLA_NEW_NETNSID): its peer,
- *   left here, now joins two namespaces, and nothing is said of the peer;
- * - a pair made with its peer in another namespace (`ip link add ... peer
- *   netns X`): the peer's RTM_NEWLINK comes before the two are joined, with
- *   no peer (IFLA_LINK 0), and nothing more while it stays as it is.
- * Ask for the device then; an answer to such a question is not asked again.
- */
-static void cg_wpair_event(struct cg_wns *ns, const struct nlmsghdr *h,
-			   const struct nlattr *const *tb)
-{
-	const struct ifinfomsg *ifi = NLMSG_DATA(h);
-	int link = tb[IFLA_LINK] ? (int)cg_nla_uint(tb[IFLA_LINK]) : 0;
-
-	if (h->nlmsg_seq == CG_WASK_SEQ || !cg_wis_pair(tb))
-		return;
-	if (h->nlmsg_type == RTM_DELLINK && tb[IFLA_NEW_NETNSID])
-		cg_wask(ns, link);
-	else if (h->nlmsg_type == RTM_NEWLINK && link <= 0 && !tb[IFLA_LINK_NETNSID])
-		cg_wask(ns, ifi->ifi_index);
-}
-
-void cg_wlink(struct cg_watch *w, struct cg_wns *ns, const struct nlmsghdr *h)
-{
-	const struct ifinfomsg *ifi = NLMSG_DATA(h);
-	const struct nlattr *tb[IFLA_MAX + 1];
-	const char *name;
-	struct cg_wdev *d, *a;
-	bool facing, match;
-
-	if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
-		return;
-	cg_nl_parse(h, sizeof(*ifi), tb, IFLA_MAX);
-	name = cg_nla_str(tb[IFLA_IFNAME]);
-	facing = cg_is_guest_facing(w, tb);
-	d = cg_wdev_find(ns, ifi->ifi_index);
-	if (h->nlmsg_type == RTM_DELLINK) {
-		if (d)
-			cg_wdev_del(ns, d);
-		if (!w->no_containers)
-			cg_wpair_event(ns, h, tb);
-		return;
-	}
-	if (!name || strlen(name) >= IF_NAMESIZE)
-		return;
-	if (!facing && !w->no_containers)
-		cg_wpair_event(ns, h, tb);
-	match = facing && cg_wmatch(w, name);
-	if (!d) {
-		if (!match)
-			return;
-		if (ns->ndevs == ns->cap) {
-			a = realloc(ns->devs, (ns->cap * 2 + 4) * sizeof(*a));
-			if (!a)
-				return;
-			ns->devs = a;
-			ns->cap = ns->cap * 2 + 4;
-		}
-		d = &ns->devs[ns->ndevs++];
-		memset(d, 0, sizeof(*d));
-		d->ifindex = ifi->ifi_index;
-		snprintf(d->name, sizeof(d->name), "%s", name);
-		d->state = CG_W_TODO;
-		return;
-	}
-	if (!strcmp(d->name, name))
-		return;
-	/* renamed: a guard stays with its device; a failed one is tried anew */
-	snprintf(d->name, sizeof(d->name), "%s", name);
-	if (d->state == CG_W_DONE)
-		return;
-	if (match)
-		d->state = CG_W_TODO;
-	else
-		cg_wdev_del(ns, d);
 }

@@ -163,8 +163,8 @@ void cg_wdump_due(struct cg_watch *w)
 	int i;
 
 	for (i = 0; i < w->nns; i++)
-		if (w->ns[i]->dump)
-			cg_wdump(w, w->ns[i]);
+		if (w->ns[i].dump)
+			cg_wdump(w, &w->ns[i]);
 }
 
 static struct cg_wns *cg_wns_by_nsid(struct cg_watch *w, int nsid)
@@ -172,8 +172,8 @@ static struct cg_wns *cg_wns_by_nsid(struct cg_watch *w, int nsid)
 	int i;
 
 	for (i = 0; i < w->nns; i++)
-		if (w->ns[i]->nsid == nsid && (nsid >= 0 || w->ns[i]->own))
-			return w->ns[i];
+		if (w->ns[i].nsid == nsid && (nsid >= 0 || w->ns[i].own))
+			return &w->ns[i];
 	return NULL;
 }
 
@@ -221,9 +221,9 @@ void cg_wrtnl_read(struct cg_watch *w)
 			/* events were lost: every namespace dumped again, and
 			 * every guard looked at */
 			for (i = 0; i < w->nns; i++) {
-				w->ns[i]->dump = true;
-				for (j = 0; j < w->ns[i]->ndevs; j++)
-					w->ns[i]->devs[j].check = w->ns[i]->devs[j].state == CG_W_DONE;
+				w->ns[i].dump = true;
+				for (j = 0; j < w->ns[i].ndevs; j++)
+					w->ns[i].devs[j].check = w->ns[i].devs[j].state == CG_W_DONE;
 			}
 			continue;
 		}

@@ -116,10 +116,10 @@ bool cg_wmatch(const struct cg_watch *w, const char *name)
 const struct cg_backend *cg_wstatus(struct cg_wns *ns, struct cg_wdev *d,
 				    struct cg_status *st, int *gone, struct cg_ahead *ahead)
 {
-	char name[IF_NAMESIZE];
+	char name[IF_NAMESIZE], way[CG_WNS_WAY_MAX];
 	struct cg_target t = {
 		.dev = d->name,
-		.netns = ns->own ? NULL : ns->arg,
+		.netns = cg_wns_way(ns, way, sizeof(way)),
 		.netns_ino = ns->ino,
 		.ifindex = d->ifindex,
 	};
@@ -160,9 +160,10 @@ static void cg_wahead(const struct cg_ahead *a, const char *dev, const char *nsl
 /* Attach to d in a child process (cg_attach_child()) */
 int cg_wspawn(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d, char *why, size_t n)
 {
+	char way[CG_WNS_WAY_MAX];
 	/* a guard put back (heal.c) gets what it had: backend, mode, options */
 	struct cg_attach_req r = {
-		.dev = d->name, .netns = ns->own ? NULL : ns->arg,
+		.dev = d->name, .netns = cg_wns_way(ns, way, sizeof(way)),
 		.backend = d->had_by != CG_CHOICE_NONE ? d->had_by : w->backend,
 		.opts = { .log_drops = w->log_drops || d->had_log_drops, .egress = d->had_egress,
 			  .mode = !strcmp(d->had_mode, "tcx") ? CG_ATTACH_TCX :
@@ -209,7 +210,7 @@ static bool cg_wguard(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *d)
 	int err, gone;
 
 	cg_text_safe(d->name, dev, sizeof(dev));
-	cg_text_safe(ns->label, nsl, sizeof(nsl));
+	cg_wns_label(ns, nsl, sizeof(nsl));
 	b = cg_wstatus(ns, d, &st, &gone, &ahead);
 	if (gone > 0) {
 		cg_wdev_del(ns, d);
@@ -328,14 +329,14 @@ void cg_wwork(struct cg_watch *w)
 	int i, j;
 
 	for (i = 0; i < w->nns; i++) {
-		for (j = 0; j < w->ns[i]->ndevs; j++) {
-			d = &w->ns[i]->devs[j];
+		for (j = 0; j < w->ns[i].ndevs; j++) {
+			d = &w->ns[i].devs[j];
 			if (d->state == CG_W_DONE ||
 			    (d->state == CG_W_FAILED && cg_wnow_ms() < d->retry_at))
 				continue;
 			if (cg_wsignalled(w))
 				return;
-			if (!cg_wguard(w, w->ns[i], d))
+			if (!cg_wguard(w, &w->ns[i], d))
 				j--;	/* the last one moved into its place */
 		}
 	}
@@ -357,14 +358,14 @@ static void cg_wunready(struct cg_watch *w, int failed)
 	w->unready = failed;
 	names[0] = '\0';
 	for (i = 0; i < w->nns; i++)
-		for (j = 0; j < w->ns[i]->ndevs; j++) {
-			if (w->ns[i]->devs[j].state != CG_W_FAILED)
+		for (j = 0; j < w->ns[i].ndevs; j++) {
+			if (w->ns[i].devs[j].state != CG_W_FAILED)
 				continue;
 			if (len < sizeof(names) - 1 && shown < 8) {
 				len += snprintf(names + len, sizeof(names) - len, "%s%s netns %s",
 						shown ? ", " : "",
-						cg_text_safe(w->ns[i]->devs[j].name, dev, sizeof(dev)),
-						cg_text_safe(w->ns[i]->label, buf, sizeof(buf)));
+						cg_text_safe(w->ns[i].devs[j].name, dev, sizeof(dev)),
+						cg_wns_label(&w->ns[i], buf, sizeof(buf)));
 				if (len >= sizeof(names))
 					len = sizeof(names) - 1;
 			}
@@ -392,10 +393,10 @@ void cg_wready(struct cg_watch *w)
 	if (w->ready)
 		return;
 	for (i = 0; i < w->nns; i++) {
-		if (!w->ns[i]->listed)
+		if (!w->ns[i].listed)
 			return;
-		for (j = 0; j < w->ns[i]->ndevs; j++) {
-			switch (w->ns[i]->devs[j].state) {
+		for (j = 0; j < w->ns[i].ndevs; j++) {
+			switch (w->ns[i].devs[j].state) {
 			case CG_W_TODO:
 				return;
 			case CG_W_DONE:

@@ -48,18 +48,24 @@ struct cg_wdev {
 	int lost;		/* rescans asked for: its namespace out of reach */
 };
 
+/*
+ * A namespace watched: 40 bytes, by value in cg_watch.ns (sorted by inode),
+ * for a host's thousands of namespaces where most hold no device of ours
+ * (a pod's holds the other end of its veth). Its name is kept only while
+ * it holds a device (for the log, and as its way in); one without is
+ * entered, rarely, by its process or a name looked up again in /run/netns.
+ */
 struct cg_wns {
 	__u64 ino;
-	/* as long as they are, not CG_LABEL_MAX each: thousands of these */
-	char *label;			/* for the log: name, else /proc/PID/ns/net */
-	char *arg;			/* attach --netns; "" for our own namespace */
-	bool own, named, seen, named_now, dump;
-	bool listed;			/* its first link dump has ended */
-	int pid, pid_now;		/* lowest process in it; 0: none */
+	struct cg_wdev *devs;		/* room for a power of two of them */
+	char *name;			/* NULL: none, or not kept */
+	int pid;			/* its first process; 0: none */
 	int nsid;			/* its id in ours (rtnl.c); -1: ours, none */
-	struct cg_wdev *devs;
-	int ndevs, cap;
+	int ndevs;
+	unsigned int own:1, named:1, seen:1, named_now:1, pid_now:1, dump:1,
+		     listed:1;		/* its first link dump has ended */
 };
+#define CG_WNS_WAY_MAX	32		/* "/proc/PID/ns/net" */
 
 /* A namespace owned by another user namespace (an `unshare -rn`): not
  * watched, only counted (ns.c); a few bytes each, sorted by inode */
@@ -98,8 +104,8 @@ struct cg_watch {
 	bool want_preload;
 	int mfd;		/* /proc/self/mountinfo: `ip netns add`'s bind mount */
 	bool ready;		/* READY=1 sent to the service manager */
-	struct cg_wns **ns;
-	int nns;
+	struct cg_wns *ns;	/* by inode */
+	int nns, nscap;
 	/* namespaces forgotten: what their guards left is pruned once the
 	 * kernel has freed their devices, a while after their last process
 	 * and our socket let go (tried at prune_at, CG_PRUNE_TRIES times) */
@@ -145,14 +151,23 @@ void cg_wdump(struct cg_watch *w, struct cg_wns *ns);
 void cg_wdump_due(struct cg_watch *w);
 void cg_wrtnl_read(struct cg_watch *w);
 
-/* ns.c */
-int cg_wns_enter(const struct cg_wns *ns);
-void cg_wns_free(struct cg_wns *ns);
-void cg_wlink(struct cg_watch *w, struct cg_wns *ns, const struct nlmsghdr *h);
+/* ns.c: the namespaces */
+int cg_wns_enter(struct cg_wns *ns);
+const char *cg_wns_label(const struct cg_wns *ns, char *buf, size_t n);
+const char *cg_wns_way(struct cg_wns *ns, char *buf, size_t n);
+void cg_wns_keep_name(struct cg_wns *ns);
+void cg_wns_free_all(struct cg_watch *w);
 bool cg_wscan(struct cg_watch *w);
 bool cg_wscan_named(struct cg_watch *w);
+struct cg_netns_ref;
+void cg_wfound(const struct cg_netns_ref *r, void *arg);
+
+/* proc.c: the proc connector */
 int cg_wproc_open(void);
 bool cg_wproc_read(struct cg_watch *w);
+
+/* links.c: the devices of each namespace */
+void cg_wlink(struct cg_watch *w, struct cg_wns *ns, const struct nlmsghdr *h);
 void cg_wdev_del(struct cg_wns *ns, struct cg_wdev *d);
 
 #endif /* CG_WATCH_INT_H */
