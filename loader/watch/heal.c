@@ -185,12 +185,31 @@ static bool cg_wheal_one(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *
 	return true;
 }
 
+/*
+ * The module unloaded, or on its way out: an rmmod's exit takes its
+ * netlink family and hooks down first, while its sysfs directory stays
+ * until the exit is done (its initstate "going" meanwhile)
+ */
+static bool cg_wmod_gone(void)
+{
+	char st[16] = "";
+	ssize_t n;
+	int fd;
+
+	fd = open(CG_SYS_MODULE_PATH "/initstate", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	n = read(fd, st, sizeof(st) - 1);
+	close(fd);
+	return n <= 0 || strncmp(st, "live", 4);
+}
+
 /* Guards an event named, and every CG_CHECK_MS those no event tells of */
 void cg_wheal_all(struct cg_watch *w)
 {
 	__u64 now = cg_wnow_ms();
 	bool periodic = now >= w->next_check;
-	bool mod_gone = access(CG_SYS_MODULE_PATH, F_OK) != 0;
+	bool mod_gone = cg_wmod_gone();
 	struct cg_wdev *d;
 	int i, j;
 
