@@ -95,11 +95,13 @@ results_tally() {
 }
 
 # failures_recap: the FAIL lines again, where the tail of a long log shows
-# them (a CI that keeps the last lines), each cut to one screen line.
+# them (a CI that keeps the last lines), each cut to one screen line and
+# behind "# ", so that nothing that counts results (the host reading a
+# guest's lines) counts them twice.
 failures_recap() {
 	[ "$n_fail" = 0 ] && return
 	echo "# the failures again:"
-	grep '^FAIL ' "$RESULTS" | cut -c1-400
+	grep '^FAIL ' "$RESULTS" | cut -c1-400 | sed 's/^/# /'
 }
 
 # One row per kernel from this run's results (guest results carry
