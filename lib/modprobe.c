@@ -6,7 +6,10 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "modprobe.h"
 #include "spawn.h"
@@ -84,4 +87,19 @@ int cg_modinfo(const char *module, const char *field, char *out, size_t n)
 	if (nl)
 		*nl = '\0';
 	return ret == 127 ? -ENOEXEC : ret ? -ENOENT : 0;
+}
+
+bool cg_module_live(const char *module)
+{
+	char path[128], st[16] = "";
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/initstate", module);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, st, sizeof(st) - 1);
+	close(fd);
+	return n > 0 && !strncmp(st, "live", 4);
 }

@@ -16,4 +16,11 @@ int cg_modprobe(const char *module, bool dry_run, char *why, size_t n);
 /* modinfo -F FIELD MODULE's first line into out ("" if none): 0, or -errno */
 int cg_modinfo(const char *module, const char *field, char *out, size_t n);
 
+/*
+ * Is MODULE loaded and live? Not while its exit runs (an rmmod: its hooks
+ * and netlink family already gone, its /sys/module directory not yet, its
+ * initstate "going"), nor while its init does.
+ */
+bool cg_module_live(const char *module);
+
 #endif /* CG_MODPROBE_H */

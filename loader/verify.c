@@ -27,6 +27,8 @@
 #include "cli.h"
 #include "json.h"
 #include "log.h"
+#include "modprobe.h"
+#include "csum_guard_genl.h"
 #include "backends.h"
 #include "commands.h"
 #include "repairs.h"
@@ -129,7 +131,7 @@ static bool cg_verify_kmod_gone(void)
 	struct cg_probe p;
 	char why[256];
 
-	if (!access("/sys/module/csum_guard", F_OK))
+	if (cg_module_live(CG_KMOD_NAME))
 		return false;
 	cg_probe_all(&p);
 	return cg_select(&p, CG_CHOICE_NONE, why, sizeof(why)) == CG_CHOICE_KMOD;

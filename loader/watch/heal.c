@@ -24,6 +24,8 @@
 
 #include "journal.h"
 #include "log.h"
+#include "modprobe.h"
+#include "csum_guard_genl.h"
 #include "backend.h"
 #include "backends.h"
 #include "select.h"
@@ -31,7 +33,6 @@
 #include "bpf/api.h"
 #include "watch_int.h"
 
-#define CG_SYS_MODULE_PATH	"/sys/module/csum_guard"
 #define CG_DEFER_MAX		4	/* CG_CHECK_MS each: then put back all the same */
 
 /*
@@ -185,31 +186,12 @@ static bool cg_wheal_one(struct cg_watch *w, struct cg_wns *ns, struct cg_wdev *
 	return true;
 }
 
-/*
- * The module unloaded, or on its way out: an rmmod's exit takes its
- * netlink family and hooks down first, while its sysfs directory stays
- * until the exit is done (its initstate "going" meanwhile)
- */
-static bool cg_wmod_gone(void)
-{
-	char st[16] = "";
-	ssize_t n;
-	int fd;
-
-	fd = open(CG_SYS_MODULE_PATH "/initstate", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return true;
-	n = read(fd, st, sizeof(st) - 1);
-	close(fd);
-	return n <= 0 || strncmp(st, "live", 4);
-}
-
 /* Guards an event named, and every CG_CHECK_MS those no event tells of */
 void cg_wheal_all(struct cg_watch *w)
 {
 	__u64 now = cg_wnow_ms();
 	bool periodic = now >= w->next_check;
-	bool mod_gone = cg_wmod_gone();
+	bool mod_gone = !cg_module_live(CG_KMOD_NAME);
 	struct cg_wdev *d;
 	int i, j;
 
