@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,39 +115,62 @@ static void cg_wns_name(struct cg_wns *ns, const char *name)
 	ns->named = true;
 }
 
-static int cg_wns_cmp(const void *a, const void *b)
+/*
+ * w->ns and w->skip: records that begin with their namespace's inode,
+ * sorted by it. One found by bsearch; one made in its place, zeroed but
+ * for its inode, the array grown by step first where it is full (NULL
+ * without memory). Records move: no pointer to one is kept across this.
+ */
+_Static_assert(offsetof(struct cg_wns, ino) == 0 && offsetof(struct cg_wskip, ino) == 0,
+	       "the inode leads both records");
+
+static int cg_wino_cmp(const void *key, const void *rec)
 {
-	__u64 x = *(const __u64 *)a, y = ((const struct cg_wns *)b)->ino;
+	__u64 x = *(const __u64 *)key, y = *(const __u64 *)rec;
 
 	return x < y ? -1 : x > y;
 }
 
-static struct cg_wns *cg_wns_find(struct cg_watch *w, __u64 ino)
+static void *cg_wino_find(void *arr, int n, size_t size, __u64 ino)
 {
-	return w->nns ? bsearch(&ino, w->ns, w->nns, sizeof(*w->ns), cg_wns_cmp) : NULL;
+	return n ? bsearch(&ino, arr, n, size, cg_wino_cmp) : NULL;
 }
 
-/* A record for ino in its place; NULL without memory. Records move: no
- * pointer to one is kept across this. */
-static struct cg_wns *cg_wns_insert(struct cg_watch *w, __u64 ino)
+static void *cg_wino_insert(void *arr, int *n, int *cap, size_t size, int step, __u64 ino,
+			    void **grown)
 {
-	struct cg_wns *a;
+	char *a = arr;
 	int i;
 
-	if (w->nns == w->nscap) {
-		a = realloc(w->ns, (w->nscap * 2 + 16) * sizeof(*a));
+	if (*n == *cap) {
+		a = realloc(arr, (*cap * 2 + step) * size);
 		if (!a)
 			return NULL;
-		w->ns = a;
-		w->nscap = w->nscap * 2 + 16;
+		*grown = a;
+		*cap = *cap * 2 + step;
 	}
-	for (i = w->nns; i > 0 && w->ns[i - 1].ino > ino; i--)
+	for (i = *n; i > 0 && *(const __u64 *)(a + (i - 1) * size) > ino; i--)
 		;
-	memmove(&w->ns[i + 1], &w->ns[i], (w->nns - i) * sizeof(*w->ns));
-	w->nns++;
-	memset(&w->ns[i], 0, sizeof(w->ns[i]));
-	w->ns[i].ino = ino;
-	return &w->ns[i];
+	memmove(a + (i + 1) * size, a + i * size, (*n - i) * size);
+	(*n)++;
+	memset(a + i * size, 0, size);
+	*(__u64 *)(a + i * size) = ino;
+	return a + i * size;
+}
+
+static struct cg_wns *cg_wns_find(struct cg_watch *w, __u64 ino)
+{
+	return cg_wino_find(w->ns, w->nns, sizeof(*w->ns), ino);
+}
+
+static struct cg_wns *cg_wns_insert(struct cg_watch *w, __u64 ino)
+{
+	void *grown = w->ns;
+	struct cg_wns *ns;
+
+	ns = cg_wino_insert(w->ns, &w->nns, &w->nscap, sizeof(*w->ns), 16, ino, &grown);
+	w->ns = grown;
+	return ns;
 }
 
 static void cg_wns_free(struct cg_wns *ns)
@@ -166,37 +190,24 @@ void cg_wns_free_all(struct cg_watch *w)
 	w->nns = w->nscap = 0;
 }
 
-static int cg_wskip_cmp(const void *a, const void *b)
-{
-	__u64 x = *(const __u64 *)a, y = ((const struct cg_wskip *)b)->ino;
-
-	return x < y ? -1 : x > y;
-}
-
 static struct cg_wskip *cg_wskip_find(struct cg_watch *w, __u64 ino)
 {
-	return w->nskip ? bsearch(&ino, w->skip, w->nskip, sizeof(*w->skip), cg_wskip_cmp) : NULL;
+	return cg_wino_find(w->skip, w->nskip, sizeof(*w->skip), ino);
 }
 
 /* A namespace of another user namespace, counted and left (design.md:
  * "Namespaces of other user namespaces") */
 static void cg_wskip_add(struct cg_watch *w, __u64 ino, __u32 uid)
 {
-	struct cg_wskip *a;
-	int i;
+	void *grown = w->skip;
+	struct cg_wskip *k;
 
-	if (w->nskip == w->skipcap) {
-		a = realloc(w->skip, (w->skipcap * 2 + 64) * sizeof(*a));
-		if (!a)
-			return;
-		w->skip = a;
-		w->skipcap = w->skipcap * 2 + 64;
+	k = cg_wino_insert(w->skip, &w->nskip, &w->skipcap, sizeof(*w->skip), 64, ino, &grown);
+	w->skip = grown;
+	if (k) {
+		k->uid = uid;
+		k->gen = w->gen;
 	}
-	for (i = w->nskip; i > 0 && w->skip[i - 1].ino > ino; i--)
-		;
-	memmove(&w->skip[i + 1], &w->skip[i], (w->nskip - i) * sizeof(*a));
-	w->skip[i] = (struct cg_wskip){ .ino = ino, .uid = uid, .gen = w->gen };
-	w->nskip++;
 }
 
 /* Those the last full scan did not see again: gone */
