@@ -423,16 +423,20 @@ static void cg_prune_gone(__u64 ino)
  * Under the host lock, the walk w in the namespace netns names, or (netns
  * NULL) in ours and then in every other one of the host; first, what is
  * gone there is dropped (an attach or detach drops it only in the
- * namespace it acts on).
+ * namespace it acts on). A name of `ip netns` that is not there (gone, or
+ * never made): -ENOENT, *gone set, the lock held.
  */
-static int cg_walk_locked(const char *netns, struct cg_walk *w, struct cg_ack *ack)
+static int cg_walk_locked(const char *netns, struct cg_walk *w, bool *gone, struct cg_ack *ack)
 {
 	struct cg_target t;
 	int err;
 
+	*gone = false;
 	err = cg_lock_host(ack);
-	if (!err)
-		err = cg_target_resolve(&t, NULL, netns, ack);
+	if (err)
+		return err;
+	err = cg_target_resolve_gone(&t, NULL, netns, ack);
+	*gone = err == -ENOENT && netns && !strchr(netns, '/');
 	if (err)
 		return err;
 	cg_prune_gone(netns ? t.netns_ino : 0);
@@ -470,12 +474,21 @@ int cg_cmd_detach_all(const char *netns)
 	struct cg_walk w = { .one = cg_detach_one, .arg = &d };
 	struct cg_ack ack = {};
 	char where[512];
-	int err;
+	bool gone;
+	int err, n;
 
 	cg_target_where(&(struct cg_target){ .netns = netns }, where, sizeof(where));
 	if (cg_cli_need_root("detach --all"))
 		return 1;
-	err = cg_walk_locked(netns, &w, &ack);
+	err = cg_walk_locked(netns, &w, &gone, &ack);
+	if (gone) {
+		/* as detach DEV: a namespace that is gone has nothing guarded */
+		n = cg_detach_gone(&(struct cg_target){ .netns = netns }, where);
+		if (!n)
+			cg_info("%s: no such network namespace, and no guard recorded under that name",
+				where);
+		return n < 0;
+	}
 	d.failed += w.failed;
 	if (err) {
 		cg_err("cannot detach from %s: %s", netns ? where : "every namespace",
@@ -547,11 +560,12 @@ int cg_cmd_upgrade(void)
 	struct cg_upgrade u = {};
 	struct cg_walk w = { .one = cg_upgrade_one, .arg = &u };
 	struct cg_ack ack = {};
+	bool gone;
 	int err;
 
 	if (cg_cli_need_root("upgrade"))
 		return 1;
-	err = cg_walk_locked(NULL, &w, &ack);
+	err = cg_walk_locked(NULL, &w, &gone, &ack);
 	u.failed += w.failed;
 	if (err) {
 		cg_err("cannot upgrade every namespace: %s", cg_ack_why(&ack, err));
