@@ -122,22 +122,60 @@ cg_run() {
 
 # cg_reap "NAME ARG [TAG]": what the case that just ended left behind goes,
 # so that the next one cannot meet it: every process of its group, every
-# namespace of this run ($CG_PFX-*: topo_up's, sc_up's, any other). A
-# namespace left is noted, and recorded for the leak check.
+# namespace of this run ($CG_PFX-*: topo_up's, sc_up's, any other), and
+# the state of guards in namespaces that are gone. A namespace left is
+# noted, and recorded for the leak check.
 cg_reap() {
-	local n left=
+	local n i left=
 
-	kill -TERM -- -"$CG_CASE_PID" 2>/dev/null
+	if kill -TERM -- -"$CG_CASE_PID" 2>/dev/null; then
+		# (its loaders finish what they do on SIGTERM first)
+		for i in $(seq 50); do
+			kill -0 -- -"$CG_CASE_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+	fi
 	CG_CASE_PID=
 	for n in /run/netns/"$CG_PFX"-*; do
 		[ -e "$n" ] && left="$left ${n##*/}"
 	done
-	[ -n "$left" ] || return 0
-	if [ -n "$1" ]; then
-		note "$1 left namespaces behind:$left (deleted)"
-		echo "$1:$left" >>"$TMPD/netns-left"
+	if [ -n "$left" ]; then
+		if [ -n "$1" ]; then
+			note "$1 left namespaces behind:$left (deleted)"
+			echo "$1:$left" >>"$TMPD/netns-left"
+		fi
+		printf 'netns del %s\n' $left | ip -force -batch - 2>/dev/null
 	fi
-	printf 'netns del %s\n' $left | ip -force -batch - 2>/dev/null
+	cg_reap_gone "$1"
+	return 0
+}
+
+# cg_reap_gone "NAME ARG [TAG]": a guarded namespace deleted is an everyday
+# event on a host, and what its guards pinned stays until a host-wide walk
+# (watch, detach --all, upgrade) or an attach in a namespace that takes
+# its inode number prunes it. Between cases that is removed here (and
+# noted), not pruned in the middle of a later case that counts the host's
+# programs and pins: a namespace is destroyed in the background, and
+# whether the next one takes its number depends on how fast. The
+# namespaces the host had before the suite are not touched; what all
+# guards share goes with the last of them, as the loader's own prune does.
+cg_reap_gone() {
+	local live root d here gone=
+
+	live=$(stat -L -c %i /run/netns/* /proc/[0-9]*/ns/net 2>/dev/null | sort -u)
+	for root in /sys/fs/bpf/csum_guard /sys/fs/bpf/csum_guard_syncookie; do
+		here=
+		for d in "$root"/[0-9]*; do
+			[ -d "$d" ] || continue
+			grep -qx "${d##*/}" <<<"$live" && continue
+			grep -qx "$d" <<<"$PINS0" && continue
+			rm -rf "$d" && here="$here $d"
+		done
+		gone=$gone$here
+		[ -n "$here" ] && [ -d "$root" ] && ! grep -qx "$root" <<<"$PINS0" &&
+			! compgen -G "$root/[0-9]*" >/dev/null && rm -rf "$root"
+	done
+	[ -n "$gone" ] && [ -n "$1" ] && note "$1 left the state of guards in namespaces now gone:$gone (removed)"
 	return 0
 }
 
