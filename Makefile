@@ -36,6 +36,8 @@ VERSION := $(shell cat VERSION)
 BUILD ?= build
 DIST ?= $(BUILD)/dist
 DIST_STAGE = $(DIST).stage
+# each artifact stages in a directory of its own (make -j builds them at once)
+STAGE = $(DIST_STAGE)/$(@F)
 PREFIX ?= /usr/local
 DESTDIR ?=
 

@@ -36,19 +36,19 @@ $(DIST)/csum_guard.bpf.o $(DIST)/csum-guard: $(DIST)/%: $(BUILD)/% | $(DIST)
 # Unpacks into /usr/src/csum-guard-VERSION, ready for dkms add.
 $(DKMS_TAR): $(DKMS_FILES) | $(DIST)
 	$(call msg,TAR,$@)
-	$(Q)rm -rf $(DIST_STAGE) && mkdir -p $(DIST_STAGE)/$(DKMS_DIR)
+	$(Q)rm -rf $(STAGE) && mkdir -p $(STAGE)/$(DKMS_DIR)
 	$(Q)for f in $(DKMS_FILES); do \
-		install -D -m 0644 $$f $(DIST_STAGE)/$(DKMS_DIR)/$$f || exit; done
-	$(Q)tar -C $(DIST_STAGE) $(TAR_REPRO) -I 'gzip -9n' -cf $@ $(DKMS_DIR)
-	$(Q)rm -rf $(DIST_STAGE)
+		install -D -m 0644 $$f $(STAGE)/$(DKMS_DIR)/$$f || exit; done
+	$(Q)tar -C $(STAGE) $(TAR_REPRO) -I 'gzip -9n' -cf $@ $(DKMS_DIR)
+	$(Q)rm -rf $(STAGE)
 
 # csum-guard-dkms: the tarball's very tree under /usr/src (packaging/dkms/).
 $(DEB): $(DKMS_TAR) $(wildcard packaging/dkms/*) $(DEB_COMMON)
 	$(call msg,DEB,$@)
-	$(Q)rm -rf $(DIST_STAGE) && mkdir -p $(DIST_STAGE)/usr/src
-	$(Q)tar -C $(DIST_STAGE)/usr/src -xzf $(DKMS_TAR)
-	$(Q)$(MKDEB) $(DIST_STAGE) packaging/dkms $@
-	$(Q)rm -rf $(DIST_STAGE)
+	$(Q)rm -rf $(STAGE) && mkdir -p $(STAGE)/usr/src
+	$(Q)tar -C $(STAGE)/usr/src -xzf $(DKMS_TAR)
+	$(Q)$(MKDEB) $(STAGE) packaging/dkms $@
+	$(Q)rm -rf $(STAGE)
 
 # csum-guard: the loader (stripped, as Debian ships binaries), the object for
 # --object, the man page, the watch and syncookie units and the libvirt hook
@@ -65,25 +65,25 @@ $(LOADER_DEB) $(CROSS_DEBS): $(DIST)/csum-guard_$(VERSION)_%.deb: $$(call loader
 		packaging/libvirt-qemu-hook packaging/libvirtd-require-watch.conf \
 		$(wildcard packaging/loader/*) $(DEB_COMMON) $(wildcard deploy/monitoring/*) | $(DIST)
 	$(call msg,DEB,$@)
-	$(Q)rm -rf $(DIST_STAGE) && mkdir -p $(DIST_STAGE)/usr/sbin \
-		$(DIST_STAGE)/usr/share/man/man8 $(DIST_STAGE)/lib/systemd/system
+	$(Q)rm -rf $(STAGE) && mkdir -p $(STAGE)/usr/sbin \
+		$(STAGE)/usr/share/man/man8 $(STAGE)/lib/systemd/system
 	$(Q)$(call strip_of,$*) --strip-unneeded --remove-section=.comment --remove-section=.note \
-		-o $(DIST_STAGE)/usr/sbin/csum-guard $(call loader_of,$*)
-	$(Q)install -D -m 0644 $(BUILD)/csum_guard.bpf.o $(DIST_STAGE)/usr/lib/csum-guard/csum_guard.bpf.o
+		-o $(STAGE)/usr/sbin/csum-guard $(call loader_of,$*)
+	$(Q)install -D -m 0644 $(BUILD)/csum_guard.bpf.o $(STAGE)/usr/lib/csum-guard/csum_guard.bpf.o
 	$(Q)sed 's/@VERSION@/$(VERSION)/' doc/csum-guard.8 | gzip -9n \
-		> $(DIST_STAGE)/usr/share/man/man8/csum-guard.8.gz
+		> $(STAGE)/usr/share/man/man8/csum-guard.8.gz
 	$(Q)sed 's|@SBINDIR@|/usr/sbin|' packaging/csum-guard-watch.service \
-		> $(DIST_STAGE)/lib/systemd/system/csum-guard-watch.service
+		> $(STAGE)/lib/systemd/system/csum-guard-watch.service
 	$(Q)sed 's|@SBINDIR@|/usr/sbin|' packaging/csum-guard-syncookie.service \
-		> $(DIST_STAGE)/lib/systemd/system/csum-guard-syncookie.service
+		> $(STAGE)/lib/systemd/system/csum-guard-syncookie.service
 	$(Q)install -D -m 0755 packaging/libvirt-qemu-hook \
-		$(DIST_STAGE)/usr/share/doc/csum-guard/examples/libvirt-qemu-hook
-	$(Q)install -D -m 0644 -t $(DIST_STAGE)/usr/share/csum-guard/monitoring \
+		$(STAGE)/usr/share/doc/csum-guard/examples/libvirt-qemu-hook
+	$(Q)install -D -m 0644 -t $(STAGE)/usr/share/csum-guard/monitoring \
 		deploy/monitoring/csum-guard.rules.yml deploy/monitoring/csum-guard-dashboard.json
 	$(Q)install -D -m 0644 packaging/libvirtd-require-watch.conf \
-		$(DIST_STAGE)/usr/share/doc/csum-guard/examples/libvirtd-require-watch.conf
-	$(Q)ARCH=$* $(MKDEB) $(DIST_STAGE) packaging/loader $@
-	$(Q)rm -rf $(DIST_STAGE)
+		$(STAGE)/usr/share/doc/csum-guard/examples/libvirtd-require-watch.conf
+	$(Q)ARCH=$* $(MKDEB) $(STAGE) packaging/loader $@
+	$(Q)rm -rf $(STAGE)
 
 # --- cross-built loaders ---------------------------------------------------
 # The same sources, compiled by Debian's cross compiler for A (CROSS_A is
@@ -105,7 +105,7 @@ $(CROSS_LOADERS): $(DIST)/csum-guard-%: $(BUILD)/%/csum-guard | $(DIST)
 define cross_make
 	$(Q)command -v $(CROSS_$(1))gcc >/dev/null || \
 		{ echo "make: no $(CROSS_$(1))gcc to build for $(1): make build-deps installs it" >&2; exit 1; }
-	$(Q)sysroot=$$(packaging/cross-sysroot.sh $(1) $(BUILD)/cross/$(1)) && \
+	$(Q)+sysroot=$$(packaging/cross-sysroot.sh $(1) $(BUILD)/cross/$(1)) && \
 	libs="-static -L$$sysroot/usr/lib/$(patsubst %-,%,$(CROSS_$(1))) -lbpf -lelf -lz" && \
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/$(1) CC=$(CROSS_$(1))gcc \
 		CFLAGS='$(CFLAGS) -isystem '$$sysroot/usr/include \

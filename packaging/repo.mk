@@ -30,17 +30,17 @@ repo: $(DEB) $(LOADER_DEB) $(CROSS_DEBS)
 	$(Q)rm -rf $(KMODS)/out
 	$(Q)packaging/kmods.sh $(DKMS_TAR) $(MODULE_KEY) $(MODULE_CERT) $(KMODS)/out $(REPO_KERNELS)
 	$(call msg,DEB,$(MODULES_DEB))
-	$(Q)rm -rf $(DIST_STAGE) && mkdir -p $(DIST_STAGE)/usr/lib/csum-guard/modules
+	$(Q)rm -rf $(STAGE) && mkdir -p $(STAGE)/usr/lib/csum-guard/modules
 	$(Q)for d in $(KMODS)/out/*/; do [ -d "$$d" ] || continue; k=$$(basename $$d); \
 		install -D -m 0644 $$d/csum_guard.ko \
-			$(DIST_STAGE)/usr/lib/csum-guard/modules/$$k/csum_guard.ko || exit; done
-	$(Q)install -D -m 0755 packaging/modules/module-install $(DIST_STAGE)/usr/lib/csum-guard/module-install
-	$(Q)install -D -m 0755 packaging/modules/kernel-postinst $(DIST_STAGE)/etc/kernel/postinst.d/csum-guard-modules
-	$(Q)install -D -m 0755 packaging/modules/kernel-postrm $(DIST_STAGE)/etc/kernel/postrm.d/csum-guard-modules
-	$(Q)install -D -m 0644 packaging/modules/depmod.conf $(DIST_STAGE)/etc/depmod.d/csum-guard-modules.conf
+			$(STAGE)/usr/lib/csum-guard/modules/$$k/csum_guard.ko || exit; done
+	$(Q)install -D -m 0755 packaging/modules/module-install $(STAGE)/usr/lib/csum-guard/module-install
+	$(Q)install -D -m 0755 packaging/modules/kernel-postinst $(STAGE)/etc/kernel/postinst.d/csum-guard-modules
+	$(Q)install -D -m 0755 packaging/modules/kernel-postrm $(STAGE)/etc/kernel/postrm.d/csum-guard-modules
+	$(Q)install -D -m 0644 packaging/modules/depmod.conf $(STAGE)/etc/depmod.d/csum-guard-modules.conf
 	$(Q)k=$$(ls $(KMODS)/out | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $$//'); \
-		KVERS="$${k:-none}" ARCH=$(DEB_ARCH) $(MKDEB) $(DIST_STAGE) packaging/modules $(MODULES_DEB)
-	$(Q)rm -rf $(DIST_STAGE)
+		KVERS="$${k:-none}" ARCH=$(DEB_ARCH) $(MKDEB) $(STAGE) packaging/modules $(MODULES_DEB)
+	$(Q)rm -rf $(STAGE)
 	$(call msg,REPO,$(REPO))
 	$(Q)SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) packaging/repo.sh $(REPO) $(REPO_SUITE) \
 		$(REPO_KEY) $(MODULE_CERT) $(DEB) $(LOADER_DEB) $(CROSS_DEBS) $(MODULES_DEB)
