@@ -70,7 +70,7 @@ static int sc_hook_maps(const struct sc_target *t, const struct sc_args *a, stru
 	struct sc_conf conf;
 	char path[PATH_MAX];
 	__u32 key = 0;
-	int fd, err;
+	int fd, err, i;
 
 	if (want_ack && o.ack_err)
 		cg_info("%s: the ACK program does not load (%s): %s", t->dev,
@@ -90,24 +90,10 @@ static int sc_hook_maps(const struct sc_target *t, const struct sc_args *a, stru
 		return err;
 	}
 	err = bpf_map_update_elem(bpf_map__fd(o.ports), &key, &a->ports, BPF_ANY) ? -errno : 0;
-	sc_pin(path, sizeof(path), t, SC_PIN_PORTS);
-	if (!err)
-		err = bpf_map__pin(o.ports, path);
-	sc_pin(path, sizeof(path), t, SC_PIN_COUNTERS);
-	if (!err)
-		err = bpf_map__pin(o.counters, path);
-	sc_pin(path, sizeof(path), t, SC_PIN_CONF);
-	if (!err)
-		err = bpf_map__pin(o.conf, path);
-	sc_pin(path, sizeof(path), t, SC_PIN_ROUTES);
-	if (!err)
-		err = bpf_map__pin(o.routes, path);
-	sc_pin(path, sizeof(path), t, SC_PIN_ROUTES4);
-	if (!err)
-		err = bpf_map__pin(o.routes4, path);
-	sc_pin(path, sizeof(path), t, SC_PIN_ALLOW);
-	if (!err)
-		err = bpf_map__pin(o.allow, path);
+	for (i = 0; !err && i < SC_NMAPS; i++) {
+		sc_pin(path, sizeof(path), t, sc_maps[i].pin);
+		err = bpf_map__pin(*sc_obj_map(&o, i), path);
+	}
 	if (err) {
 		snprintf(why, why_len, "cannot pin the maps: %s", strerror(-err));
 		return err;

@@ -35,6 +35,22 @@
 #include "sc.h"
 #include "syncookie.skel.h"
 
+/* The object's maps, each with the pin a responder keeps it under */
+const struct sc_map_name sc_maps[SC_NMAPS] = {
+	{ SC_MAP_PORTS, SC_PIN_PORTS },		{ SC_MAP_COUNTERS, SC_PIN_COUNTERS },
+	{ SC_MAP_CONF, SC_PIN_CONF },		{ SC_MAP_ROUTES, SC_PIN_ROUTES },
+	{ SC_MAP_ROUTES4, SC_PIN_ROUTES4 },	{ SC_MAP_ALLOW, SC_PIN_ALLOW },
+};
+
+struct bpf_map **sc_obj_map(struct sc_obj *o, int i)
+{
+	struct bpf_map **m[SC_NMAPS] = {
+		&o->ports, &o->counters, &o->conf, &o->routes, &o->routes4, &o->allow,
+	};
+
+	return m[i];
+}
+
 /*
  * Load the XDP program (xdp) or the tc one: one at a time, since a 6.1
  * verifier takes a while over each (about 20 s under QEMU's TCG). The XDP
@@ -50,7 +66,7 @@ static int sc_load_once(struct sc_obj *o, bool xdp, bool tcx, bool ack,
 	char path[PATH_MAX];
 	const void *data;
 	size_t size;
-	int err = 0;
+	int err = 0, i;
 
 	memset(o, 0, sizeof(*o));
 	data = syncookie_bpf__elf_bytes(&size);
@@ -62,14 +78,10 @@ static int sc_load_once(struct sc_obj *o, bool xdp, bool tcx, bool ack,
 	o->xdp = bpf_object__find_program_by_name(o->obj, SC_PROG_XDP);
 	o->tc = bpf_object__find_program_by_name(o->obj, SC_PROG_TC);
 	o->ack = bpf_object__find_program_by_name(o->obj, SC_PROG_ACK);
-	o->ports = bpf_object__find_map_by_name(o->obj, SC_MAP_PORTS);
-	o->counters = bpf_object__find_map_by_name(o->obj, SC_MAP_COUNTERS);
-	o->conf = bpf_object__find_map_by_name(o->obj, SC_MAP_CONF);
-	o->routes = bpf_object__find_map_by_name(o->obj, SC_MAP_ROUTES);
-	o->routes4 = bpf_object__find_map_by_name(o->obj, SC_MAP_ROUTES4);
-	o->allow = bpf_object__find_map_by_name(o->obj, SC_MAP_ALLOW);
-	if (!o->xdp || !o->tc || !o->ack || !o->ports || !o->counters || !o->conf || !o->routes ||
-	    !o->routes4 || !o->allow) {
+	for (i = 0; i < SC_NMAPS; i++)
+		if (!(*sc_obj_map(o, i) = bpf_object__find_map_by_name(o->obj, sc_maps[i].name)))
+			break;
+	if (!o->xdp || !o->tc || !o->ack || i < SC_NMAPS) {
 		snprintf(why, why_len, "the built-in object lacks a program or map");
 		err = -ENOEXEC;
 		goto fail;
@@ -88,24 +100,9 @@ static int sc_load_once(struct sc_obj *o, bool xdp, bool tcx, bool ack,
 		if (!err)
 			err = sc_rodata_set(o->obj, "sc_userlocks_bit", off->userlocks_bit);
 	}
-	if (!err && reuse) {
-		sc_pin(path, sizeof(path), reuse, SC_PIN_PORTS);
-		err = bpf_map__set_pin_path(o->ports, path);
-		sc_pin(path, sizeof(path), reuse, SC_PIN_COUNTERS);
-		if (!err)
-			err = bpf_map__set_pin_path(o->counters, path);
-		sc_pin(path, sizeof(path), reuse, SC_PIN_CONF);
-		if (!err)
-			err = bpf_map__set_pin_path(o->conf, path);
-		sc_pin(path, sizeof(path), reuse, SC_PIN_ROUTES);
-		if (!err)
-			err = bpf_map__set_pin_path(o->routes, path);
-		sc_pin(path, sizeof(path), reuse, SC_PIN_ROUTES4);
-		if (!err)
-			err = bpf_map__set_pin_path(o->routes4, path);
-		sc_pin(path, sizeof(path), reuse, SC_PIN_ALLOW);
-		if (!err)
-			err = bpf_map__set_pin_path(o->allow, path);
+	for (i = 0; !err && reuse && i < SC_NMAPS; i++) {
+		sc_pin(path, sizeof(path), reuse, sc_maps[i].pin);
+		err = bpf_map__set_pin_path(*sc_obj_map(o, i), path);
 	}
 	if (!err)
 		err = bpf_object__load(o->obj);

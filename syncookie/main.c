@@ -25,6 +25,8 @@
  *		          ack_refused (bpf modes)
  *		conf      the device's MAC and MSS       routes  the namespace's
  *		          addresses and routes, an LPM trie (both: addr.c)
+ *		routes4   its IPv4 entries, 32-bit keys
+ *		allow     attach --allow's sources, an LPM trie
  *		link      xdp or tcx link        prog   clsact: the program
  *		ack_link  syncookie_ack's tcx link (6.9+: options under tcp_timestamps 1)
  *

@@ -131,6 +131,14 @@ struct sc_obj {
 	struct bpf_map *ports, *counters, *conf, *routes, *routes4, *allow;
 };
 
+/* load.c: the object's maps by index (sc_obj_map), their names and pins */
+#define SC_NMAPS	6
+struct sc_map_name {
+	const char *name, *pin;
+};
+extern const struct sc_map_name sc_maps[SC_NMAPS];
+struct bpf_map **sc_obj_map(struct sc_obj *o, int i);
+
 /* state.c */
 const char *sc_mode_name(__u32 m);
 bool sc_mode_same(__u32 want, __u32 have);
