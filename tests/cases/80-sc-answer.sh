@@ -181,6 +181,10 @@ sc_kinds() {
 	from-127|$SC_MAC|127.0.0.1|10.9.0.2|$SC_PORT|
 	from-0|$SC_MAC|0.0.0.0|10.9.0.2|$SC_PORT|
 	no-route-back|$SC_MAC|192.0.2.1|10.9.0.2|$SC_PORT|
+	good-via-16|$SC_MAC|10.41.3.3|10.9.0.2|$SC_PORT|
+	good-via-16-around-24|$SC_MAC|10.40.5.5|10.9.0.2|$SC_PORT|
+	elsewhere-24-inside-16|$SC_MAC|10.40.7.9|10.9.0.2|$SC_PORT|
+	elsewhere-8|$SC_MAC|10.42.1.1|10.9.0.2|$SC_PORT|
 	loopback-listener|$SC_MAC|10.9.0.1|127.0.0.1|$SC_LO|
 	vlan-100|$SC_MAC|10.9.0.1|10.9.0.2|$SC_PORT|--vlan 100
 	good6|$SC_MAC|fd09::1|fd09::2|$SC_PORT|
@@ -203,6 +207,19 @@ case_syn_addressing() {
 	declare -A base
 
 	sc_up || { fail "$t: set-up"; return; }
+	# the longest prefix decides the way back: 10.41/16 and 10.40/16 lead
+	# back through veth1, but 10.40.7/24 inside the one and 10/8 around
+	# both lead elsewhere (another device)
+	if ! { ip -n "$SC_S" link add cgd0 type veth peer name cgd1 && ip -n "$SC_S" link set cgd0 up &&
+	       ip -n "$SC_S" link set cgd1 up &&
+	       ip -n "$SC_S" route add 10.41.0.0/16 via 10.9.0.1 dev veth1 &&
+	       ip -n "$SC_S" route add 10.40.0.0/16 via 10.9.0.1 dev veth1 &&
+	       ip -n "$SC_S" route add 10.40.7.0/24 dev cgd0 &&
+	       ip -n "$SC_S" route add 10.0.0.0/8 dev cgd0; }; then
+		fail "$t: set-up: the routes"
+		sc_down
+		return
+	fi
 	ip netns exec "$SC_S" sysctl -qw net.ipv4.tcp_syncookies=2
 	for l in :: 127.0.0.1 ::1; do
 		rm -f "$TMPD/sc.ready"
@@ -252,7 +269,7 @@ case_syn_addressing() {
 	kill $pids 2>/dev/null
 	wait $pids 2>/dev/null
 	expect_gt "kinds x modes judged through the responder" 0 $k
-	expect_verdict "$t" "$k SYNs kinds x modes: other or multicast MAC, subnet broadcast, not local, LAND, from loopback, 0/:: or v4-mapped, no route back, loopback-only listener, VLAN 100 (IPv4, IPv6): none answered, as by the stack alone; the controls answered by the program"
+	expect_verdict "$t" "$k SYNs kinds x modes: other or multicast MAC, subnet broadcast, not local, LAND, from loopback, 0/:: or v4-mapped, no route back, a route back elsewhere (inside a /16 that leads back, around one), loopback-only listener, VLAN 100 (IPv4, IPv6): none answered, as by the stack alone; the controls (from 10.9.0.1, from a /16 that leads back, whole or around a longer route) answered by the program"
 	sc_down
 }
 cg_kernel_case syn_addressing
