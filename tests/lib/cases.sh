@@ -175,7 +175,10 @@ cg_reap_gone() {
 		[ -n "$here" ] && [ -d "$root" ] && ! grep -qx "$root" <<<"$PINS0" &&
 			! compgen -G "$root/[0-9]*" >/dev/null && rm -rf "$root"
 	done
-	[ -n "$gone" ] && [ -n "$1" ] && note "$1 left the state of guards in namespaces now gone:$gone (removed)"
+	if [ -n "$gone" ] && [ -n "$1" ]; then
+		note "$1 left the state of guards in namespaces now gone:$gone (removed)"
+		echo "$1" >>"$TMPD/state-reaped"
+	fi
 	return 0
 }
 
