@@ -162,6 +162,7 @@ cg_reap() {
 cg_reap_gone() {
 	local live root d here gone=
 
+	compgen -G "/sys/fs/bpf/csum_guard*/[0-9]*" >/dev/null || return 0
 	live=$(stat -L -c %i /run/netns/* /proc/[0-9]*/ns/net 2>/dev/null | sort -u)
 	for root in /sys/fs/bpf/csum_guard /sys/fs/bpf/csum_guard_syncookie; do
 		here=
