@@ -83,10 +83,8 @@ static int cg_target_resolve_flags(struct cg_target *t, const char *dev, const c
 	memset(t, 0, sizeof(*t));
 	t->dev = dev;
 	t->netns = netns;
+	/* -ENOENT: a namespace that is not there (gone, or never made) */
 	err = cg_netns_join(netns, ack);
-	/* a name that is not there: gone, or never made */
-	if (err == -ENOENT && gone_ok && !strchr(netns, '/'))
-		return err;
 	if (err)
 		return err;
 	err = cg_netns_ino(&t->netns_ino);

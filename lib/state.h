@@ -41,8 +41,8 @@ int cg_target_resolve(struct cg_target *t, const char *dev, const char *netns,
 		      struct cg_ack *ack);
 /*
  * The same, for a command that also acts on what is gone: a device that
- * does not exist (-ENODEV, with the namespace entered) or a namespace name
- * that does not (-ENOENT) are returned without a word.
+ * does not exist (-ENODEV, with the namespace entered) or a namespace (a
+ * name or a path) that does not (-ENOENT) are returned without a word.
  */
 int cg_target_resolve_gone(struct cg_target *t, const char *dev, const char *netns,
 			   struct cg_ack *ack);

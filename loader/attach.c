@@ -423,8 +423,9 @@ static void cg_prune_gone(__u64 ino)
  * Under the host lock, the walk w in the namespace netns names, or (netns
  * NULL) in ours and then in every other one of the host; first, what is
  * gone there is dropped (an attach or detach drops it only in the
- * namespace it acts on). A name of `ip netns` that is not there (gone, or
- * never made): -ENOENT, *gone set, the lock held.
+ * namespace it acts on). A namespace that is not there (an `ip netns` name
+ * or a path that leads nowhere: gone, or never made): -ENOENT, *gone set,
+ * the lock held.
  */
 static int cg_walk_locked(const char *netns, struct cg_walk *w, bool *gone, struct cg_ack *ack)
 {
@@ -436,7 +437,7 @@ static int cg_walk_locked(const char *netns, struct cg_walk *w, bool *gone, stru
 	if (err)
 		return err;
 	err = cg_target_resolve_gone(&t, NULL, netns, ack);
-	*gone = err == -ENOENT && netns && !strchr(netns, '/');
+	*gone = err == -ENOENT && netns;
 	if (err)
 		return err;
 	cg_prune_gone(netns ? t.netns_ino : 0);

@@ -521,10 +521,24 @@ case_detach_all() {
 	fi
 	expect_ok "detach --all" "$CG" detach --all --quiet
 	expect_eq "guards left after detach --all ($(guarded_json))" 0 "$(guarded_json | jq length)"
+	# by the path of a namespace whose process is gone, as by a name
+	expect_ok "attach tapu again" "$CG" attach tapu --netns $u --backend "$BACKEND" --quiet
+	ino=$(stat -L -c %i $u)
 	kill $upid
 	wait $upid 2>/dev/null
+	out=$("$CG" detach --all --netns $u 2>&1)
+	expect_eq "detach --all --netns of a path that leads nowhere: exit status ($out)" 0 $?
+	if [ "$BACKEND" = bpf ]; then
+		expect_grep "detach --all --netns of a path that leads nowhere: what it said" \
+			"^csum-guard: netns $u is gone: removed the state of 1 bpf guard it had$" - <<<"$out"
+		expect_eq "pins left of the path's namespace" "" \
+			"$(find /sys/fs/bpf/csum_guard/$ino 2>/dev/null | tr '\n' ' ')"
+	else
+		expect_grep "detach --all --netns of a path that leads nowhere: what it said" \
+			'no such network namespace, and no guard recorded under that name$' - <<<"$out"
+	fi
 	ip netns del $a
-	expect_verdict "$t" "--netns NS took its 2 guards and no other; again: nothing guarded; of a namespace deleted with 2 guards on, exit 0$([ "$BACKEND" = bpf ] && echo ", their state removed"); --all took the unnamed namespace's"
+	expect_verdict "$t" "--netns NS took its 2 guards and no other; again: nothing guarded; of a namespace deleted with 2 guards on, and by the path of one whose process is gone, exit 0$([ "$BACKEND" = bpf ] && echo ", their state removed"); --all took the unnamed namespace's"
 }
 cg_case detach_all
 
