@@ -3,13 +3,18 @@
 #
 # tests/guest/armroot.sh - the arm64 Debian root the arm64 guests run in
 #
-#   armroot.sh      make the root (or reuse its cache) and print
-#                   ROOT=<its directory>, for `eval`
+#   armroot.sh [SUITE [CC]]   make SUITE's root (bookworm unless named)
+#                             with compiler CC (the gcc-N the kernel's
+#                             headers name; the release's gcc unless
+#                             named), or reuse its cache, and print
+#                             ROOT=<its directory>, for `eval`
 #
 # An amd64 guest runs the host's own root over 9p; an arm64 guest needs an
 # arm64 userland with everything the suite runs (bash, iproute2, nftables,
 # iptables, jq, ethtool, bpftool, strace, dkms and its compiler for the
-# module, busybox-static for the initramfs).  debootstrap --foreign
+# module, busybox-static for the initramfs).  The module is built in the
+# guest by DKMS with the compiler its headers name, so a kernel of a newer
+# release (sid's 7.x want gcc-16) runs in a root of its own release.  debootstrap --foreign
 # --arch=arm64 unpacks it on this machine.  Its second stage (dpkg
 # configuring every package) runs arm64 programs: here under qemu-user, in
 # a user namespace of its own whose binfmt_misc instance (Linux 6.7 and
@@ -19,21 +24,28 @@
 # installed.  (The same second stage inside a qemu-system-aarch64 guest on
 # a 9p root took minutes per package.)
 #
-# Cache: build/roots/arm64-bookworm/, with a stamp of the package list and
-# of this script's format; a run cut short is redone.
+# Cache: build/roots/arm64-SUITE/, with a stamp of the package list and of
+# this script's format; a run cut short is redone.
 
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-[ $# -eq 0 ] || { echo "usage: $0" >&2; exit 2; }
-
+[ $# -le 2 ] && [[ ${1:-bookworm} =~ ^[a-z]+$ ]] && [[ ${2:-gcc} =~ ^gcc(-[0-9]+)?$ ]] ||
+	{ echo "usage: $0 [SUITE [gcc-N]]" >&2; exit 2; }
+suite=${1:-bookworm} cc=${2:-gcc}
 # Bump when the root is made differently: older caches get redone.
 FORMAT=1
-suite=bookworm
-# What the suite and DKMS run (tests/lib/preflight.sh names the commands).
+# What the suite and DKMS run (tests/lib/preflight.sh names the commands);
+# pahole, and after bookworm the libraries of linux-kbuild's programs, by
+# their names in SUITE (a dependency of nothing else there).
+case $suite in
+bullseye|bookworm) libs=dwarves ;;
+*) libs="pahole libelf1t64 libssl3t64" ;;
+esac
 pkgs="bash iproute2 nftables iptables jq ethtool strace dkms kmod util-linux
-	bpftool procps busybox-static gcc make libc6-dev dwarves curl python3
+	bpftool procps busybox-static gcc $cc make libc6-dev $libs curl python3
 	perl binutils file xz-utils zstd conntrack ca-certificates"
+pkgs=$(echo $pkgs | tr ' ' '\n' | awk '!seen[$0]++' | tr '\n' ' ')
 dir=$CG_BUILD/roots/arm64-$suite
 stamp="$suite|$(echo $pkgs)|format $FORMAT"
 
