@@ -14,8 +14,9 @@
 REPO ?= $(BUILD)/repo
 REPO_SUITE ?= stable
 # amd64: bookworm's newest 6.1 (Debian 12), bullseye's 5.10 (Debian 11),
-# bookworm-backports' newest 6.12 (the only backports ABI with headers)
-REPO_KERNELS ?= deb6.1-fixed deb5.10 deb6.12
+# bookworm-backports' newest 6.12 (the only backports ABI with headers),
+# trixie's 6.12 (Debian 13, gcc-14)
+REPO_KERNELS ?= deb6.1-fixed deb5.10 deb6.12 deb6.12-trixie
 KMODS := $(BUILD)/kmods
 MODULES_DEB := $(KMODS)/csum-guard-modules_$(VERSION)_$(DEB_ARCH).deb
 # what repo.sh runs: apt-ftparchive, gpg
