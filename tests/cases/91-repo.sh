@@ -17,7 +17,9 @@
 #                 (hostroot.sh --bare) add the repository and apt installs
 #                 csum-guard: the module for their kernel arrives prebuilt
 #                 and guards a new tap; a kernel of another ABI gets its
-#                 module; apt-get upgrade to the next release, published
+#                 module, and the host reboots into it: guarded again,
+#                 that kernel's prebuilt module loaded; back in its first
+#                 kernel, apt-get upgrade to the next release, published
 #                 in the same repository, keeps the tap guarded, and the
 #                 new module guards it once reloaded
 #                 (tests/guest/host-repo.sh)
@@ -164,7 +166,7 @@ module_sig_ok() {
 }
 
 case_repo_modules() {
-	local t="repo-modules" r=$TMPD/repo-mods kernels=${CG_REPO_KERNELS:-deb6.1-fixed deb5.10 deb6.12}
+	local t="repo-modules" r=$TMPD/repo-mods kernels=${CG_REPO_KERNELS:-deb6.1-fixed deb5.10 deb6.12 deb6.12-trixie}
 	local k kver ko x=$TMPD/mods-x first n=0 cc
 
 	if [ "$CG_DEPTH" != full ]; then
@@ -302,7 +304,8 @@ case_repo_host() {
 		{ fail "$t $k: cannot prepare the share (make all builds build/tests/static/)"; return; }
 	note "$t $k: the repository and the next release took $((SECONDS - t0)) s"
 	t0=$SECONDS
-	"$TOP/tests/guest/boot.sh" --bare "$k" --share "$d" --timeout 1800 >"$TMPD/host-repo.log" 2>&1
+	# (three boots: its kernel, the other ABI's, its kernel again)
+	"$TOP/tests/guest/boot.sh" --bare "$k" --share "$d" --timeout 3600 >"$TMPD/host-repo.log" 2>&1
 	rc=$?
 	note "$t $k: the bare host's boot took $((SECONDS - t0)) s (exit $rc)"
 	host_results "$t" "$k" "$d" "$TMPD/host-repo.log" $rc

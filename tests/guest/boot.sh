@@ -12,7 +12,11 @@
 # initrd, root=/dev/vda, systemd as init, DIR shared over 9p as "cg". At the
 # end of every boot the host's cg-boot.service runs /cg/run (DIR/run): the
 # test's script, which reboots the host (QEMU resets and boots the same disk
-# again) or powers it off (QEMU exits). The serial console goes to
+# again) or powers it off (QEMU exits). A host that installed a kernel and
+# reboots into it leaves that kernel's vmlinuz and initrd.img in
+# DIR/boot-next/ before it powers off: QEMU starts again with them, as the
+# host's boot loader would boot its newest kernel (one request, one boot;
+# the timeout covers every boot). The serial console of every boot goes to
 # DIR/console.log. No network: what the host installs, it gets from DIR.
 # --ssh-port: one NIC (eth0) on QEMU's user network, restricted (no route
 # out), whose port 22 is 127.0.0.1:PORT here: a controller's ssh to the host
@@ -61,17 +65,30 @@ cp --sparse=always "$IMAGE" "$share/disk.img"
 append="root=/dev/vda rw console=ttyS0 net.ifnames=0 panic=-1"
 append+=" systemd.show_status=1 loglevel=4 cryptomgr.notests"
 
-timeout --kill-after=5 "$timeout" \
-	qemu-system-x86_64 -nodefaults -no-user-config -display none \
-	-machine pc,accel=tcg -cpu max -m "$mem" -smp "$smp" \
-	-kernel "$KERNEL" -initrd "$INITRD" -append "$append" \
-	-drive "file=$share/disk.img,if=virtio,format=raw,cache=unsafe" \
-	-fsdev "local,id=cg,path=$share,security_model=none,multidevs=remap" \
-	-device virtio-9p-pci,fsdev=cg,mount_tag=cg "${net[@]}" \
-	-serial "file:$share/console.log" </dev/null &
-qpid=$!
-trap 'kill -TERM $qpid 2>/dev/null; wait $qpid; exit 130' INT
-trap 'kill -TERM $qpid 2>/dev/null; wait $qpid; exit 143' TERM
-status=0
-wait $qpid || status=$?
+kernel=$KERNEL initrd=$INITRD deadline=$((SECONDS + timeout)) status=0 qpid=
+rm -rf "$share/boot-next" "$share/boot-now"
+stop() { [ -z "$qpid" ] || { kill -TERM "$qpid" 2>/dev/null; wait "$qpid"; }; exit "$1"; }
+trap 'stop 130' INT
+trap 'stop 143' TERM
+while :; do
+	left=$((deadline - SECONDS))
+	[ "$left" -gt 0 ] || { status=124; break; }
+	timeout --kill-after=5 "$left" \
+		qemu-system-x86_64 -nodefaults -no-user-config -display none \
+		-machine pc,accel=tcg -cpu max -m "$mem" -smp "$smp" \
+		-kernel "$kernel" -initrd "$initrd" -append "$append" \
+		-drive "file=$share/disk.img,if=virtio,format=raw,cache=unsafe" \
+		-fsdev "local,id=cg,path=$share,security_model=none,multidevs=remap" \
+		-device virtio-9p-pci,fsdev=cg,mount_tag=cg "${net[@]}" \
+		-chardev "file,id=ser,path=$share/console.log,append=on" -serial chardev:ser \
+		</dev/null &
+	qpid=$!
+	status=0
+	wait $qpid || status=$?
+	# powered off asking for another kernel at the next boot
+	[ "$status" = 0 ] && [ -f "$share/boot-next/vmlinuz" ] && [ -f "$share/boot-next/initrd.img" ] ||
+		break
+	rm -rf "$share/boot-now" && mv "$share/boot-next" "$share/boot-now"
+	kernel=$share/boot-now/vmlinuz initrd=$share/boot-now/initrd.img
+done
 exit "$status"
