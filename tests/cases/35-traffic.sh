@@ -125,17 +125,12 @@ case_volume() {
 		[ "$BACKEND" = kmod ] || return 0
 		t="volume/completion [$BACKEND]" want=completed
 		if ! vol_up || ! ip netns exec "$VM" ethtool -K veth0 tx off >/dev/null ||
-		   ! ip netns exec "$FAR" ethtool -K veth1 tx off >/dev/null ||
-		   ! "$CG" completion on --quiet 2>"$TMPD/comp.err"; then
-			# a kernel the guard cannot have (arm64 from 6.2: no
-			# DYNAMIC_FTRACE_WITH_REGS), as the probe says once the
-			# module is loaded; any other failure is one
-			w=$("$CG" probe --json 2>/dev/null | jq -r '.completion_unavailable // empty')
-			if [ -n "$w" ] && [ -d /sys/module/csum_guard ]; then
-				skip "$t: no completion guard on $(uname -r): $w"
-			else
-				fail "$t: set-up: $(cat "$TMPD/comp.err")"
-			fi
+		   ! ip netns exec "$FAR" ethtool -K veth1 tx off >/dev/null; then
+			fail "$t: set-up"
+			topo_down
+			return
+		fi
+		if ! completion_on "$t"; then
 			"$CG" completion off --quiet
 			topo_down
 			return

@@ -212,9 +212,12 @@ case_completion_reload() {
 	local ef=/sys/kernel/tracing/enabled_functions
 
 	[ "$BACKEND" = kmod ] || return 0
-	if ! vol_up || ! ip netns exec "$VM" ethtool -K veth0 tx off >/dev/null ||
-	   ! "$CG" completion on --quiet 2>"$TMPD/comp.err"; then
-		fail "$t: set-up: $(cat "$TMPD/comp.err")"
+	if ! vol_up || ! ip netns exec "$VM" ethtool -K veth0 tx off >/dev/null; then
+		fail "$t: set-up"
+		topo_down
+		return
+	fi
+	if ! completion_on "$t"; then
 		topo_down
 		return
 	fi

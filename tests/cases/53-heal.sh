@@ -168,7 +168,7 @@ cg_case heal_watch
 #   netns $CG_PFX-hv: taps ${p}a (clsact, egress), ${p}b, ${p}c
 case_heal_verify() {
 	local t="heal/verify [$BACKEND]" ns=$CG_PFX-hv p=hv$(($$ % 10000)) rc d out=$TMPD/hv.out
-	local next=$BLD/tests/csum-guard-next outdated=
+	local next=$BLD/tests/csum-guard-next outdated= auto=
 	export CSUM_GUARD_REPAIRS=$TMPD/hv.repairs
 
 	rm -f "$CSUM_GUARD_REPAIRS"
@@ -235,7 +235,12 @@ case_heal_verify() {
 		for d in ${p}a ${p}b ${p}c; do
 			expect_grep "verify names $d" "^drift: $d netns $ns: not guarded" "$out"
 		done
-		expect_grep "verify says the module is gone" "not guarded: the module csum_guard is not loaded" "$out"
+		# the module's absence is a drift of its own where an attach
+		# would take the module; where it would take bpf (6.2 and
+		# later), the taps are just unguarded, and --heal guards them so
+		auto=$("$CG" probe --json 2>/dev/null | jq -r .backend)
+		[ "$auto" != kmod ] ||
+			expect_grep "verify says the module is gone" "not guarded: the module csum_guard is not loaded" "$out"
 	fi
 	"$CG" verify --netns "$ns" --json >"$out" 2>/dev/null
 	expect_eq "verify --json, drifted: exit" 1 $?
@@ -265,7 +270,7 @@ case_heal_verify() {
 	if [ "$BACKEND" = bpf ]; then
 		expect_eq "repairs counted (options_changed)" 1 "$(heal_repairs options_changed)"
 		expect_eq "${p}a's repairs" 1 "$("$CG" status ${p}a --netns "$ns" --json | jq -r .repairs)"
-	else
+	elif [ "$auto" = kmod ]; then
 		expect_eq "repairs counted (module_unloaded)" 3 "$(heal_repairs module_unloaded)"
 	fi
 	"$CG" verify --netns "$ns" >"$out" 2>/dev/null
@@ -278,6 +283,6 @@ case_heal_verify() {
 	for d in ${p}a ${p}b ${p}c ${p}d; do "$CG" detach $d --netns "$ns" --quiet 2>/dev/null; done
 	ip netns del "$ns"
 	unset CSUM_GUARD_REPAIRS
-	expect_verdict "$t" "exit 1 naming each drift$([ -n "$outdated" ] && echo ", an outdated program among them"), 0 and a quiet stdout when none, --heal put each back as recorded (0) and counted it, bad input refused"
+	expect_verdict "$t" "exit 1 naming each drift$([ -n "$outdated" ] && echo ", an outdated program among them")$([ -n "$auto" ] && echo " (the module unloaded; an attach here takes $auto)"), 0 and a quiet stdout when none, --heal put each back as recorded (0)$([ "${auto:-kmod}" = kmod ] && echo " and counted it"), bad input refused"
 }
 cg_case heal_verify
