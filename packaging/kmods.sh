@@ -4,17 +4,22 @@
 # packaging/kmods.sh TARBALL KEY CERT OUT [NAME...] - build csum_guard.ko from
 # the DKMS source TARBALL for each kernel NAME of tests/guest/kernels.list,
 # sign it with the module signing KEY and CERT, and leave it as
-# OUT/KVER/csum_guard.ko. Run from the top of the tree.
+# OUT/KVER/csum_guard.ko, with OUT/KVER/arch (amd64, arm64) and
+# OUT/KVER/built-with (the root's release and compiler). Run from the top
+# of the tree.
 #
 # Each module is built as a host of that kernel's release would build it:
 # in a Debian root of the release (tests/guest/buildroot.sh, cached under
 # build/roots/) with the compiler the kernel's headers name (gcc-10 for
 # bullseye's 5.10, gcc-12 for bookworm's 6.1 and its backported 6.12,
 # gcc-14 for trixie's 6.12), against the headers tests/guest/fetch.sh
-# unpacks (build/kernels/). The release comes from the kernel's suite in
-# kernels.list (-security and -backports dropped). Then debug information
-# goes, as Debian strips its own modules, and sign-file of the kernel's
-# linux-kbuild signs it with sha256, inside the same root (its libcrypto).
+# unpacks (build/kernels/). An arm64 kernel's module is built in an arm64
+# root of its release (tests/guest/armroot.sh), whose programs, and the
+# headers' kbuild tools, run under qemu-user (tests/guest/armrun.sh). The
+# release comes from the kernel's suite in kernels.list (-security and
+# -backports dropped). Then debug information goes, as Debian strips its
+# own modules, and sign-file of the kernel's linux-kbuild signs it with
+# sha256, inside the same root (its libcrypto).
 #
 # The source is unpacked at one fixed path for every build, so two builds
 # of one tree give the same module bytes; RSA PKCS#1 v1.5 signatures are
@@ -60,12 +65,19 @@ for name; do
 	KVER= HEADERS=
 	eval "$(tests/guest/fetch.sh "$name")" && [ -n "$KVER" ] || die "cannot fetch kernel $name"
 	read -r suite cc < <(root_of "$name" "$HEADERS") || die "$name: cannot tell its release and compiler"
-	ROOT=
-	eval "$(tests/guest/buildroot.sh "$suite" "$cc")" && [ -n "$ROOT" ] ||
-		die "cannot make a $suite root with $cc for $name"
 	arch=$(sed -n 's/^CONFIG_X86_64=y$/amd64/p; s/^CONFIG_ARM64=y$/arm64/p' "$HEADERS/.config")
-	[ "$arch" = "$(dpkg --print-architecture)" ] ||
-		die "$name is an ${arch:-unknown} kernel: only $(dpkg --print-architecture) kernels are built here"
+	ROOT=
+	case $arch in
+	"$(dpkg --print-architecture)")
+		eval "$(tests/guest/buildroot.sh "$suite" "$cc")" ;;
+	arm64)
+		# an arm64 root of the release, its programs under qemu-user
+		# (the headers' kbuild tools are arm64 programs too)
+		eval "$(tests/guest/armroot.sh "$suite" "$cc")" ;;
+	*)
+		die "$name is an ${arch:-unknown} kernel: only $(dpkg --print-architecture) and arm64 kernels are built here" ;;
+	esac
+	[ -n "$ROOT" ] || die "cannot make a $suite $arch root with $cc for $name"
 
 	# one fixed path for the source, bound into the root with the kernel
 	# cache (kbuild writes temporary files next to the headers)
@@ -75,26 +87,34 @@ for name; do
 	install -m 0600 "$key" "$src/sign/key.pem"
 	install -m 0644 "$cert" "$src/sign/cert"
 	log=$work/$KVER.log
-	echo "kmods.sh: $KVER in the $suite root with $cc" >&2
+	echo "kmods.sh: $KVER in the $suite $arch root with $cc" >&2
 	kernels=$(realpath "$top/build/kernels")
-	if ! unshare --mount --propagation private bash -euo pipefail -c '
-		root=$1 src=$2 kernels=$3 headers=$4 cc=$5
-		mount -t proc proc "$root/proc"
-		for d in "$src" "$kernels"; do
-			mkdir -p "$root$d"
-			mount --bind "$d" "$root$d"
-		done
-		in_root() { chroot "$root" env LC_ALL=C.UTF-8 PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
-		mod=$(echo "$src"/csum-guard-*/kmod)
-		in_root make -C "$mod" KDIR="$headers" CC="$cc" modules
-		in_root strip --strip-debug "$mod/csum_guard.ko"
-		in_root "$headers/scripts/sign-file" sha256 "$src/sign/key.pem" "$src/sign/cert" \
-			"$mod/csum_guard.ko"
-	' _ "$ROOT" "$src" "$kernels" "$HEADERS" "$cc" >"$log" 2>&1; then
+	# what runs in the root: SRC HEADERS CC
+	build='mod=$(echo "$1"/csum-guard-*/kmod)
+		make -C "$mod" KDIR="$2" CC="$3" modules
+		strip --strip-debug "$mod/csum_guard.ko"
+		"$2/scripts/sign-file" sha256 "$1/sign/key.pem" "$1/sign/cert" "$mod/csum_guard.ko"'
+	env=(env LC_ALL=C.UTF-8 PATH=/usr/sbin:/usr/bin:/sbin:/bin bash -euo pipefail -c "$build" _
+	     "$src" "$HEADERS" "$cc")
+	if [ "$arch" = arm64 ] && [ "$(dpkg --print-architecture)" != arm64 ]; then
+		tests/guest/armrun.sh "$ROOT" --bind "$src" --bind "$kernels" -- "${env[@]}" >"$log" 2>&1
+	else
+		unshare --mount --propagation private bash -euo pipefail -c '
+			root=$1 src=$2 kernels=$3
+			shift 3
+			mount -t proc proc "$root/proc"
+			for d in "$src" "$kernels"; do
+				mkdir -p "$root$d"
+				mount --bind "$d" "$root$d"
+			done
+			chroot "$root" "$@"
+		' _ "$ROOT" "$src" "$kernels" "${env[@]}" >"$log" 2>&1
+	fi || {
 		rm -rf "$src/sign"
 		die "$KVER: the build failed: $(grep -m1 -iE 'error|fail' "$log" || tail -1 "$log")"
-	fi
+	}
 	rm -rf "$src/sign"
 	install -D -m 0644 "$src"/csum-guard-*/kmod/csum_guard.ko "$out/$KVER/csum_guard.ko"
 	echo "$suite $cc" >"$out/$KVER/built-with"
+	echo "$arch" >"$out/$KVER/arch"
 done

@@ -9,9 +9,10 @@
 #                 files, apt's check of its signature (and its refusal
 #                 with another key), two builds with the same bytes but
 #                 the signatures, bad input refused
-#   repo_modules  (make test-matrix) the modules of every amd64 kernel
-#                 of the repository, each built in its release's root,
-#                 signed by the builder's key, built twice the same
+#   repo_modules  (make test-matrix) the modules of every kernel of the
+#                 repository (amd64 and arm64), each built in its
+#                 release's root, signed by the builder's key, loaded in a
+#                 boot of its kernel, built twice the same
 #   repo_host     (make test-matrix) a Debian 12 host and a Debian 11
 #                 one made without a compiler and without headers
 #                 (hostroot.sh --bare) add the repository and apt installs
@@ -166,8 +167,8 @@ module_sig_ok() {
 }
 
 case_repo_modules() {
-	local t="repo-modules" r=$TMPD/repo-mods kernels=${CG_REPO_KERNELS:-deb6.1-fixed deb5.10 deb6.12 deb6.12-trixie}
-	local k kver ko x=$TMPD/mods-x first n=0 cc
+	local t="repo-modules" r=$TMPD/repo-mods kernels=${CG_REPO_KERNELS:-deb6.1-fixed deb5.10 deb6.12 deb6.12-trixie deb6.1-fixed-arm64 deb6.12-arm64}
+	local k kver ko x=$TMPD/mods-x first n=0 cc deb a m out ver
 
 	if [ "$CG_DEPTH" != full ]; then
 		skip "$t: builds a module per kernel in its release's root (minutes): make test-matrix runs it"
@@ -178,11 +179,25 @@ case_repo_modules() {
 		fail "$t: make repo REPO_KERNELS='$kernels' failed: $(grep -v '^make' "$TMPD/repo-mods.log" | tail -2 | tr '\n' ' ')"
 		return
 	fi
-	rm -rf "$x" && mkdir -p "$x" && dpkg-deb -x "$r"/pool/main/c/csum-guard/csum-guard-modules_*_amd64.deb "$x"
+	ver=$(cat "$TOP/VERSION")
+	# one csum-guard-modules per architecture, each in its Packages
+	rm -rf "$x" && mkdir -p "$x"
+	for deb in "$r"/pool/main/c/csum-guard/csum-guard-modules_*.deb; do
+		a=$(dpkg-deb -f "$deb" Architecture)
+		dpkg-deb -x "$deb" "$x/$a" || unexpected "dpkg-deb -x $deb"
+		grep -qx "Filename: pool/main/c/csum-guard/${deb##*/}" "$r/dists/stable/main/binary-$a/Packages" ||
+			unexpected "${deb##*/}" "not in binary-$a/Packages"
+	done
 	for k in $kernels; do
 		kver=$(awk -v n="$k" '$1 == n { sub(/^linux-image-/, "", $3); print $3 }' "$TOP/tests/guest/kernels.list")
-		ko=$x/usr/lib/csum-guard/modules/$kver/csum_guard.ko
-		[ -f "$ko" ] || { unexpected "no module for $kver"; continue; }
+		case $kver in
+		*-arm64) a=arm64 m=AArch64 ;;
+		*) a=amd64 m=X86-64 ;;
+		esac
+		ko=$x/$a/usr/lib/csum-guard/modules/$kver/csum_guard.ko
+		[ -f "$ko" ] || { unexpected "no module for $kver in csum-guard-modules ($a)"; continue; }
+		readelf -h "$ko" | grep -q "Machine: .*$m" ||
+			unexpected "$kver" "not an $a object: $(readelf -h "$ko" | grep Machine:)"
 		[ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$kver" ] || unexpected "$kver" "vermagic $(modinfo -F vermagic "$ko")"
 		[ "$(modinfo -F signer "$ko")" = "$REPO_SIGNER" ] || unexpected "$kver" "signer '$(modinfo -F signer "$ko")'"
 		module_sig_ok "$ko" "$TMPD/repokeys/mod.crt" || unexpected "$kver" "the signature does not verify with the certificate"
@@ -191,19 +206,27 @@ case_repo_modules() {
 		     sed 's/.*(\(Debian [^)]*\)).*/\1/')
 		readelf -p .comment "$ko" 2>/dev/null | grep -qF "($cc)" ||
 			unexpected "$kver" "not built by the kernel's compiler ($cc): $(readelf -p .comment "$ko" | grep -m1 GCC)"
+		# it loads in a boot of its kernel (under TCG; arm64 in its
+		# release's arm64 root): the module of this file, this release
+		out=$("$TOP/tests/guest/run.sh" --kernel "$k" --timeout $([ $a = arm64 ] && echo 1500 || echo 600) \
+			--modules-dir "$(dirname "$ko")" -- sh -c \
+			'modprobe csum_guard && echo "loaded $(cat /sys/module/csum_guard/version) $(cat /sys/module/csum_guard/srcversion)"' 2>&1)
+		[ "$(grep '^loaded ' <<<"$out")" = "loaded $ver $(modinfo -F srcversion "$ko")" ] ||
+			unexpected "$kver" "does not load in its kernel: $(tail -3 <<<"$out" | tr '\n' ' ')"
 		n=$((n + 1))
 	done
 	# built again: the same bytes (the first kernel alone)
 	first=${kernels%% *}
 	kver=$(awk -v n="$first" '$1 == n { sub(/^linux-image-/, "", $3); print $3 }' "$TOP/tests/guest/kernels.list")
+	case $kver in *-arm64) a=arm64 ;; *) a=amd64 ;; esac
 	if make_repo "$TMPD/repo-mods2" "$first" >"$TMPD/repo-mods2.log" 2>&1; then
-		cmp -s "$x/usr/lib/csum-guard/modules/$kver/csum_guard.ko" "$TOP/build/kmods/out/$kver/csum_guard.ko" ||
+		cmp -s "$x/$a/usr/lib/csum-guard/modules/$kver/csum_guard.ko" "$TOP/build/kmods/out/$kver/csum_guard.ko" ||
 			unexpected "$kver" "a second build gave other bytes"
 	else
 		unexpected "the second make repo failed"
 	fi
 	rm -rf "$x" "$TMPD/repo-mods2"
-	expect_verdict "$t" "$n prebuilt modules ($kernels), each with its kernel's vermagic and compiler, signed by '$REPO_SIGNER' (the signature verifies with the certificate); $kver built twice, the same bytes"
+	expect_verdict "$t" "$n prebuilt modules ($kernels), each in the csum-guard-modules of its architecture, with its kernel's vermagic and compiler, signed by '$REPO_SIGNER' (the signature verifies with the certificate), loaded in a boot of its kernel; $kver built twice, the same bytes"
 }
 cg_host_case repo_modules
 

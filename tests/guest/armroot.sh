@@ -13,16 +13,16 @@
 # arm64 userland with everything the suite runs (bash, iproute2, nftables,
 # iptables, jq, ethtool, bpftool, strace, dkms and its compiler for the
 # module, busybox-static for the initramfs).  The module is built in the
-# guest by DKMS with the compiler its headers name, so a kernel of a newer
-# release (sid's 7.x want gcc-16) runs in a root of its own release.  debootstrap --foreign
+# guest by DKMS (or here, for the repository: packaging/kmods.sh) with the
+# compiler its headers name, so a kernel of a newer release (sid's 7.x want
+# gcc-16) runs in a root of its own release.  debootstrap --foreign
 # --arch=arm64 unpacks it on this machine.  Its second stage (dpkg
-# configuring every package) runs arm64 programs: here under qemu-user, in
-# a user namespace of its own whose binfmt_misc instance (Linux 6.7 and
-# later) sends arm64 ELF files to qemu-aarch64-static.  That registration
-# ends with the namespace: nothing is registered on the host, no dpkg
-# --add-architecture, and qemu-user-static is unpacked into the cache, not
-# installed.  (The same second stage inside a qemu-system-aarch64 guest on
-# a 9p root took minutes per package.)
+# configuring every package) runs arm64 programs: here under qemu-user
+# (armrun.sh: a user namespace of its own whose binfmt_misc instance sends
+# arm64 ELF files to qemu-aarch64-static).  Nothing is registered on the
+# host, no dpkg --add-architecture, and qemu-user-static is unpacked into
+# the cache, not installed.  (The same second stage inside a
+# qemu-system-aarch64 guest on a 9p root took minutes per package.)
 #
 # Cache: build/roots/arm64-SUITE/, with a stamp of the package list and of
 # this script's format; a run cut short is redone.
@@ -49,61 +49,11 @@ pkgs=$(echo $pkgs | tr ' ' '\n' | awk '!seen[$0]++' | tr '\n' ' ')
 dir=$CG_BUILD/roots/arm64-$suite
 stamp="$suite|$(echo $pkgs)|format $FORMAT"
 
-# qemu-aarch64-static from qemu-user-static's .deb, unpacked next to the
-# root (a static interpreter: binfmt's F flag opens it once, and it runs
-# inside the chroot without any library of this machine).
-qemu_user()
-{
-	local q=$CG_BUILD/roots/qemu-user-static
-
-	if [ ! -x "$q/usr/bin/qemu-aarch64-static" ]; then
-		rm -rf "$q" && mkdir -p "$q/deb"
-		(cd "$q/deb" && apt-get -q -o APT::Sandbox::User=root download qemu-user-static >&2) ||
-			cg_die "cannot download qemu-user-static"
-		dpkg -x "$q"/deb/qemu-user-static_*.deb "$q"
-		rm -rf "$q/deb"
-	fi
-	echo "$q/usr/bin/qemu-aarch64-static"
-}
-
-# second_stage ROOT QEMU: debootstrap --second-stage in ROOT, in new user,
-# mount and PID namespaces. The user namespace maps uids and gids 0-65535
-# to themselves (written from here: no newuidmap), so that dpkg's chown
-# works; in it, a binfmt_misc of its own, /proc, and the host's /dev bound.
-# container=lxc: debootstrap skips its mknod test of the target (no device
-# nodes in a user namespace; nothing in the root needs one).
-second_stage()
-{
-	local root=$1 qemu=$2 fifo=$dir.tmp.go pid rc=0
-
-	rm -f "$fifo" && mkfifo "$fifo"
-	unshare --user --mount --pid --fork --kill-child bash -c '
-		set -e
-		read -r _ <"$1"
-		mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
-		printf "%s" ":cg-aarch64:M::\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\xb7\x00:\xff\xff\xff\xff\xff\xff\xff\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff:$3:F" \
-			>/proc/sys/fs/binfmt_misc/register
-		mount -t proc proc "$2/proc"
-		mount --rbind /dev "$2/dev"
-		container=lxc LC_ALL=C.UTF-8 chroot "$2" /debootstrap/debootstrap --second-stage
-	' _ "$fifo" "$root" "$qemu" &
-	pid=$!
-	# (unshare itself is in the new user namespace: map it, then go)
-	sleep 0.2
-	echo "0 0 65536" >"/proc/$pid/uid_map" && echo "0 0 65536" >"/proc/$pid/gid_map" ||
-		{ kill "$pid"; wait "$pid"; rm -f "$fifo"; return 1; }
-	echo go >"$fifo"
-	wait "$pid" || rc=$?
-	rm -f "$fifo"
-	return $rc
-}
-
 mkdir -p "$CG_BUILD/roots"
 exec 9>"$dir.lock"
 flock 9
 if [ "$(cat "$dir/ready" 2>/dev/null)" != "$stamp" ]; then
 	cg_need_pkgs debootstrap util-linux
-	qemu=$(qemu_user)
 	rm -rf "$dir" "$dir.tmp"
 	mkdir -p "$dir.tmp"
 	cg_msg "debootstrap --foreign --arch=arm64 $suite from $(cg_mirror 0)"
@@ -114,7 +64,11 @@ if [ "$(cat "$dir/ready" 2>/dev/null)" != "$stamp" ]; then
 	# (--foreign leaves /proc a link to the host's: mount points instead)
 	[ -L "$dir.tmp/proc" ] && rm "$dir.tmp/proc" && mkdir "$dir.tmp/proc"
 	cg_msg "debootstrap --second-stage under qemu-aarch64-static"
-	second_stage "$dir.tmp" "$qemu" >>"$dir.log" 2>&1 ||
+	# (container=lxc: debootstrap skips its mknod test of the target: no
+	# device nodes in a user namespace, and nothing in the root needs one)
+	"$CG_GUEST_DIR/armrun.sh" "$dir.tmp" -- \
+		env container=lxc LC_ALL=C.UTF-8 /debootstrap/debootstrap --second-stage \
+		>>"$dir.log" 2>&1 ||
 		cg_die "debootstrap --second-stage failed: $(tail -1 "$dir.log")"
 	[ ! -e "$dir.tmp/debootstrap" ] ||
 		cg_die "debootstrap --second-stage did not finish (see $dir.log)"

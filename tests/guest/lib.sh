@@ -175,3 +175,21 @@ cg_shquote()
 		sep=' '
 	done
 }
+
+# cg_qemu_user: the path of qemu-aarch64-static, from qemu-user-static's
+# .deb unpacked under build/roots/ (a static interpreter: binfmt's F flag
+# opens it once, and it runs inside a chroot without any library of this
+# machine); nothing is installed
+cg_qemu_user()
+{
+	local q=$CG_BUILD/roots/qemu-user-static
+
+	if [ ! -x "$q/usr/bin/qemu-aarch64-static" ]; then
+		rm -rf "$q" && mkdir -p "$q/deb"
+		(cd "$q/deb" && apt-get -q -o APT::Sandbox::User=root download qemu-user-static >&2) ||
+			cg_die "cannot download qemu-user-static"
+		dpkg -x "$q"/deb/qemu-user-static_*.deb "$q"
+		rm -rf "$q/deb"
+	fi
+	echo "$q/usr/bin/qemu-aarch64-static"
+}
