@@ -474,6 +474,26 @@ case_cli_habits() {
 }
 cg_case cli_habits
 
+# detach_all_gone WHAT NS INO "N bpf guards": detach --all --netns NS of a
+# namespace that is gone (WHAT), whose guards were pinned under its inode
+# INO: exit 0; bpf: what they left removed, and said; the module's went
+# with the namespace: nothing recorded.
+detach_all_gone() {
+	local what=$1 ns=$2 ino=$3 n=$4 out
+
+	out=$("$CG" detach --all --netns "$ns" 2>&1)
+	expect_eq "detach --all --netns of $what: exit status ($out)" 0 $?
+	if [ "$BACKEND" = bpf ]; then
+		expect_grep "detach --all --netns of $what: what it said" \
+			"^csum-guard: netns $ns is gone: removed the state of $n it had$" - <<<"$out"
+		expect_eq "pins left of $what" "" \
+			"$(find /sys/fs/bpf/csum_guard/$ino 2>/dev/null | tr '\n' ' ')"
+	else
+		expect_grep "detach --all --netns of $what: what it said" \
+			'no such network namespace, and no guard recorded under that name$' - <<<"$out"
+	fi
+}
+
 # detach --all --netns NS takes every guard of that namespace and no other;
 # detach --all takes every guard of the host, in named and unnamed
 # namespaces alike (this host runs nothing else guarded meanwhile).
@@ -508,17 +528,7 @@ case_detach_all() {
 	# they left goes, as with detach DEV --netns of the gone name
 	ino=$(stat -L -c %i /run/netns/$b)
 	ip netns del $b
-	out=$("$CG" detach --all --netns $b 2>&1)
-	expect_eq "detach --all --netns of a deleted namespace: exit status ($out)" 0 $?
-	if [ "$BACKEND" = bpf ]; then
-		expect_grep "detach --all --netns of a deleted namespace: what it said" \
-			"^csum-guard: netns $b is gone: removed the state of 2 bpf guards it had$" - <<<"$out"
-		expect_eq "pins left of the deleted namespace" "" \
-			"$(find /sys/fs/bpf/csum_guard/$ino 2>/dev/null | tr '\n' ' ')"
-	else
-		expect_grep "detach --all --netns of a deleted namespace: what it said" \
-			'no such network namespace, and no guard recorded under that name$' - <<<"$out"
-	fi
+	detach_all_gone "a deleted namespace" $b "$ino" "2 bpf guards"
 	expect_ok "detach --all" "$CG" detach --all --quiet
 	expect_eq "guards left after detach --all ($(guarded_json))" 0 "$(guarded_json | jq length)"
 	# by the path of a namespace whose process is gone, as by a name
@@ -526,17 +536,7 @@ case_detach_all() {
 	ino=$(stat -L -c %i $u)
 	kill $upid
 	wait $upid 2>/dev/null
-	out=$("$CG" detach --all --netns $u 2>&1)
-	expect_eq "detach --all --netns of a path that leads nowhere: exit status ($out)" 0 $?
-	if [ "$BACKEND" = bpf ]; then
-		expect_grep "detach --all --netns of a path that leads nowhere: what it said" \
-			"^csum-guard: netns $u is gone: removed the state of 1 bpf guard it had$" - <<<"$out"
-		expect_eq "pins left of the path's namespace" "" \
-			"$(find /sys/fs/bpf/csum_guard/$ino 2>/dev/null | tr '\n' ' ')"
-	else
-		expect_grep "detach --all --netns of a path that leads nowhere: what it said" \
-			'no such network namespace, and no guard recorded under that name$' - <<<"$out"
-	fi
+	detach_all_gone "a path that leads nowhere" $u "$ino" "1 bpf guard"
 	ip netns del $a
 	expect_verdict "$t" "--netns NS took its 2 guards and no other; again: nothing guarded; of a namespace deleted with 2 guards on, and by the path of one whose process is gone, exit 0$([ "$BACKEND" = bpf ] && echo ", their state removed"); --all took the unnamed namespace's"
 }
