@@ -37,45 +37,52 @@ openssl x509 -in "$cert" -noout 2>/dev/null || openssl x509 -inform DER -in "$ce
 	die "$cert is not an X.509 certificate (MODULE_CERT=)"
 
 top=$(pwd -P)
-list=$top/tests/guest/kernels.list
 work=$top/build/kmods
 mkdir -p "$work" "$out"
 exec 8>"$work/lock"
 flock 8
 
-# the root NAME builds in: "SUITE gcc-N", from kernels.list and the headers
-root_of()
-{
-	local suite cc text
+. tests/guest/lib.sh
 
-	suite=$(awk -v n="$1" '$1 == n { print $2 }' "$list")
-	suite=${suite%-security}
-	suite=${suite%-backports}
-	# the kernel's own compiler is in its config ("gcc-12 (Debian 12.2.0-14)
-	# 12.2.0", "x86_64-linux-gnu-gcc-12 (...)"): fetch.sh may have pointed
-	# the headers' .kernelvariables at this machine's gcc
-	text=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$2/.config")
-	cc=$(grep -o 'gcc-[0-9][0-9]*' <<<"$text" | head -1)
-	[ -n "$cc" ] || cc=$(sed -n 's/.*(Debian \([0-9][0-9]*\)\..*/gcc-\1/p' <<<"$text")
-	[ -n "$suite" ] && [ -n "$cc" ] || return 1
-	echo "$suite $cc"
+# run a command in $ROOT, the source and the kernel cache bound at their
+# own paths: a root of this machine's architecture by chroot, an arm64 one
+# under qemu-user (armrun.sh)
+in_chroot() {
+	unshare --mount --propagation private bash -euo pipefail -c '
+		root=$1 src=$2 kernels=$3
+		shift 3
+		mount -t proc proc "$root/proc"
+		for d in "$src" "$kernels"; do
+			mkdir -p "$root$d"
+			mount --bind "$d" "$root$d"
+		done
+		chroot "$root" "$@"
+	' _ "$ROOT" "$src" "$kernels" "$@"
+}
+kernels=$CG_KERNELS
+in_armroot() {
+	tests/guest/armrun.sh "$ROOT" --bind "$src" --bind "$kernels" -- "$@"
 }
 
 for name; do
 	KVER= HEADERS=
 	eval "$(tests/guest/fetch.sh "$name")" && [ -n "$KVER" ] || die "cannot fetch kernel $name"
-	read -r suite cc < <(root_of "$name" "$HEADERS") || die "$name: cannot tell its release and compiler"
-	arch=$(sed -n 's/^CONFIG_X86_64=y$/amd64/p; s/^CONFIG_ARM64=y$/arm64/p' "$HEADERS/.config")
+	cg_kernel "$name"
+	# the release's root, with the compiler the kernel was built with
+	# (fetch.sh may have pointed the headers at this machine's gcc)
+	suite=$CG_KSUITE arch=$CG_KARCH
+	cc=$(cg_kernel_cc "$HEADERS") || die "$name: cannot tell the compiler it was built with"
 	ROOT=
 	case $arch in
 	"$(dpkg --print-architecture)")
-		eval "$(tests/guest/buildroot.sh "$suite" "$cc")" ;;
+		eval "$(tests/guest/buildroot.sh "$suite" "$cc")"
+		run=in_chroot ;;
 	arm64)
-		# an arm64 root of the release, its programs under qemu-user
-		# (the headers' kbuild tools are arm64 programs too)
-		eval "$(tests/guest/armroot.sh "$suite" "$cc")" ;;
+		# its programs, and the headers' kbuild tools, are arm64 ones
+		eval "$(tests/guest/armroot.sh "$suite" "$cc")"
+		run=in_armroot ;;
 	*)
-		die "$name is an ${arch:-unknown} kernel: only $(dpkg --print-architecture) and arm64 kernels are built here" ;;
+		die "$name is an $arch kernel: only $(dpkg --print-architecture) and arm64 kernels are built here" ;;
 	esac
 	[ -n "$ROOT" ] || die "cannot make a $suite $arch root with $cc for $name"
 
@@ -88,28 +95,13 @@ for name; do
 	install -m 0644 "$cert" "$src/sign/cert"
 	log=$work/$KVER.log
 	echo "kmods.sh: $KVER in the $suite $arch root with $cc" >&2
-	kernels=$(realpath "$top/build/kernels")
 	# what runs in the root: SRC HEADERS CC
 	build='mod=$(echo "$1"/csum-guard-*/kmod)
 		make -C "$mod" KDIR="$2" CC="$3" modules
 		strip --strip-debug "$mod/csum_guard.ko"
 		"$2/scripts/sign-file" sha256 "$1/sign/key.pem" "$1/sign/cert" "$mod/csum_guard.ko"'
-	env=(env LC_ALL=C.UTF-8 PATH=/usr/sbin:/usr/bin:/sbin:/bin bash -euo pipefail -c "$build" _
-	     "$src" "$HEADERS" "$cc")
-	if [ "$arch" = arm64 ] && [ "$(dpkg --print-architecture)" != arm64 ]; then
-		tests/guest/armrun.sh "$ROOT" --bind "$src" --bind "$kernels" -- "${env[@]}" >"$log" 2>&1
-	else
-		unshare --mount --propagation private bash -euo pipefail -c '
-			root=$1 src=$2 kernels=$3
-			shift 3
-			mount -t proc proc "$root/proc"
-			for d in "$src" "$kernels"; do
-				mkdir -p "$root$d"
-				mount --bind "$d" "$root$d"
-			done
-			chroot "$root" "$@"
-		' _ "$ROOT" "$src" "$kernels" "${env[@]}" >"$log" 2>&1
-	fi || {
+	"$run" env LC_ALL=C.UTF-8 PATH=/usr/sbin:/usr/bin:/sbin:/bin bash -euo pipefail -c "$build" _ \
+		"$src" "$HEADERS" "$cc" >"$log" 2>&1 || {
 		rm -rf "$src/sign"
 		die "$KVER: the build failed: $(grep -m1 -iE 'error|fail' "$log" || tail -1 "$log")"
 	}

@@ -166,8 +166,15 @@ module_sig_ok() {
 		-certfile "$cert" -nointern -noverify -out /dev/null 2>/dev/null
 }
 
+# kernel_of NAME: "KVER ARCH" of kernels.list's NAME (its image's release;
+# amd64, or arm64 for an -arm64 image, as tests/guest/lib.sh tells them)
+kernel_of() {
+	awk -v n="$1" '$1 == n { sub(/^linux-image-/, "", $3)
+		print $3, ($3 ~ /-arm64$/ ? "arm64" : "amd64") }' "$TOP/tests/guest/kernels.list"
+}
+
 case_repo_modules() {
-	local t="repo-modules" r=$TMPD/repo-mods kernels=${CG_REPO_KERNELS:-deb6.1-fixed deb5.10 deb6.12 deb6.12-trixie deb6.1-fixed-arm64 deb6.12-arm64}
+	local t="repo-modules" r=$TMPD/repo-mods kernels=${CG_REPO_KERNELS:-$(sed -n 's/^REPO_KERNELS ?= //p' "$TOP/packaging/repo.mk")}
 	local k kver ko x=$TMPD/mods-x first n=0 cc deb a m out ver
 
 	if [ "$CG_DEPTH" != full ]; then
@@ -189,11 +196,8 @@ case_repo_modules() {
 			unexpected "${deb##*/}" "not in binary-$a/Packages"
 	done
 	for k in $kernels; do
-		kver=$(awk -v n="$k" '$1 == n { sub(/^linux-image-/, "", $3); print $3 }' "$TOP/tests/guest/kernels.list")
-		case $kver in
-		*-arm64) a=arm64 m=AArch64 ;;
-		*) a=amd64 m=X86-64 ;;
-		esac
+		read -r kver a < <(kernel_of "$k")
+		case $a in arm64) m=AArch64 ;; *) m=X86-64 ;; esac
 		ko=$x/$a/usr/lib/csum-guard/modules/$kver/csum_guard.ko
 		[ -f "$ko" ] || { unexpected "no module for $kver in csum-guard-modules ($a)"; continue; }
 		readelf -h "$ko" | grep -q "Machine: .*$m" ||
@@ -217,8 +221,7 @@ case_repo_modules() {
 	done
 	# built again: the same bytes (the first kernel alone)
 	first=${kernels%% *}
-	kver=$(awk -v n="$first" '$1 == n { sub(/^linux-image-/, "", $3); print $3 }' "$TOP/tests/guest/kernels.list")
-	case $kver in *-arm64) a=arm64 ;; *) a=amd64 ;; esac
+	read -r kver a < <(kernel_of "$first")
 	if make_repo "$TMPD/repo-mods2" "$first" >"$TMPD/repo-mods2.log" 2>&1; then
 		cmp -s "$x/$a/usr/lib/csum-guard/modules/$kver/csum_guard.ko" "$TOP/build/kmods/out/$kver/csum_guard.ko" ||
 			unexpected "$kver" "a second build gave other bytes"

@@ -64,12 +64,10 @@ fi
 # release that has it (buildroot.sh), as a user's DKMS builds there: its
 # dkms and compiler, the DKMS trees and the kernel cache bound at their own
 # paths (kbuild writes its temporary files in the headers' directory), /proc mounted (7.x objtool reads its stack limit there).
-cc=$(sed -n 's/^CC = .*)\(gcc-[0-9]*\)$/\1/p' "$HEADERS/.kernelvariables" 2>/dev/null)
+cc=$(cg_headers_cc "$HEADERS")
 suite=
 if [ "$CG_KARCH" = amd64 ] && [ -n "$cc" ] && ! command -v "$cc" >/dev/null; then
-	suite=$(awk -v n="$NAME" '$1 == n { print $2 }' "$CG_LIST")
-	suite=${suite%-security}
-	suite=${suite%-backports}
+	suite=$CG_KSUITE
 	ROOT=
 	eval "$("$TOP/tests/guest/buildroot.sh" "$suite" "$cc")" && [ -n "$ROOT" ] ||
 		{ echo "cannot make a $suite root with $cc for $NAME" >&2; exit 1; }

@@ -53,40 +53,6 @@ if cg_kernel_ready; then
 fi
 [ $print_only = 0 ] || cg_die "$CG_KNAME is not fetched yet: run $0 $CG_KNAME"
 
-# apt-get with the private configuration: its own sources.list naming every
-# suite of kernels.list, its own lists and cache.  The system's apt state is
-# only read (dpkg status), never written.
-apt_setup()
-{
-	local dir=$CG_KERNELS/apt suite main sec
-
-	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
-	main=$(cg_mirror 0)
-	sec=$(cg_mirror 1)
-	for suite in $(awk '!/^[[:space:]]*(#|$)/ { print $2 }' "$CG_LIST" | sort -u); do
-		case $suite in
-		*-security) echo "deb $sec $suite main" ;;
-		*) echo "deb $main $suite main" ;;
-		esac
-	done > "$dir/sources.list.new"
-	if ! cmp -s "$dir/sources.list.new" "$dir/sources.list"; then
-		mv "$dir/sources.list.new" "$dir/sources.list"
-		rm -f "$dir/lists/"*_Packages*	# stale for the new sources
-	else
-		rm "$dir/sources.list.new"
-	fi
-	# Every architecture of kernels.list (amd64 and arm64), for apt alone:
-	# dpkg's own architectures stay as they are.
-	APT=(apt-get -q
-	     -o "APT::Architectures::=$(dpkg --print-architecture)"
-	     -o APT::Architectures::=amd64 -o APT::Architectures::=arm64
-	     -o "Dir::Etc::sourcelist=$dir/sources.list"
-	     -o Dir::Etc::sourceparts=-
-	     -o "Dir::State::Lists=$dir/lists"
-	     -o "Dir::Cache=$dir/cache"
-	     -o APT::Sandbox::User=root)
-}
-
 # The downloaded .deb of "pkg=version" for the kernel's architecture (or
 # all), if any (apt writes ':' as %3a).
 deb_of()
@@ -134,7 +100,7 @@ download_pkgs()
 	done
 	[ ${#need[@]} -eq 0 ] && return 0
 
-	apt_setup
+	cg_apt_setup "$CG_KERNELS/apt" $(awk '!/^[[:space:]]*(#|$)/ { print $2 }' "$CG_LIST" | sort -u)
 	mkdir -p "$CG_KERNELS/debs"
 	cd "$CG_KERNELS/debs"
 	if ! compgen -G "$CG_KERNELS/apt/lists/*_Packages*" > /dev/null; then
@@ -187,9 +153,12 @@ fix_headers()
 	# load anyway: the vermagic holds no compiler version).  An older gcc
 	# rejects the flags of a newer one: such headers (7.x want gcc-16) stay
 	# as they are, and dkms.sh builds in a root of the kernel's release.
-	cc=$(sed -n 's/^CC = .*)\(gcc-[0-9]*\)$/\1/p' "$hdr/.kernelvariables")
+	# Another architecture's headers stay as they are too: their modules
+	# are built in a root of the kernel's release, with its compiler.
+	cc=$(cg_headers_cc "$hdr")
 	have=gcc-$(gcc -dumpversion | cut -d. -f1)
-	if [ -n "$cc" ] && ! command -v "$cc" > /dev/null &&
+	if [ "$CG_KARCH" = "$(dpkg --print-architecture)" ] &&
+	   [ -n "$cc" ] && ! command -v "$cc" > /dev/null &&
 	   [ "${cc#gcc-}" -lt "${have#gcc-}" ]; then
 		cg_msg "$CG_KNAME: headers want $cc, using $have"
 		sed -i "s/^\(CC = .*)\)$cc\$/\1$have/" "$hdr/.kernelvariables"

@@ -58,9 +58,7 @@ cg_kernel "$name"
 
 # Bump when the host is made differently: older caches get redone.
 FORMAT=3
-suite=$(awk -v n="$CG_KNAME" '$1 == n { print $2 }' "$CG_LIST")
-suite=${suite%-security}
-suite=${suite%-backports}
+suite=$CG_KSUITE
 dir=$CG_BUILD/roots/host-$CG_KNAME
 stamp="$CG_KLINE|format $FORMAT"
 # what the host has beside its kernel image, and which of the kernel's

@@ -89,6 +89,42 @@ cg_mirror()
 	echo "$uri"
 }
 
+# cg_apt_setup DIR SUITE...: APT, apt-get with a private configuration in
+# DIR: its own sources.list naming each SUITE (those ending in -security
+# from the security archive), its own lists and cache.  The system's apt
+# state is only read (dpkg status), never written.
+cg_apt_setup()
+{
+	local dir=$1 suite main sec
+
+	shift
+	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
+	main=$(cg_mirror 0)
+	sec=$(cg_mirror 1)
+	for suite; do
+		case $suite in
+		*-security) echo "deb $sec $suite main" ;;
+		*) echo "deb $main $suite main" ;;
+		esac
+	done > "$dir/sources.list.new"
+	if ! cmp -s "$dir/sources.list.new" "$dir/sources.list"; then
+		mv "$dir/sources.list.new" "$dir/sources.list"
+		rm -f "$dir/lists/"*_Packages*	# stale for the new sources
+	else
+		rm "$dir/sources.list.new"
+	fi
+	# Every architecture of kernels.list (amd64 and arm64), for apt alone:
+	# dpkg's own architectures stay as they are.
+	APT=(apt-get -q
+	     -o "APT::Architectures::=$(dpkg --print-architecture)"
+	     -o APT::Architectures::=amd64 -o APT::Architectures::=arm64
+	     -o "Dir::Etc::sourcelist=$dir/sources.list"
+	     -o Dir::Etc::sourceparts=-
+	     -o "Dir::State::Lists=$dir/lists"
+	     -o "Dir::Cache=$dir/cache"
+	     -o APT::Sandbox::User=root)
+}
+
 cg_kernel_names()
 {
 	awk '!/^[[:space:]]*(#|$)/ { printf "%s%s", sep, $1; sep = " " }' "$CG_LIST"
@@ -99,6 +135,8 @@ cg_kernel_names()
 #   CG_KVER             the kernel release (uname -r), from the image's name
 #   CG_KARCH            its Debian architecture, from the image's name
 #                       (linux-image-...-arm64: arm64, else amd64)
+#   CG_KSUITE           its release: the list's suite without -security or
+#                       -backports (the root that builds for it)
 #   CG_KPKGS            "pkg=version" of the image and each headers package
 #   CG_KLINE            the list line, normalised (it keys the cache)
 #   CG_KDIR CG_KROOT    its cache directory and the unpacked packages in it
@@ -110,6 +148,8 @@ cg_kernel()
 		case $name in ''|'#'*) continue ;; esac
 		[ "$name" = "$1" ] || continue
 		CG_KNAME=$name
+		CG_KSUITE=${suite%-security}
+		CG_KSUITE=${CG_KSUITE%-backports}
 		CG_KVER=${image#linux-image-}
 		case $image in
 		*-arm64) CG_KARCH=arm64 ;;
@@ -126,6 +166,27 @@ cg_kernel()
 		return 0
 	done < "$CG_LIST"
 	cg_die "unknown kernel '$1' (kernels.list has: $(cg_kernel_names))"
+}
+
+# The compiler (gcc-N) the kernel of HEADERS was built with, from its
+# .config ("gcc-12 (Debian 12.2.0-14) 12.2.0", "x86_64-linux-gnu-gcc-12
+# (...)", "gcc (Debian 10.2.1-6) 10.2.1"): what a root of its release has.
+cg_kernel_cc()
+{
+	local text cc
+
+	text=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$1/.config" 2>/dev/null)
+	cc=$(grep -o 'gcc-[0-9][0-9]*' <<<"$text" | head -1)
+	[ -n "$cc" ] || cc=$(sed -n 's/.*(Debian \([0-9][0-9]*\)\..*/gcc-\1/p' <<<"$text")
+	[ -n "$cc" ] && echo "$cc"
+}
+
+# The compiler (gcc-N) that a module build against HEADERS calls: CC in
+# their .kernelvariables, which fetch.sh may have pointed at this
+# machine's newer gcc (cg_kernel_cc is the kernel's own). Empty if none.
+cg_headers_cc()
+{
+	sed -n 's/^CC = .*)\(gcc-[0-9]*\)$/\1/p' "$1/.kernelvariables" 2>/dev/null || true
 }
 
 # The stamp a prepared kernel cache carries in its "ready" file.

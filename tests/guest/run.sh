@@ -76,12 +76,10 @@ eval "$("$CG_GUEST_DIR/fetch.sh" "$kernel")" || cg_die "cannot fetch $kernel"
 if [ "$CG_KARCH" = arm64 ]; then
 	# the kernel's own release (the -security and -backports suites are
 	# their release's), with the compiler its headers name, for DKMS
-	read -r _ suite _ <<<"$CG_KLINE"
-	suite=${suite%-security} suite=${suite%-backports}
-	cc=$(sed -n 's/^CC = .*)\(gcc-[0-9]*\)$/\1/p' "$HEADERS/.kernelvariables" 2>/dev/null) || cc=
+	cc=$(cg_kernel_cc "$HEADERS") || cc=
 	ROOT=
-	eval "$("$CG_GUEST_DIR/armroot.sh" "$suite" $cc)" && [ -n "$ROOT" ] ||
-		cg_die "cannot make the arm64 $suite root"
+	eval "$("$CG_GUEST_DIR/armroot.sh" "$CG_KSUITE" $cc)" && [ -n "$ROOT" ] ||
+		cg_die "cannot make the arm64 $CG_KSUITE root"
 	root=$ROOT
 fi
 # Keep fetch.sh from preparing the kernel again while it runs here (QEMU
