@@ -16,9 +16,8 @@ REPO ?= $(BUILD)/repo
 REPO_SUITE ?= stable
 # amd64: bookworm's newest 6.1 (Debian 12), bullseye's 5.10 (Debian 11),
 # bookworm-backports' newest 6.12 (the only backports ABI with headers),
-# trixie's 6.12 (Debian 13, gcc-14); arm64: bookworm's newest 6.1 and
-# bookworm-backports' 6.12
-REPO_KERNELS ?= deb6.1-fixed deb5.10 deb6.12 deb6.12-trixie deb6.1-fixed-arm64 deb6.12-arm64
+# trixie's 6.12 (Debian 13, gcc-14); arm64: the same four ABIs
+REPO_KERNELS ?= deb6.1-fixed deb5.10 deb6.12 deb6.12-trixie deb6.1-fixed-arm64 deb5.10-arm64 deb6.12-arm64 deb6.12-trixie-arm64
 KMODS := $(BUILD)/kmods
 # what repo.sh runs: apt-ftparchive, gpg
 REPO_DEPS := apt-utils gnupg
