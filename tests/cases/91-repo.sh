@@ -173,9 +173,23 @@ kernel_of() {
 		print $3, ($3 ~ /-arm64$/ ? "arm64" : "amd64") }' "$TOP/tests/guest/kernels.list"
 }
 
+# repo_mok K KO [CERT]: KO, the repository's module for the amd64 kernel K,
+# loaded with modprobe in a boot of K with Secure Boot (Debian's signed
+# shim, grub and kernel: signatures enforced), CERT in shim's MokList as
+# an operator's `mokutil --import` leaves it; prints what the guest saw
+repo_mok() {
+	"$TOP/tests/guest/run.sh" --kernel "$1" --timeout 900 --secure-boot ${3:+--mok "$3"} \
+		--modules-dir "$(dirname "$2")" -- sh -c '
+		echo "sig_enforce: $(cat /sys/module/module/parameters/sig_enforce)"
+		dmesg | sed -n "s/.*Loaded X.509 cert .\(.*\): [0-9a-f]*.$/cert: \1/p"
+		out=$(modprobe csum_guard 2>&1)
+		echo "modprobe: rc=$? $out"
+		echo "taint: $(cat /sys/module/csum_guard/taint 2>/dev/null)"' 2>&1
+}
+
 case_repo_modules() {
 	local t="repo-modules" r=$TMPD/repo-mods kernels=${CG_REPO_KERNELS:-$(sed -n 's/^REPO_KERNELS ?= //p' "$TOP/packaging/repo.mk")}
-	local k kver ko x=$TMPD/mods-x first n=0 cc deb a m out ver
+	local k kver ko x=$TMPD/mods-x first n=0 cc deb a m out ver sb=
 
 	if [ "$CG_DEPTH" != full ]; then
 		skip "$t: builds a module per kernel in its release's root (minutes): make test-matrix runs it"
@@ -219,6 +233,25 @@ case_repo_modules() {
 			unexpected "$kver" "does not load in its kernel: $(tail -3 <<<"$out" | tr '\n' ' ')"
 		n=$((n + 1))
 	done
+	# One enrolled key covers the fleet: under Secure Boot, with the
+	# builder's certificate in shim's MokList, the kernel trusts it and each
+	# amd64 module loads, not tainting it as unsigned; without it, refused.
+	for k in $kernels; do
+		read -r kver a < <(kernel_of "$k")
+		[ "$a" = amd64 ] || continue
+		ko=$x/$a/usr/lib/csum-guard/modules/$kver/csum_guard.ko
+		[ -f "$ko" ] || continue
+		out=$(repo_mok "$k" "$ko" "$TMPD/repokeys/mod.crt")
+		grep -qx "sig_enforce: Y" <<<"$out" || unexpected "$kver, Secure Boot" "signatures not enforced: $(grep sig_enforce <<<"$out")"
+		grep -qx "cert: $REPO_SIGNER" <<<"$out" || unexpected "$kver, Secure Boot" "the kernel did not load the MokList's certificate"
+		grep -qx "modprobe: rc=0 " <<<"$out" && grep -qx "taint: O" <<<"$out" ||
+			unexpected "$kver, Secure Boot, key enrolled" "$(grep -E '^(modprobe|taint):' <<<"$out" | tr '\n' ' ')"
+		out=$(repo_mok "$k" "$ko")
+		grep -qx "sig_enforce: Y" <<<"$out" && ! grep -q "^cert: $REPO_SIGNER" <<<"$out" &&
+			grep -Eq "^modprobe: rc=1 .*(Key was rejected by service|Required key not available)" <<<"$out" ||
+			unexpected "$kver, Secure Boot, no key enrolled" "not refused: $(grep -E '^(sig_enforce|modprobe):' <<<"$out" | tr '\n' ' ')"
+		sb="${sb:+$sb, }$kver"
+	done
 	# built again: the same bytes (the first kernel alone)
 	first=${kernels%% *}
 	read -r kver a < <(kernel_of "$first")
@@ -229,7 +262,7 @@ case_repo_modules() {
 		unexpected "the second make repo failed"
 	fi
 	rm -rf "$x" "$TMPD/repo-mods2"
-	expect_verdict "$t" "$n prebuilt modules ($kernels), each in the csum-guard-modules of its architecture, with its kernel's vermagic and compiler, signed by '$REPO_SIGNER' (the signature verifies with the certificate), loaded in a boot of its kernel; $kver built twice, the same bytes"
+	expect_verdict "$t" "$n prebuilt modules ($kernels), each in the csum-guard-modules of its architecture, with its kernel's vermagic and compiler, signed by '$REPO_SIGNER' (the signature verifies with the certificate), loaded in a boot of its kernel; under Secure Boot (signatures enforced) with that certificate in shim's MokList loaded, without it refused (${sb:-no amd64 kernel}); $kver built twice, the same bytes"
 }
 cg_host_case repo_modules
 

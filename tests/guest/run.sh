@@ -5,7 +5,7 @@
 #
 #   run.sh --kernel NAME [--timeout S] [--mem SIZE] [--smp N]
 #          [--share-rw DIR]... [--modules-dir DIR]... [--append ARGS]
-#          [--secure-boot] [--verbose] -- COMMAND [ARGS...]
+#          [--secure-boot [--mok CERT]] [--verbose] -- COMMAND [ARGS...]
 #
 # NAME is an entry of kernels.list; fetch.sh downloads it on first use.
 # An arm64 kernel boots under qemu-system-aarch64 -M virt in an arm64
@@ -45,7 +45,7 @@ usage()
 	exit 2
 }
 
-kernel='' timeout=600 mem=1G smp=1 verbose=0 root=/ extra='' secboot=0
+kernel='' timeout=600 mem=1G smp=1 verbose=0 root=/ extra='' secboot=0 mok=
 shares=() moddirs=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -57,6 +57,7 @@ while [ $# -gt 0 ]; do
 	--modules-dir)	moddirs+=("$(realpath -e "${2:?}")") || exit 2; shift ;;
 	--append)	extra+=" ${2:?}"; shift ;;
 	--secure-boot)	secboot=1 ;;
+	--mok)		mok=$(realpath -e "${2:?}") || exit 2; shift ;;
 	-v|--verbose)	verbose=1 ;;
 	--)		shift; break ;;
 	*)		usage ;;
@@ -64,6 +65,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ -n "$kernel" ] && [ $# -gt 0 ] || usage
+[ -z "$mok" ] || [ $secboot = 1 ] || cg_die "--mok is for a --secure-boot boot (shim reads the MokList)"
 case $timeout in *[!0-9]*|'') usage ;; esac
 
 cg_kernel "$kernel"
@@ -314,6 +316,7 @@ sb_esp()
 	fi
 	SB_CODE=$d/root/usr/share/OVMF/OVMF_CODE_4M.secboot.fd
 	cp "$d/root/usr/share/OVMF/OVMF_VARS_4M.ms.fd" "$run/vars.fd" || cg_die "no OVMF variables"
+	[ -z "$mok" ] || sb_mok
 	# the signed grub reads grub.cfg from its own directory
 	printf 'set timeout=0\nlinux /vmlinuz %s\ninitrd /initrd\nboot\n' "$append" >"$run/grub.cfg"
 	truncate -s 64M "$esp" && mkfs.vfat -n ESP "$esp" >/dev/null &&
@@ -323,6 +326,34 @@ sb_esp()
 		mcopy -i "$esp" "$run/grub.cfg" ::/EFI/BOOT/grub.cfg &&
 		mcopy -i "$esp" "$(cg_kernel_vmlinuz)" ::/vmlinuz &&
 		mcopy -i "$esp" "$initrd" ::/initrd || cg_die "cannot make the ESP"
+}
+
+# --mok CERT: the certificate (PEM) in shim's MokList of this boot's copy
+# of the variables, as `mokutil --import` and MokManager at the next boot
+# would leave it: shim mirrors it to MokListRT and Debian's kernel, booted
+# with Secure Boot, trusts it (the machine keyring) for module signatures.
+# The tool is virt-fw-vars of python3-virt-firmware, trixie's (Debian 12 has
+# none; it is Python, run from its unpacked packages), in build/sb/vfw/.
+sb_mok()
+{
+	local d=$CG_BUILD/sb/vfw f
+	local pkgs=(python3-virt-firmware python3-pefile python3-importlib-resources python3-zipp)
+
+	cg_need_pkgs python3 python3-cryptography
+	if [ ! -f "$d/ready" ]; then
+		rm -rf "$d/debs" "$d/root" && mkdir -p "$d/debs"
+		cg_apt_setup "$d/apt" trixie
+		(cd "$d/debs" && { "${APT[@]}" download "${pkgs[@]}" ||
+			{ "${APT[@]}" update && "${APT[@]}" download "${pkgs[@]}"; }; }) >&2 ||
+			cg_die "cannot download ${pkgs[*]} (trixie)"
+		for f in "$d"/debs/*.deb; do
+			dpkg-deb -x "$f" "$d/root" || cg_die "cannot unpack $f"
+		done
+		touch "$d/ready"
+	fi
+	PYTHONPATH=$d/root/usr/lib/python3/dist-packages python3 "$d/root/usr/bin/virt-fw-vars" \
+		--inplace "$run/vars.fd" --add-mok 605dab50-e046-4300-abb6-3dd810dd8b23 "$mok" >&2 ||
+		cg_die "cannot add $mok to the MokList of the OVMF variables"
 }
 
 # The status comes back through isa-debug-exit on x86; the virt machine has
