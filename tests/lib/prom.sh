@@ -141,8 +141,12 @@ prom_samples() {
 # promtool_get: the path of promtool, from Debian's prometheus package
 # downloaded into build/tools and unpacked there with dpkg -x: nothing is
 # installed system-wide (the package would start a Prometheus server).
+# One per architecture: an arm64 guest shares the tree with the host that
+# unpacked the amd64 one (and has no network to download its own).
 promtool_get() {
-	local d=$TOP/build/tools/prometheus deb
+	local d deb
+
+	d=$TOP/build/tools/prometheus-$(dpkg --print-architecture) || return 1
 
 	if [ ! -x "$d/usr/bin/promtool" ]; then
 		mkdir -p "$d.dl" && rm -f "$d.dl"/*.deb &&
