@@ -206,6 +206,9 @@ int cg_kmod_completion(int want, struct cg_completion *c, struct cg_ack *ack)
 		return cg_kmod_why(ret, &nl, ack);
 	if (nl.completion < 0) {
 		cg_genl_close(&nl);
+		/* read: off (the probe says why it cannot be on); switched: refused */
+		if (want < 0)
+			return 0;
 		return cg_ack_err(ack, -EOPNOTSUPP,
 				  "module %s cannot have the completion guard on kernel %s (a module that predates it, or a kernel without DYNAMIC_FTRACE_WITH_REGS)",
 				  CG_KMOD_NAME, uname(&u) ? "?" : u.release);

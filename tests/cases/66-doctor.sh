@@ -115,7 +115,8 @@ cg_kernel_case status_userns
 case_completion_metrics() {
 	local t="completion-metrics" st prom want_av want_on
 
-	st=$("$CG" completion status --json) || { fail "$t: completion status failed"; return; }
+	st=$("$CG" completion status --json 2>"$TMPD/$t.err") ||
+		{ fail "$t: completion status failed: $(cat "$TMPD/$t.err")"; return; }
 	prom=$("$CG" status --prometheus) || { fail "$t: status --prometheus failed"; return; }
 	want_on=$(jq -r 'if .on then 1 else 0 end' <<<"$st")
 	want_av=$(jq -r 'if .on or .unavailable == null then 1 else 0 end' <<<"$st")
