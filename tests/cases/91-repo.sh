@@ -175,12 +175,15 @@ kernel_of() {
 
 # repo_mok K KO [CERT]: KO, the repository's module for the amd64 kernel K,
 # loaded with modprobe in a boot of K with Secure Boot (Debian's signed
-# shim, grub and kernel: signatures enforced), CERT in shim's MokList as
-# an operator's `mokutil --import` leaves it; prints what the guest saw
+# shim, grub and kernel: signatures enforced, by sig_enforce from 6.1 on,
+# by the lockdown alone in 5.10), CERT in shim's MokList as an operator's
+# `mokutil --import` leaves it; prints what the guest saw
 repo_mok() {
 	"$TOP/tests/guest/run.sh" --kernel "$1" --timeout 900 --secure-boot ${3:+--mok "$3"} \
 		--modules-dir "$(dirname "$2")" -- sh -c '
+		mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
 		echo "sig_enforce: $(cat /sys/module/module/parameters/sig_enforce)"
+		echo "lockdown: $(cat /sys/kernel/security/lockdown 2>/dev/null)"
 		dmesg | sed -n "s/.*Loaded X.509 cert .\(.*\): [0-9a-f]*.$/cert: \1/p"
 		out=$(modprobe csum_guard 2>&1)
 		echo "modprobe: rc=$? $out"
@@ -242,14 +245,19 @@ case_repo_modules() {
 		ko=$x/$a/usr/lib/csum-guard/modules/$kver/csum_guard.ko
 		[ -f "$ko" ] || continue
 		out=$(repo_mok "$k" "$ko" "$TMPD/repokeys/mod.crt")
-		grep -qx "sig_enforce: Y" <<<"$out" || unexpected "$kver, Secure Boot" "signatures not enforced: $(grep sig_enforce <<<"$out")"
+		grep -qx "sig_enforce: Y" <<<"$out" || grep -q "^lockdown: .*\[integrity\]" <<<"$out" ||
+			unexpected "$kver, Secure Boot" "signatures not enforced: $(grep -E '^(sig_enforce|lockdown):' <<<"$out" | tr '\n' ' ')"
 		grep -qx "cert: $REPO_SIGNER" <<<"$out" || unexpected "$kver, Secure Boot" "the kernel did not load the MokList's certificate"
 		grep -qx "modprobe: rc=0 " <<<"$out" && grep -qx "taint: O" <<<"$out" ||
 			unexpected "$kver, Secure Boot, key enrolled" "$(grep -E '^(modprobe|taint):' <<<"$out" | tr '\n' ' ')"
+		# refused: by the signature check (sig_enforce), or by the lockdown
 		out=$(repo_mok "$k" "$ko")
-		grep -qx "sig_enforce: Y" <<<"$out" && ! grep -q "^cert: $REPO_SIGNER" <<<"$out" &&
-			grep -Eq "^modprobe: rc=1 .*(Key was rejected by service|Required key not available)" <<<"$out" ||
-			unexpected "$kver, Secure Boot, no key enrolled" "not refused: $(grep -E '^(sig_enforce|modprobe):' <<<"$out" | tr '\n' ' ')"
+		{ { grep -qx "sig_enforce: Y" <<<"$out" &&
+			grep -Eq "^modprobe: rc=1 .*(Key was rejected by service|Required key not available)" <<<"$out"; } ||
+		  { grep -q "^lockdown: .*\[integrity\]" <<<"$out" &&
+			grep -q "^modprobe: rc=1 .*Operation not permitted" <<<"$out"; }; } &&
+			! grep -q "^cert: $REPO_SIGNER" <<<"$out" ||
+			unexpected "$kver, Secure Boot, no key enrolled" "not refused: $(grep -E '^(sig_enforce|lockdown|modprobe):' <<<"$out" | tr '\n' ' ')"
 		sb="${sb:+$sb, }$kver"
 	done
 	# built again: the same bytes (the first kernel alone)
