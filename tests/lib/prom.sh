@@ -142,14 +142,16 @@ prom_samples() {
 # downloaded into build/tools and unpacked there with dpkg -x: nothing is
 # installed system-wide (the package would start a Prometheus server).
 # One per architecture: an arm64 guest shares the tree with the host that
-# unpacked the amd64 one (and has no network to download its own).
+# unpacked the amd64 one (read-only there, and with no network to download
+# its own).
 promtool_get() {
 	local d deb
 
 	d=$TOP/build/tools/prometheus-$(dpkg --print-architecture) || return 1
-
 	if [ ! -x "$d/usr/bin/promtool" ]; then
-		mkdir -p "$d.dl" && rm -f "$d.dl"/*.deb &&
+		mkdir -p "$d.dl" 2>/dev/null ||
+			{ echo "none for $(dpkg --print-architecture) in $(dirname "$d"), which cannot be written here"; return 1; }
+		rm -f "$d.dl"/*.deb &&
 			(cd "$d.dl" && apt-get -q download prometheus >"$d.dl/log" 2>&1 ||
 				{ apt-get -q update >>"$d.dl/log" 2>&1 && apt-get -q download prometheus >>"$d.dl/log" 2>&1; }) ||
 			{ echo "apt-get download prometheus failed: $(tail -1 "$d.dl/log")"; return 1; }
