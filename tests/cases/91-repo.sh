@@ -166,11 +166,10 @@ module_sig_ok() {
 		-certfile "$cert" -nointern -noverify -out /dev/null 2>/dev/null
 }
 
-# kernel_of NAME: "KVER ARCH" of kernels.list's NAME (its image's release;
-# amd64, or arm64 for an -arm64 image, as tests/guest/lib.sh tells them)
+# kernel_of NAME: "KVER ARCH" of kernels.list's NAME, as tests/guest/lib.sh's
+# cg_kernel reads it (in a subshell: its helpers stay out of the suite)
 kernel_of() {
-	awk -v n="$1" '$1 == n { sub(/^linux-image-/, "", $3)
-		print $3, ($3 ~ /-arm64$/ ? "arm64" : "amd64") }' "$TOP/tests/guest/kernels.list"
+	(. "$TOP/tests/guest/lib.sh" && cg_kernel "$1" && echo "$CG_KVER $CG_KARCH")
 }
 
 # repo_mok K KO [CERT]: KO, the repository's module for the amd64 kernel K,
@@ -188,6 +187,28 @@ repo_mok() {
 		out=$(modprobe csum_guard 2>&1)
 		echo "modprobe: rc=$? $out"
 		echo "taint: $(cat /sys/module/csum_guard/taint 2>/dev/null)"' 2>&1
+}
+
+# repo_sb_ok K KVER KO: one enrolled key covers the fleet: under Secure
+# Boot, with the builder's certificate in shim's MokList, the kernel trusts
+# it and KO loads, not tainting it as unsigned; without it, refused
+repo_sb_ok() {
+	local k=$1 kver=$2 ko=$3 out
+
+	out=$(repo_mok "$k" "$ko" "$TMPD/repokeys/mod.crt")
+	grep -qx "sig_enforce: Y" <<<"$out" || grep -q "^lockdown: .*\[integrity\]" <<<"$out" ||
+		unexpected "$kver, Secure Boot" "signatures not enforced: $(grep -E '^(sig_enforce|lockdown):' <<<"$out" | tr '\n' ' ')"
+	grep -qx "cert: $REPO_SIGNER" <<<"$out" || unexpected "$kver, Secure Boot" "the kernel did not load the MokList's certificate"
+	grep -qx "modprobe: rc=0 " <<<"$out" && grep -qx "taint: O" <<<"$out" ||
+		unexpected "$kver, Secure Boot, key enrolled" "$(grep -E '^(modprobe|taint):' <<<"$out" | tr '\n' ' ')"
+	# refused: by the signature check (sig_enforce), or by the lockdown
+	out=$(repo_mok "$k" "$ko")
+	{ { grep -qx "sig_enforce: Y" <<<"$out" &&
+		grep -Eq "^modprobe: rc=1 .*(Key was rejected by service|Required key not available)" <<<"$out"; } ||
+	  { grep -q "^lockdown: .*\[integrity\]" <<<"$out" &&
+		grep -q "^modprobe: rc=1 .*Operation not permitted" <<<"$out"; }; } &&
+		! grep -q "^cert: $REPO_SIGNER" <<<"$out" ||
+		unexpected "$kver, Secure Boot, no key enrolled" "not refused: $(grep -E '^(sig_enforce|lockdown|modprobe):' <<<"$out" | tr '\n' ' ')"
 }
 
 case_repo_modules() {
@@ -235,29 +256,9 @@ case_repo_modules() {
 		[ "$(grep '^loaded ' <<<"$out")" = "loaded $ver $(modinfo -F srcversion "$ko")" ] ||
 			unexpected "$kver" "does not load in its kernel: $(tail -3 <<<"$out" | tr '\n' ' ')"
 		n=$((n + 1))
-	done
-	# One enrolled key covers the fleet: under Secure Boot, with the
-	# builder's certificate in shim's MokList, the kernel trusts it and each
-	# amd64 module loads, not tainting it as unsigned; without it, refused.
-	for k in $kernels; do
-		read -r kver a < <(kernel_of "$k")
+		# the amd64 ones under Secure Boot too
 		[ "$a" = amd64 ] || continue
-		ko=$x/$a/usr/lib/csum-guard/modules/$kver/csum_guard.ko
-		[ -f "$ko" ] || continue
-		out=$(repo_mok "$k" "$ko" "$TMPD/repokeys/mod.crt")
-		grep -qx "sig_enforce: Y" <<<"$out" || grep -q "^lockdown: .*\[integrity\]" <<<"$out" ||
-			unexpected "$kver, Secure Boot" "signatures not enforced: $(grep -E '^(sig_enforce|lockdown):' <<<"$out" | tr '\n' ' ')"
-		grep -qx "cert: $REPO_SIGNER" <<<"$out" || unexpected "$kver, Secure Boot" "the kernel did not load the MokList's certificate"
-		grep -qx "modprobe: rc=0 " <<<"$out" && grep -qx "taint: O" <<<"$out" ||
-			unexpected "$kver, Secure Boot, key enrolled" "$(grep -E '^(modprobe|taint):' <<<"$out" | tr '\n' ' ')"
-		# refused: by the signature check (sig_enforce), or by the lockdown
-		out=$(repo_mok "$k" "$ko")
-		{ { grep -qx "sig_enforce: Y" <<<"$out" &&
-			grep -Eq "^modprobe: rc=1 .*(Key was rejected by service|Required key not available)" <<<"$out"; } ||
-		  { grep -q "^lockdown: .*\[integrity\]" <<<"$out" &&
-			grep -q "^modprobe: rc=1 .*Operation not permitted" <<<"$out"; }; } &&
-			! grep -q "^cert: $REPO_SIGNER" <<<"$out" ||
-			unexpected "$kver, Secure Boot, no key enrolled" "not refused: $(grep -E '^(sig_enforce|lockdown|modprobe):' <<<"$out" | tr '\n' ' ')"
+		repo_sb_ok "$k" "$kver" "$ko"
 		sb="${sb:+$sb, }$kver"
 	done
 	# built again: the same bytes (the first kernel alone)

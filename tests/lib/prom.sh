@@ -145,12 +145,13 @@ prom_samples() {
 # unpacked the amd64 one (read-only there, and with no network to download
 # its own).
 promtool_get() {
-	local d deb
+	local arch d deb
 
-	d=$TOP/build/tools/prometheus-$(dpkg --print-architecture) || return 1
+	arch=$(dpkg --print-architecture) || return 1
+	d=$TOP/build/tools/prometheus-$arch
 	if [ ! -x "$d/usr/bin/promtool" ]; then
 		mkdir -p "$d.dl" 2>/dev/null ||
-			{ echo "none for $(dpkg --print-architecture) in $(dirname "$d"), which cannot be written here"; return 1; }
+			{ echo "none for $arch in $(dirname "$d"), which cannot be written here"; return 1; }
 		rm -f "$d.dl"/*.deb &&
 			(cd "$d.dl" && apt-get -q download prometheus >"$d.dl/log" 2>&1 ||
 				{ apt-get -q update >>"$d.dl/log" 2>&1 && apt-get -q download prometheus >>"$d.dl/log" 2>&1; }) ||
