@@ -57,11 +57,10 @@ in_chroot() {
 			mount --bind "$d" "$root$d"
 		done
 		chroot "$root" "$@"
-	' _ "$ROOT" "$src" "$kernels" "$@"
+	' _ "$ROOT" "$src" "$CG_KERNELS" "$@"
 }
-kernels=$CG_KERNELS
 in_armroot() {
-	tests/guest/armrun.sh "$ROOT" --bind "$src" --bind "$kernels" -- "$@"
+	tests/guest/armrun.sh "$ROOT" --bind "$src" --bind "$CG_KERNELS" -- "$@"
 }
 
 for name; do
