@@ -10,7 +10,7 @@
 BENCH_DEPS := gnuplot-nox ethtool jq bpftool iproute2
 BENCH_TOOLS := $(BUILD)/bench/empty.bpf.o $(BUILD)/bench/minimal.bpf.o $(BUILD)/bench/minimal-tests.bpf.o $(BUILD)/bench/tapwrite \
 	$(BUILD)/bench/attach-empty $(BUILD)/bench/testrun $(BUILD)/bench/tcpbulk \
-	$(BUILD)/bench/synflood
+	$(BUILD)/bench/synflood $(BUILD)/bench/sc-cost
 
 .PHONY: bench bench-deps bench-tools bench-clean bench-watch
 
@@ -42,6 +42,10 @@ $(BUILD)/bench/tapwrite $(BUILD)/bench/tcpbulk: $(BUILD)/bench/%: bench/%.c $(BE
 $(BUILD)/bench/synflood: bench/synflood.c syncookie/syncookie_abi.h $(BENCH_UTIL) $(TESTCOMMON_H) | $(BUILD)/bench
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(WARN) $(TESTCOMMON) -Isyncookie -o $@ $< $(BENCH_UTIL) $(LIBS) -lpthread
+
+$(BUILD)/bench/sc-cost: bench/sc-cost.c $(BENCH_UTIL) $(TESTCOMMON_H) | $(BUILD)/bench
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(WARN) $(TESTCOMMON) -o $@ $< $(BENCH_UTIL) $(LIBS)
 
 $(BUILD)/bench/attach-empty $(BUILD)/bench/testrun: $(BUILD)/bench/%: bench/%.c $(BENCH_UTIL) $(TESTCOMMON_H) | $(BUILD)/bench
 	$(call msg,CC,$@)

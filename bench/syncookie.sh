@@ -20,6 +20,12 @@
 #    whose forged cookies the check refuses), this tree's responder and
 #    the one of $SC_BEFORE_REV, both in native XDP, beside an XDP program
 #    that does nothing (the floor: what the stats clock costs).
+# 3. The same SYN path's cost without the flood: bench/sc-cost runs this
+#    tree's syncookie_xdp, $SC_BEFORE_REV's and xdp-pass through
+#    BPF_PROG_TEST_RUN, SYN frame by SYN frame, each frame through all
+#    three in turn (SC_TESTRUN_CALLS frames a round, 20000), as each was
+#    attached by its own loader (pinned, then detached): the programs'
+#    own work, without what the flood's other CPU and cache do to it.
 #
 #   netns $CLI (the flood)                     netns $SRV (the server)
 #   veth0 10.9.0.1/24  ------------------------ veth1 10.9.0.2/24
@@ -46,6 +52,8 @@ SRV=$PFX-srv
 PORT=5300
 XDP_PASS_OBJ=$BUILD/tests/xdp-pass.bpf.o
 SC_BEFORE_CG=$BB/sc-before/csum-guard
+SC_TESTRUN_CALLS=${SC_TESTRUN_CALLS:-20000}
+SC_PINS=/sys/fs/bpf/$PFX-sc
 LISTENER=
 STATS0=$(sysctl -n kernel.bpf_stats_enabled)
 
@@ -59,12 +67,12 @@ cleanup() {
 	fi
 	netns_del "$CLI"
 	netns_del "$SRV"
-	rm -rf "$TMPD"
+	rm -rf "$TMPD" "$SC_PINS"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-for f in "$BB/synflood" "$XDP_PASS_OBJ" "$BUILD/tests/cg-stream"; do
+for f in "$BB/synflood" "$BB/sc-cost" "$XDP_PASS_OBJ" "$BUILD/tests/cg-stream"; do
 	[ -e "$f" ] || die "$f missing: run make all bench-tools"
 done
 
@@ -216,6 +224,41 @@ cost_run() {
 	note "syncookie: round $1 $2: xdp $x $((xc1 - xc0)) runs, ack $a $((ac1 - ac0)) runs: $out"
 }
 
+# testrun_pin WHICH: the XDP program of the responder of this tree (new)
+# or of $SC_BEFORE_REV (before), as its attach made it (maps filled),
+# pinned as $SC_PINS/WHICH, the responder then detached
+testrun_pin() {
+	local id
+
+	responder_on "$1" cost-syn --mode xdp
+	id=$(xdp_id)
+	bpftool prog pin id "$id" "$SC_PINS/$1" || die "cannot pin the $1 responder's program"
+	responder_off "$1"
+}
+
+# testrun: "ROUND PROG tmean_ns median_ns" of bench/sc-cost into testrun
+testrun() {
+	local args=(--prog floor="$SC_PINS/floor" --prog new="$SC_PINS/new")
+
+	mkdir -p "$SC_PINS" || die "cannot make $SC_PINS"
+	bpftool prog load "$XDP_PASS_OBJ" "$SC_PINS/floor" type xdp || die "cannot load xdp-pass"
+	testrun_pin new
+	if [ -n "$BEFORE" ]; then
+		testrun_pin before
+		args+=(--prog before="$SC_PINS/before")
+	fi
+	# the listener's cookies of $SC_BEFORE_REV want 2; raw ones no sysctl
+	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_syncookies=2 net.ipv4.tcp_timestamps=2
+	"$BB/sc-cost" --netns "$SRV" --dev veth1 --dst-mac "$(mac "$SRV" veth1)" --dst 10.9.0.2 \
+		--port $PORT --calls "$SC_TESTRUN_CALLS" --rounds "$RUNS" --cpu 0 "${args[@]}" \
+		>"$TMPD/testrun.out" || die "sc-cost failed"
+	sed -n 's/^round=\([0-9]*\) prog=\([a-z]*\) median_ns=\([0-9]*\) tmean_ns=\([0-9.]*\) .*tx=\([0-9]*\) .*/\1 \2 \4 \3 \5/p' \
+		"$TMPD/testrun.out" >"$TMPD/testrun"
+	awk -v calls="$SC_TESTRUN_CALLS" '$2 != "floor" && $5 != calls { bad = 1 } END { exit bad }' \
+		"$TMPD/testrun" || die "a responder did not answer every SYN of the test runs"
+	rm -rf "$SC_PINS"
+}
+
 topo_up || die "cannot build the veth topology"
 rm -f "$TMPD/ready"
 "$BUILD/tests/cg-stream" --netns "$SRV" --listen 10.9.0.2 --port $PORT --timeout 3600 \
@@ -242,6 +285,7 @@ fi
 # SC_CONFIGS: a subset of the configurations, for a short run
 ALLCONF=$(printf '%s\n' $RATES $COSTS | grep -Fx -f <(printf '%s\n' ${SC_CONFIGS:-$RATES $COSTS}))
 t0=$(date +%s)
+testrun
 for ((r = 1; r <= RUNS; r++)); do
 	for c in $(rotate "$r" $ALLCONF); do
 		case $c in
@@ -312,6 +356,29 @@ RUN="bench/syncookie.sh (what \`make bench ONLY=syncookie\` runs) at $(git -C "$
 		echo "| ACK: this tree (both programs) − $SC_BEFORE_REV | $(perround - "$TMPD/costsum" ack-new ack-before) |"
 	fi
 	echo
+	echo "### The same, without the flood (BPF_PROG_TEST_RUN)"
+	echo
+	echo "ns per SYN (the kernel's duration of a test run of one frame: the program and one clock" \
+		"read), mean of each round's middle 90 % over $SC_TESTRUN_CALLS SYN frames, each frame" \
+		"through every program in turn, as received on veth1 (random sources in 198.18.0.0/15," \
+		"the options Linux sends, to the listener); median, min–max and spread over the $RUNS rounds." \
+		"Every responder answered every frame."
+	echo
+	echo "| program | ns/SYN (median) | min–max | spread |"
+	echo "|---|---:|---:|---:|"
+	D=1
+	echo "| floor (xdp-pass) | $(mmm "$TMPD/testrun" floor) |"
+	echo "| this tree ($cookies) | $(mmm "$TMPD/testrun" new) |"
+	[ -n "$BEFORE" ] && echo "| $SC_BEFORE_REV (the listener's cookies) | $(mmm "$TMPD/testrun" before) |"
+	echo
+	echo "| per round, ns | median | min–max |"
+	echo "|---|---:|---:|"
+	echo "| this tree − floor | $(perround - "$TMPD/testrun" new floor) |"
+	if [ -n "$BEFORE" ]; then
+		echo "| $SC_BEFORE_REV − floor | $(perround - "$TMPD/testrun" before floor) |"
+		echo "| this tree − $SC_BEFORE_REV (goal ≤ 0) | $(perround - "$TMPD/testrun" new before) |"
+	fi
+	echo
 	D=2
 	echo "### SYN-ACKs per second, the whole system"
 	echo
@@ -371,6 +438,8 @@ RUN="bench/syncookie.sh (what \`make bench ONLY=syncookie\` runs) at $(git -C "$
 	echo '```'
 	cat "$TMPD/rate"
 	cat "$TMPD/cost"
+	echo "# test runs: round program tmean-ns median-ns answered"
+	cat "$TMPD/testrun"
 	echo '```'
 	echo "</details>"
 } | write_result syncookie

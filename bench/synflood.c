@@ -59,14 +59,6 @@ struct cfg {
 static atomic_ullong total_sent;
 static atomic_bool stop;
 
-static uint64_t xorshift(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 /* The device's received packets, through rtnetlink (this namespace's view). */
 static long long rx_packets(const char *dev)
 {
@@ -140,7 +132,7 @@ static void *sender(void *arg)
 	memset(msgs, 0, sizeof(msgs));
 	while (!stop) {
 		for (i = 0; i < BATCH; i++) {
-			uint64_t r = xorshift(&seed);
+			uint64_t r = cgb_xorshift(&seed);
 			uint32_t src = htonl(c->src_net | (r & 0x1ffff));
 
 			memcpy(a.src, &src, 4);
@@ -148,7 +140,7 @@ static void *sender(void *arg)
 			iov[i].iov_len = syn_frame(frames[i], &a, c->kind, 1024 + (r >> 17) % 64000,
 						   c->port, r >> 32);
 			if (c->ack)
-				ack_frame(frames[i], xorshift(&seed), r >> 32);
+				ack_frame(frames[i], cgb_xorshift(&seed), r >> 32);
 			msgs[i].msg_hdr.msg_iov = &iov[i];
 			msgs[i].msg_hdr.msg_iovlen = 1;
 		}

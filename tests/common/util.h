@@ -44,4 +44,13 @@ static inline uint64_t cgb_clock_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/* The next number of Marsaglia's xorshift64 from the state *s (not 0) */
+static inline uint64_t cgb_xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
 #endif /* CGB_UTIL_H */
