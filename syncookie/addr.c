@@ -25,6 +25,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "rtab.h"
 #include "sc.h"
 
 #define SC_TCP_HDR	20
@@ -123,6 +124,31 @@ void sc_opts_text(const struct sc_conf *c, __u32 mflags, char *buf, size_t n)
 		 c->opts & SC_OPT_ECN ? ", ECN" : "", why);
 }
 
+/*
+ * c->local4: two IPv4 addresses of the host's that sc_rt_local makes
+ * SC_ROUTE_LOCAL /32s (loopback ones aside), dev's own first
+ */
+static void sc_conf_local4(struct sc_conf *c, const char *dev)
+{
+	struct ifaddrs *ifa, *i;
+	int n = 0, pass;
+
+	if (getifaddrs(&ifa))
+		return;
+	for (pass = 0; pass < 2; pass++)
+		for (i = ifa; i && n < 2; i = i->ifa_next) {
+			__u32 a;
+
+			if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET ||
+			    !strcmp(i->ifa_name, dev) != !pass)
+				continue;
+			a = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
+			if (a && (ntohl(a) >> 24) != 127 && (!n || c->local4[0] != a))
+				c->local4[n++] = a;
+		}
+	freeifaddrs(ifa);
+}
+
 int sc_conf_read(const struct sc_target *t, struct sc_conf *c, bool ack, bool raw)
 {
 	struct ifreq ifr = {};
@@ -146,6 +172,7 @@ int sc_conf_read(const struct sc_target *t, struct sc_conf *c, bool ack, bool ra
 	c->mss4 = ifr.ifr_mtu > 576 ? ifr.ifr_mtu - 20 - SC_TCP_HDR : 536;
 	c->mss6 = ifr.ifr_mtu > 1280 ? ifr.ifr_mtu - 40 - SC_TCP_HDR : 1220;
 	sc_conf_opts(c, ack, raw);
+	sc_conf_local4(c, t->dev);
 out:
 	close(fd);
 	return err;
@@ -349,33 +376,114 @@ static int sc_lpm_sync(int map_fd, const void *k, size_t ksz, const __u32 *v, in
 }
 
 /*
- * The IPv4 trie (map4_fd) made the entries of r inside ::ffff:0:0/96, of
- * at least /96, with 32-bit keys (syncookie_abi.h)
+ * What sc_routes answers for an IPv4 address that no entry of at least /96
+ * holds: its longest entry that holds all of ::ffff:0:0/96 (an IPv6
+ * default route), or SC_ROUTE_REJECT, as a miss
  */
-static int sc_rt_sync4(int map4_fd, const struct sc_rt *r)
+static __u32 sc_rt_dflt4(const struct sc_rt *r)
+{
+	static const __u8 mapped[16] = { [10] = 0xff, [11] = 0xff };
+	__u32 v = SC_ROUTE_REJECT;
+	int best = -1, i, j, plen;
+
+	for (i = 0; i < r->n; i++) {
+		plen = r->k[i].prefixlen;
+		if (plen >= 96 || plen <= best)
+			continue;
+		for (j = 0; j < plen; j++)
+			if ((r->k[i].addr[j / 8] ^ mapped[j / 8]) & (0x80 >> (j % 8)))
+				break;
+		if (j == plen) {
+			best = plen;
+			v = r->v[i];
+		}
+	}
+	return v;
+}
+
+/*
+ * The table (rtab_fd, struct sc_rtab4_node) made the n IPv4 routes' (with
+ * dflt where none holds an address): its nodes below the root written into
+ * the half the root does not point into, then the root over the old one
+ * (syncookie_abi.h). Nothing is written where the table in use is already
+ * that one.
+ */
+static int sc_rtab4_sync(int rtab_fd, struct sc_rtab4_route *routes, int n, __u32 dflt)
+{
+	struct sc_rtab4_node *node = calloc(1 + SC_RTAB4_HALF, sizeof(*node)), cur;
+	__u32 live = 0, base, k, s;
+	int used, err = 0, i;
+
+	if (!node)
+		return -ENOMEM;
+	/* the half the root in use points into, if it points anywhere */
+	k = 0;
+	if (!bpf_map_lookup_elem(rtab_fd, &k, &cur))
+		for (s = 0; s < 256 && !live; s++)
+			if ((cur.slot[s] & SC_RTAB4_KIND) == SC_RTAB4_CHILD)
+				live = (cur.slot[s] & ~SC_RTAB4_KIND) > SC_RTAB4_HALF ?
+				       1 + SC_RTAB4_HALF : 1;
+	/* the same table again, at the same place? */
+	used = sc_rtab4_build(routes, n, dflt, node, 1 + SC_RTAB4_HALF, live ? live : 1);
+	for (i = 0; i < used; i++) {
+		k = i ? (live ? live : 1) + i - 1 : 0;
+		if (bpf_map_lookup_elem(rtab_fd, &k, &cur) || memcmp(&cur, &node[i], sizeof(cur)))
+			break;
+	}
+	if (i == used)
+		goto out;
+	base = live == 1 ? 1 + SC_RTAB4_HALF : 1;
+	used = sc_rtab4_build(routes, n, dflt, node, 1 + SC_RTAB4_HALF, base);
+	/* the nodes below the root first, the root last */
+	for (i = used - 1; !err && i >= 0; i--) {
+		k = i ? base + i - 1 : 0;
+		if (bpf_map_update_elem(rtab_fd, &k, &node[i], BPF_ANY))
+			err = -errno;
+	}
+out:
+	free(node);
+	return err;
+}
+
+/*
+ * The IPv4 trie (map4_fd) made the entries of r inside ::ffff:0:0/96, of
+ * at least /96, with 32-bit keys (syncookie_abi.h), and the table
+ * (rtab_fd) what the two tries answer for every IPv4 address
+ */
+static int sc_rt_sync4(int map4_fd, int rtab_fd, const struct sc_rt *r)
 {
 	static const __u8 mapped[12] = { [10] = 0xff, [11] = 0xff };
 	struct sc_route4_key *k = calloc(r->n ? r->n : 1, sizeof(*k));
+	struct sc_rtab4_route *rt = calloc(r->n ? r->n : 1, sizeof(*rt));
 	__u32 *v = calloc(r->n ? r->n : 1, sizeof(*v));
 	int err = -ENOMEM, i, n = 0;
 
-	if (k && v) {
+	if (k && v && rt) {
 		for (i = 0; i < r->n; i++) {
 			if (r->k[i].prefixlen < 96 || memcmp(r->k[i].addr, mapped, 12))
 				continue;
 			k[n].prefixlen = r->k[i].prefixlen - 96;
 			memcpy(&k[n].addr, r->k[i].addr + 12, 4);
-			v[n++] = r->v[i];
+			v[n] = r->v[i];
+			rt[n] = (struct sc_rtab4_route){ k[n].addr, k[n].prefixlen, v[n] };
+			n++;
 		}
 		err = sc_lpm_sync(map4_fd, k, sizeof(*k), v, n);
+		if (!err)
+			err = sc_rtab4_sync(rtab_fd, rt, n, sc_rt_dflt4(r));
 	}
 	free(k);
 	free(v);
+	free(rt);
 	return err;
 }
 
-/* The routes tries (map_fd, map4_fd) made what the namespace entered has now */
-int sc_routes_sync(int map_fd, int map4_fd)
+/*
+ * The routes tries (map_fd, map4_fd) and the IPv4 table (rtab_fd) made
+ * what the namespace entered has now: the tries first, which the table
+ * sends what it cannot answer to
+ */
+int sc_routes_sync(int map_fd, int map4_fd, int rtab_fd)
 {
 	struct sc_rt r = {};
 	int err;
@@ -388,29 +496,30 @@ int sc_routes_sync(int map_fd, int map4_fd)
 	if (!err)
 		err = sc_lpm_sync(map_fd, r.k, sizeof(*r.k), r.v, r.n);
 	if (!err)
-		err = sc_rt_sync4(map4_fd, &r);
+		err = sc_rt_sync4(map4_fd, rtab_fd, &r);
 	free(r.k);
 	free(r.v);
 	return err;
 }
 
-/* The same on the tries pinned for t */
+/* The same on the maps pinned for t */
 int sc_routes_sync_pinned(const struct sc_target *t)
 {
+	static const char *const pins[3] = { SC_PIN_ROUTES, SC_PIN_ROUTES4, SC_PIN_RTAB4 };
 	char path[PATH_MAX];
-	int fd, fd4, err;
+	int fd[3], err = 0, i;
 
-	sc_pin(path, sizeof(path), t, SC_PIN_ROUTES);
-	fd = bpf_obj_get(path);
-	err = fd < 0 ? -errno : 0;
-	sc_pin(path, sizeof(path), t, SC_PIN_ROUTES4);
-	fd4 = bpf_obj_get(path);
+	for (i = 0; i < 3; i++) {
+		sc_pin(path, sizeof(path), t, pins[i]);
+		fd[i] = bpf_obj_get(path);
+		if (fd[i] < 0 && !err)
+			err = -errno;
+	}
 	if (!err)
-		err = fd4 < 0 ? -errno : sc_routes_sync(fd, fd4);
-	if (fd >= 0)
-		close(fd);
-	if (fd4 >= 0)
-		close(fd4);
+		err = sc_routes_sync(fd[0], fd[1], fd[2]);
+	for (i = 0; i < 3; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
 	return err;
 }
 

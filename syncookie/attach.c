@@ -82,7 +82,8 @@ static int sc_hook_maps(const struct sc_target *t, const struct sc_args *a, stru
 	if (!err)
 		err = bpf_map_update_elem(bpf_map__fd(o.conf), &key, &conf, BPF_ANY) ? -errno : 0;
 	if (!err)
-		err = sc_routes_sync(bpf_map__fd(o.routes), bpf_map__fd(o.routes4));
+		err = sc_routes_sync(bpf_map__fd(o.routes), bpf_map__fd(o.routes4),
+				     bpf_map__fd(o.rtab4));
 	if (!err)
 		err = sc_allow_sync(bpf_map__fd(o.allow), a);
 	if (err) {

@@ -40,12 +40,13 @@ const struct sc_map_name sc_maps[SC_NMAPS] = {
 	{ SC_MAP_PORTS, SC_PIN_PORTS },		{ SC_MAP_COUNTERS, SC_PIN_COUNTERS },
 	{ SC_MAP_CONF, SC_PIN_CONF },		{ SC_MAP_ROUTES, SC_PIN_ROUTES },
 	{ SC_MAP_ROUTES4, SC_PIN_ROUTES4 },	{ SC_MAP_ALLOW, SC_PIN_ALLOW },
+	{ SC_MAP_RTAB4, SC_PIN_RTAB4 },
 };
 
 struct bpf_map **sc_obj_map(struct sc_obj *o, int i)
 {
 	struct bpf_map **m[SC_NMAPS] = {
-		&o->ports, &o->counters, &o->conf, &o->routes, &o->routes4, &o->allow,
+		&o->ports, &o->counters, &o->conf, &o->routes, &o->routes4, &o->allow, &o->rtab4,
 	};
 
 	return m[i];

@@ -26,6 +26,7 @@
  *		conf      the device's MAC and MSS       routes  the namespace's
  *		          addresses and routes, an LPM trie (both: addr.c)
  *		routes4   its IPv4 entries, 32-bit keys
+ *		rtab4     what both answer for IPv4, in 8-bit strides (rtab.c)
  *		allow     attach --allow's sources, an LPM trie
  *		link      xdp or tcx link        prog   clsact: the program
  *		ack_link  syncookie_ack's tcx link (6.9+: options under tcp_timestamps 1)

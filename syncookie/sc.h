@@ -128,11 +128,11 @@ struct sc_obj {
 	struct bpf_object *obj;
 	struct bpf_program *xdp, *tc, *ack;	/* ack: loaded if autoload */
 	int ack_err;		/* why syncookie_ack was wanted and did not load */
-	struct bpf_map *ports, *counters, *conf, *routes, *routes4, *allow;
+	struct bpf_map *ports, *counters, *conf, *routes, *routes4, *allow, *rtab4;
 };
 
 /* load.c: the object's maps by index (sc_obj_map), their names and pins */
-#define SC_NMAPS	6
+#define SC_NMAPS	7
 struct sc_map_name {
 	const char *name, *pin;
 };
@@ -173,7 +173,7 @@ struct sc_offsets {
 
 /* addr.c */
 int sc_conf_read(const struct sc_target *t, struct sc_conf *c, bool ack, bool raw);
-int sc_routes_sync(int map_fd, int map4_fd);
+int sc_routes_sync(int map_fd, int map4_fd, int rtab_fd);
 int sc_routes_sync_pinned(const struct sc_target *t);
 int sc_allow_sync(int map_fd, const struct sc_args *a);
 int sc_parse_cidr(const char *s, struct sc_route_key *k);

@@ -91,12 +91,30 @@ struct {
 	__type(value, __u32);
 } sc_routes4 SEC(".maps");
 
-/* sc_options_ok's scratch: where each kind of option is, by kind */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SC_RTAB4_NODES);
+	__type(key, __u32);
+	__type(value, struct sc_rtab4_node);
+} sc_rtab4 SEC(".maps");
+
+/*
+ * Per CPU: the kernel's clock for timestamps as this CPU last read it
+ * (sc_clock_ms), and sc_options_ok's scratch (where each kind of option
+ * is, by kind); the clock first, so that it shares a cache line with the
+ * options Linux sends
+ */
+struct sc_scratch {
+	__u64 jiffies;	/* when the clock was read: bpf_jiffies64() then */
+	__u64 ms;	/* CLOCK_MONOTONIC in ms */
+	__u8 pos[256];
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u8[256]);
+	__type(value, struct sc_scratch);
 } sc_scratch SEC(".maps");
 
 struct {
@@ -146,6 +164,23 @@ static __always_inline __u16 sc_fold(__u64 s)
 	s = (s & 0xffff) + (s >> 16);
 	s = (s & 0xffff) + (s >> 16);
 	return s;
+}
+
+/*
+ * CLOCK_MONOTONIC in ms, the clock of TCP timestamps, read once per tick
+ * on each CPU: within a tick, what this CPU read at its first SYN of it
+ * (jiffies, which the verifier inlines, tell), so never ahead of the clock
+ * and about a tick behind it at most.
+ */
+static __always_inline __u64 sc_clock_ms(struct sc_scratch *c)
+{
+	__u64 j = bpf_jiffies64();
+
+	if (c->jiffies != j) {
+		c->ms = bpf_ktime_get_ns() / 1000000;
+		c->jiffies = j;
+	}
+	return c->ms;
 }
 
 /* The 20-byte IPv4 header's sum, unfolded (no helper call: a few adds) */
@@ -286,12 +321,36 @@ static __always_inline __u32 sc_lpm4(void *trie, __be32 a)
  * sc_lpm4(&sc_routes, a), from the IPv4 trie's shorter keys where it has
  * a match (always one of at least /96 in sc_routes, so the longest there)
  */
-static __always_inline __u32 sc_route4(__be32 a)
+static __always_inline __u32 sc_route4_trie(__be32 a)
 {
 	struct sc_route4_key k = { .prefixlen = 32, .addr = a };
 	__u32 *v = bpf_map_lookup_elem(&sc_routes4, &k);
 
 	return v ? *v : sc_lpm4(&sc_routes, a);
+}
+
+/*
+ * The same from sc_rtab4 (syncookie_abi.h): the root (node 0), then a
+ * node per byte of the address until a slot answers; the tries where the
+ * table says so. A loop, and a function of its own (both ends of a SYN
+ * call it), not copies: the program runs from a cold instruction cache
+ * often enough that its size shows.
+ */
+static __noinline __u32 sc_route4(__be32 a)
+{
+	const __u8 *b = (const __u8 *)&a;
+	struct sc_rtab4_node *n;
+	__u32 k = 0, v = SC_RTAB4_CHILD, i;
+
+#pragma clang loop unroll(disable)
+	for (i = 0; i < 4 && (v & SC_RTAB4_KIND) == SC_RTAB4_CHILD; i++) {
+		k = v & ~SC_RTAB4_KIND;
+		n = bpf_map_lookup_elem(&sc_rtab4, &k);
+		v = n ? n->slot[b[i & 3]] : SC_RTAB4_TRIE;
+	}
+	if ((v & SC_RTAB4_KIND) == SC_RTAB4_CHILD || v == SC_RTAB4_TRIE)
+		return sc_route4_trie(a);
+	return v;
 }
 
 /*
@@ -322,7 +381,9 @@ static __always_inline bool sc_for_us(const struct sc_conf *c, const struct ethh
 		if ((s >> 24) == 0 || (s >> 24) == 127 || (s >> 28) >= 0xe ||
 		    (d >> 24) == 0 || (d >> 24) == 127 || (d >> 28) >= 0xe || s == d)
 			return false;
-		return sc_route4(ip4->daddr) == SC_ROUTE_LOCAL && sc_route4(ip4->saddr) == ifindex &&
+		return (ip4->daddr == c->local4[0] || ip4->daddr == c->local4[1] ||
+			sc_route4(ip4->daddr) == SC_ROUTE_LOCAL) &&
+		       sc_route4(ip4->saddr) == ifindex &&
 		       (!c->allow || sc_lpm4(&sc_allow, ip4->saddr));
 	}
 	{

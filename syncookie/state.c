@@ -257,7 +257,7 @@ void sc_remove(const struct sc_target *t, const struct sc_meta *m, bool ours)
 {
 	static const char *const pins[] = {
 		SC_PIN_LINK, SC_PIN_ACK, SC_PIN_PROG, SC_PIN_PORTS, SC_PIN_COUNTERS, SC_PIN_CONF, SC_PIN_ROUTES,
-		SC_PIN_ROUTES4, SC_PIN_ALLOW, CG_PIN_NAMES, SC_PIN_APPLY, SC_PIN_META,
+		SC_PIN_ROUTES4, SC_PIN_RTAB4, SC_PIN_ALLOW, CG_PIN_NAMES, SC_PIN_APPLY, SC_PIN_META,
 	};
 	char path[PATH_MAX];
 

@@ -69,6 +69,7 @@ static __always_inline int sc_handle(void *ctx, void *data, void *data_end, __u3
 	struct bpf_sock *sk;
 	struct sc_tcp t = {};
 	struct sc_synopt so;
+	struct sc_scratch *scr;
 	__u8 *pos;
 	__u32 zero = 0, adv, user_mss;
 	bool ts_ok, ws_ok, sack_ok, ecn_ok, plain = false;
@@ -155,9 +156,10 @@ static __always_inline int sc_handle(void *ctx, void *data, void *data_end, __u3
 			sum += w[i];
 		}
 	}
-	pos = bpf_map_lookup_elem(&sc_scratch, &zero);
-	if (!pos)
+	scr = bpf_map_lookup_elem(&sc_scratch, &zero);
+	if (!scr)
 		goto passed;
+	pos = scr->pos;
 	if (sc_fold(sum) != 0xffff)
 		goto malformed;
 	if (!sc_options_linux(th, thlen, data_end, pos)) {
@@ -276,7 +278,7 @@ static __always_inline int sc_handle(void *ctx, void *data, void *data_end, __u3
 			 * clock, or the client's PAWS would drop the
 			 * connection's first segments
 			 */
-			__u64 now = bpf_ktime_get_ns() / 1000000;
+			__u64 now = sc_clock_ms(scr);
 
 			ts = ((now >> SC_TS_BITS) << SC_TS_BITS) | bits;
 			if (ts > now)
@@ -445,6 +447,7 @@ int syncookie_ack(struct __sk_buff *skb)
 	struct iphdr *ip4;
 	void *data, *data_end;
 	struct sc_conf *conf;
+	struct sc_scratch *scr;
 	struct bpf_sock *sk;
 	struct tcp_sock *tp;
 	__u32 zero = 0, thlen, tsval = 0, tsecr = 0, iplen;
@@ -481,9 +484,10 @@ int syncookie_ack(struct __sk_buff *skb)
 	    !sc_port_protected(bpf_ntohs(*(__be16 *)(th + 2))))
 		return TC_ACT_NEXT;
 	conf = bpf_map_lookup_elem(&sc_conf, &zero);
-	pos = bpf_map_lookup_elem(&sc_scratch, &zero);
-	if (!conf || !(conf->opts & (SC_OPT_ACK | SC_OPT_RAW)) || !pos)
+	scr = bpf_map_lookup_elem(&sc_scratch, &zero);
+	if (!conf || !(conf->opts & (SC_OPT_ACK | SC_OPT_RAW)) || !scr)
 		return TC_ACT_NEXT;
+	pos = scr->pos;
 	/* addressed to this host as its SYNs must be (sc_for_us): not forwarded through it */
 	if (!sc_for_us(conf, eth, ip4, v6, skb->ifindex))
 		return TC_ACT_NEXT;

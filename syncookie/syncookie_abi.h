@@ -8,7 +8,7 @@
 #ifndef SYNCOOKIE_ABI_H
 #define SYNCOOKIE_ABI_H
 
-#define SC_ABI_VERSION		6
+#define SC_ABI_VERSION		7
 
 /* Per-CPU counters. Only SYNs to a protected port are counted. */
 enum sc_counter {
@@ -29,8 +29,9 @@ enum sc_counter {
  * What the program knows of its device, written by attach (and again by
  * every attach that finds it running): the device's MAC, the MSS its MTU
  * allows, IPv4 and IPv6 (host order), whether --allow limits the sources,
- * and which options a cookie may carry in its timestamp (the namespace's
- * sysctls as attach found them) with the window scale to advertise.
+ * which options a cookie may carry in its timestamp (the namespace's
+ * sysctls as attach found them) with the window scale to advertise, and
+ * two of the host's addresses.
  */
 struct sc_conf {
 	unsigned char mac[6];
@@ -39,6 +40,13 @@ struct sc_conf {
 	unsigned char opts;	/* SC_OPT_*: none, the SYN-ACK has the MSS option alone */
 	unsigned char wscale;	/* the listener's shift with default buffers */
 	unsigned short pad;
+	/*
+	 * Two of the host's IPv4 addresses (network order, 0: none), the
+	 * device's own first: sc_routes answers SC_ROUTE_LOCAL for them (a
+	 * /32 of the host's, the longest prefix there is), so a SYN to one
+	 * needs no walk for its destination.
+	 */
+	unsigned int local4[2];
 };
 
 /*
@@ -97,6 +105,32 @@ struct sc_route4_key {
 #define SC_ROUTE_LOCAL		0xffffffffU
 #define SC_ROUTE_REJECT		0U
 #define SC_ROUTES_MAX		4096
+
+/*
+ * The answer of sc_routes4 (and sc_routes behind it) for every IPv4
+ * address, expanded into a table of 8-bit strides (sc_rtab4, built by
+ * rtab.c): an array of nodes of 256 slots, one per value of the address's
+ * next byte, at most four nodes walked per address, each an array read the
+ * verifier inlines, where the tries cost a helper call and a walk each.
+ * A slot holds an answer of the tries (SC_ROUTE_LOCAL, SC_ROUTE_REJECT, an
+ * ifindex: below SC_RTAB4_CHILD), SC_RTAB4_CHILD | the index of the node
+ * of the next byte, or SC_RTAB4_TRIE: ask the tries (the table ran out of
+ * nodes there). Node 0 is the root, for the first byte; the nodes below it
+ * are either of two halves, 1 to SC_RTAB4_HALF and SC_RTAB4_HALF + 1 to
+ * 2 * SC_RTAB4_HALF. The loader writes a new table's nodes into the half
+ * the root does not point into, then the root over the old one: a program
+ * walking it meanwhile reads each slot of the root old or new, and below
+ * it either table whole.
+ */
+struct sc_rtab4_node {
+	unsigned int slot[256];
+};
+
+#define SC_RTAB4_CHILD		0x80000000U
+#define SC_RTAB4_KIND		0xc0000000U	/* (slot & KIND) == CHILD: a node */
+#define SC_RTAB4_TRIE		0xfffffffeU
+#define SC_RTAB4_HALF		127		/* nodes of one table */
+#define SC_RTAB4_NODES		(1 + 2 * SC_RTAB4_HALF)
 /* attach --allow: the sources answered, the same keys, value 1 */
 #define SC_ALLOW_MAX		256
 
@@ -114,6 +148,7 @@ struct sc_ports {
 #define SC_MAP_ROUTES		"sc_routes"
 #define SC_MAP_ROUTES4		"sc_routes4"
 #define SC_MAP_ALLOW		"sc_allow"
+#define SC_MAP_RTAB4		"sc_rtab4"
 
 #define SC_PIN_ROOT		"/sys/fs/bpf/csum_guard_syncookie"
 /* under SC_PIN_ROOT/<netns inode>/<ifindex>/ */
@@ -126,6 +161,7 @@ struct sc_ports {
 #define SC_PIN_ROUTES		"routes"
 #define SC_PIN_ROUTES4		"routes4"
 #define SC_PIN_ALLOW		"allow"
+#define SC_PIN_RTAB4		"rtab4"
 #define SC_PIN_META		"meta"
 #define SC_PIN_APPLY		"apply"		/* struct sc_applied: apply made it */
 

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * unit.c - the drop decision and the backend choice, without a kernel.
+ * unit.c - the drop decision and the backend choice, without a kernel;
+ * and the SYN responder's table of IPv4 routes.
  *
  * Prints one "PASS name" / "FAIL name: why" line per test, as the suite
  * runner expects, then "unit: N passed, N failed" once all have run, and
  * exits 1 if anything failed. The runner holds the lines to that summary
  * and to the exit status, so a crash or an early exit cannot pass.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,6 +22,7 @@
 #include "json.h"
 #include "log.h"
 #include "nl.h"
+#include "rtab.h"
 #include "select.h"
 #include "sha256.h"
 #include "state.h"
@@ -764,6 +767,101 @@ UNIT_TEST(test_lib_text)
 	EXPECT("lib-text-safe", !strcmp(cg_text_safe("t\x1b[31m\xff\xfe\\\xc3\xa9", buf, sizeof(buf)),
 					"t\\x1b[31m\\xff\\xfe\\\\\xc3\xa9"));
 	EXPECT("lib-text-safe-short", strlen(cg_text_safe("\xff\xff\xff\xff", buf, 10)) <= 9);
+}
+
+/* A number from the generator of Marsaglia's xorshift, seeded by *s */
+static __u32 unit_rand(__u64 *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s >> 16;
+}
+
+static __u32 unit_mask(unsigned int plen)
+{
+	return plen ? htonl(~0U << (32 - plen)) : 0;
+}
+
+/* What the longest of the n routes that holds a answers, dflt if none */
+static __u32 unit_lpm4(const struct sc_rtab4_route *r, int n, __u32 dflt, __u32 a)
+{
+	int i, best = -1;
+	__u32 v = dflt;
+
+	for (i = 0; i < n; i++)
+		if ((int)r[i].plen > best && !((a ^ r[i].addr) & unit_mask(r[i].plen))) {
+			best = r[i].plen;
+			v = r[i].val;
+		}
+	return v;
+}
+
+/*
+ * The responder's IPv4 table (rtab.c) answers what the longest prefix
+ * answers, for random sets of routes of every length, clustered so that
+ * they share nodes, at the addresses of their edges and at random ones;
+ * with too few nodes, SC_RTAB4_TRIE (the tries answer) where it cannot,
+ * and the right answer everywhere else.
+ */
+UNIT_TEST(test_sc_rtab4)
+{
+	static const unsigned int lens[] = { 0, 1, 7, 8, 9, 15, 16, 17, 23, 24, 25, 31, 32 };
+	static struct sc_rtab4_node node[1 + SC_RTAB4_HALF];
+	static const int maxes[] = { 1 + SC_RTAB4_HALF, 4 };
+	struct sc_rtab4_route r[64], sorted[64];
+	int bad_full = 0, bad_small = 0, trie_small = 0, round, m;
+	__u64 seed = 0x2545f4914f6cdd1dULL;
+
+	for (round = 0; round < 300; round++) {
+		int n = unit_rand(&seed) % 64, k = 0, i, j, used;
+		__u32 dflt = unit_rand(&seed) % 3, probe;
+
+		for (i = 0; i < n; i++) {
+			unsigned int plen = lens[unit_rand(&seed) % (sizeof(lens) / sizeof(lens[0]))];
+			/* a few /8s and /16s, so that routes share their nodes */
+			__u32 a = htonl((10 + unit_rand(&seed) % 3) << 24 | (unit_rand(&seed) % 4) << 16 |
+					(unit_rand(&seed) & 0xffff));
+			__u32 v = (__u32[]){ SC_ROUTE_LOCAL, SC_ROUTE_REJECT, 1, 2, 0x7fffffff }
+				[unit_rand(&seed) % 5];
+
+			/* the bits past the prefix set in some: what a trie ignores */
+			if (i % 2)
+				a &= unit_mask(plen);
+			for (j = 0; j < k && (r[j].plen != plen ||
+					      (r[j].addr ^ a) & unit_mask(plen)); j++)
+				;
+			if (j == k)
+				r[k++] = (struct sc_rtab4_route){ a, plen, v };
+		}
+		for (m = 0; m < 2; m++) {
+			memcpy(sorted, r, sizeof(r));
+			used = sc_rtab4_build(sorted, k, dflt, node, maxes[m], 1 + SC_RTAB4_HALF);
+			for (i = 0; i < 4 * k + 200; i++) {
+				__u32 want, got;
+
+				if (i < 4 * k) {
+					/* the first, last, and one past either, of each prefix */
+					probe = (r[i / 4].addr & unit_mask(r[i / 4].plen)) |
+						(i % 2 ? ~unit_mask(r[i / 4].plen) : 0);
+					probe = htonl(ntohl(probe) + (i % 4 == 2 ? (__u32)-1 : i % 4 == 3));
+				} else {
+					probe = htonl((10 + unit_rand(&seed) % 4) << 24 |
+						      (unit_rand(&seed) % 5) << 16 | (unit_rand(&seed) & 0xffff));
+				}
+				want = unit_lpm4(r, k, dflt, probe);
+				got = sc_rtab4_walk(node, used, 1 + SC_RTAB4_HALF, probe);
+				if (m == 0)
+					bad_full += got != want;
+				else if (got == SC_RTAB4_TRIE)
+					trie_small++;
+				else
+					bad_small += got != want;
+			}
+		}
+	}
+	EXPECT("sc-rtab4-lpm", !bad_full);
+	EXPECT("sc-rtab4-full-trie", !bad_small && trie_small > 0);
 }
 
 int main(void)

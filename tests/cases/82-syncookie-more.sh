@@ -157,6 +157,54 @@ case_syn_martian() {
 }
 cg_kernel_case syn_martian
 
+# The program reads IPv4 routes from a table of 8-bit strides (rtab4)
+# whose nodes run out where many routes each need their own: 80 /32s,
+# each in a /16 of its own, take two nodes apiece, more than a table's 127.
+# Sources under the first routes are answered from the table, those under
+# the last from the trie the full slots send the program to; a source in
+# such a /16 with no route back is not answered; a route deleted and
+# attach run again: its source no longer answered.
+case_syn_rtab_full() {
+	local t="syn-rtab-full" i l pin trie got
+
+	sc_quick_guest_skip "$t" && return
+	sc_up && ip netns exec "$SC_S" sysctl -qw net.ipv4.tcp_syncookies=2 || { fail "$t: set-up"; sc_down; return; }
+	for ((i = 0; i < 80; i++)); do
+		echo "route add 100.$i.1.1/32 via 10.9.0.1 dev veth1"
+	done | ip -n "$SC_S" -batch - || { fail "$t: routes"; sc_down; return; }
+	"$STREAM" --netns "$SC_S" --listen 10.9.0.2 --ready-file "$TMPD/sc.ready" --timeout 60 >/dev/null 2>&1 &
+	l=$!
+	wait_ready "$TMPD/sc.ready"
+	if sc_on --ports $SC_PORT 2>"$TMPD/err"; then
+		pin=$(sc_pin_dir)/rtab4
+		trie=$(bpftool -j map dump pinned "$pin" 2>/dev/null |
+			jq '[.[].formatted.value.slot[] | select(. == 4294967294)] | length')
+		[ "${trie:-0}" -gt 0 ] || unexpected "the table" "no slot sends the program to the trie (${trie:-unreadable})"
+		for i in 0 79; do
+			got=$(sc_synack_delta 100.$i.1.1)
+			[ "$got" = "$SC_N $SC_N" ] || unexpected "100.$i.1.1" "SYN-ACKs, program synack: $got"
+		done
+		got=$(sc_synack_delta 100.79.2.1)
+		[ "${got#* }" = 0 ] || unexpected "100.79.2.1 (no route back)" "SYN-ACKs, program synack: $got"
+		ip -n "$SC_S" route del 100.0.1.1/32 && ip -n "$SC_S" route del 100.79.1.1/32 &&
+			sc_on --ports $SC_PORT 2>"$TMPD/err" || unexpected "attach again" "$(head -1 "$TMPD/err")"
+		for i in 0 79; do
+			got=$(sc_synack_delta 100.$i.1.1)
+			[ "${got#* }" = 0 ] || unexpected "100.$i.1.1 (route deleted)" "SYN-ACKs, program synack: $got"
+		done
+		got=$(sc_synack_delta 100.78.1.1)
+		[ "$got" = "$SC_N $SC_N" ] || unexpected "100.78.1.1" "SYN-ACKs, program synack: $got"
+		sc_off
+	else
+		unexpected "attach" "$(head -1 "$TMPD/err")"
+	fi
+	kill $l 2>/dev/null
+	wait $l 2>/dev/null
+	expect_verdict "$t" "80 /32 routes in as many /16s: ${trie:-0} slots of the IPv4 table send the program to the trie; sources under the first and the last answered, one with no route back not; after two routes deleted and attach again, their sources not answered, the others still"
+	sc_down
+}
+cg_kernel_case syn_rtab_full
+
 # status --prometheus read in the namespace of the responder (the host's
 # own namespace, as the command sees it: nsenter, not --netns): its
 # responder is there, netns "", answering, with its synack counter as

@@ -42,6 +42,10 @@ sc_second_dev() {
 }
 
 sc_on() { "$CG" syncookie attach veth1 --netns "$SC_S" --quiet "$@"; }
+# sc_pin_dir: the bpffs directory of the responder of veth1 in $SC_S
+sc_pin_dir() {
+	echo "/sys/fs/bpf/csum_guard_syncookie/$(stat -L -c %i "/run/netns/$SC_S")/$(ip -n "$SC_S" -j link show veth1 | jq -r '.[0].ifindex')"
+}
 sc_off() { "$CG" syncookie detach veth1 --netns "$SC_S" --quiet; }
 # "synack passed malformed" of the responder
 sc_counters() {
