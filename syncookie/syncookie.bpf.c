@@ -367,8 +367,9 @@ int syncookie_xdp(struct xdp_md *ctx)
 
 	if (sc_handle(ctx, data, data_end, ctx->ingress_ifindex, &len) != SC_ANSWER)
 		return XDP_PASS;
-	/* only ever shrinks, which fails only below an Ethernet header */
-	if (bpf_xdp_adjust_tail(ctx, (int)len - (int)(data_end - data)))
+	/* only ever shrinks, which fails only below an Ethernet header; a
+	 * SYN-ACK as long as the SYN (Linux's 40-byte header) needs no cut */
+	if (len != data_end - data && bpf_xdp_adjust_tail(ctx, (int)len - (int)(data_end - data)))
 		return XDP_DROP;
 	sc_count(SC_CNT_SYNACK);
 	return XDP_TX;
@@ -409,7 +410,7 @@ int syncookie_tc(struct __sk_buff *skb)
 	if (sc_handle(skb, data, data_end, skb->ifindex, &len) != SC_ANSWER)
 		return TC_ACT_NEXT;
 	/* the SYN is gone either way: a failed cut drops it, the client retries */
-	if (bpf_skb_change_tail(skb, len, 0))
+	if (len != skb->len && bpf_skb_change_tail(skb, len, 0))
 		return TC_ACT_SHOT;
 	sc_count(SC_CNT_SYNACK);
 	return bpf_redirect(skb->ifindex, 0);
