@@ -130,9 +130,8 @@ int main(int argc, char **argv)
 	uint8_t (*frames)[FRAME_MAX] = NULL;
 	uint32_t *flen = NULL, *dur[MAX_PROGS] = { NULL };
 	unsigned long tx[MAX_PROGS];
-	int opt, n = 0, cpu = -1, ifindex, fd, r, k, ret = 1;
+	int opt, n = 0, cpu = -1, ifindex, r, k, ret = 1;
 	bool mac = false, dst = false, oom;
-	struct ifreq ifr = { 0 };
 	char *eq;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -140,8 +139,7 @@ int main(int argc, char **argv)
 		case 'n': netns = optarg; break;
 		case 'd': dev = optarg; break;
 		case 'm':
-			mac = sscanf(optarg, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &a.dmac[0], &a.dmac[1],
-				     &a.dmac[2], &a.dmac[3], &a.dmac[4], &a.dmac[5]) == 6;
+			mac = !cgb_mac_parse(optarg, a.dmac);
 			if (!mac) {
 				fprintf(stderr, PROG ": --dst-mac: not a MAC address: %s\n", optarg);
 				return 2;
@@ -184,16 +182,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": cannot enter netns %s\n", netns);
 		return 1;
 	}
-	ifindex = if_nametoindex(dev);
-	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
-	if (!ifindex || fd < 0 || ioctl(fd, SIOCGIFHWADDR, &ifr)) {
-		fprintf(stderr, PROG ": %s: %s\n", dev, strerror(errno));
+	ifindex = cgb_dev_mac(dev, a.smac);
+	if (ifindex < 0) {
+		fprintf(stderr, PROG ": %s: %s\n", dev, strerror(-ifindex));
 		return 1;
 	}
-	close(fd);
 	/* from a unicast MAC that is not DEV's own: its peer's, as it were */
-	memcpy(a.smac, ifr.ifr_hwaddr.sa_data, 6);
 	a.smac[0] = (a.smac[0] & ~1) | 2;
 	a.smac[5] ^= 1;
 	if (cpu >= 0 && cgb_pin_cpu(cpu)) {

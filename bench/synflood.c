@@ -178,14 +178,13 @@ int main(int argc, char **argv)
 	};
 	struct cfg c = { .port = 0, .seconds = 3, .src_net = 0xc6120000 };
 	const char *netns = NULL;
-	struct ifreq ifr = {};
 	pthread_t th[64];
 	long long rx0, rx1;
 	uint64_t t0, t1;
 	struct in_addr sn;
 	bool mac = false;
 	unsigned int i;
-	int opt, fd;
+	int opt;
 
 	c.threads = sysconf(_SC_NPROCESSORS_ONLN);
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -193,8 +192,7 @@ int main(int argc, char **argv)
 		case 'n': netns = optarg; break;
 		case 'd': c.dev = optarg; break;
 		case 'm':
-			mac = sscanf(optarg, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &c.a.dmac[0], &c.a.dmac[1],
-				     &c.a.dmac[2], &c.a.dmac[3], &c.a.dmac[4], &c.a.dmac[5]) == 6;
+			mac = !cgb_mac_parse(optarg, c.a.dmac);
 			break;
 		case 't':
 			if (inet_pton(AF_INET, optarg, c.a.dst) != 1)
@@ -219,15 +217,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": cannot enter netns %s\n", netns);
 		return 1;
 	}
-	c.ifindex = if_nametoindex(c.dev);
-	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", c.dev);
-	if (!c.ifindex || fd < 0 || ioctl(fd, SIOCGIFHWADDR, &ifr)) {
-		fprintf(stderr, PROG ": %s: %s\n", c.dev, strerror(errno));
+	c.ifindex = cgb_dev_mac(c.dev, c.a.smac);
+	if (c.ifindex < 0) {
+		fprintf(stderr, PROG ": %s: %s\n", c.dev, strerror(-c.ifindex));
 		return 1;
 	}
-	close(fd);
-	memcpy(c.a.smac, ifr.ifr_hwaddr.sa_data, 6);
 
 	rx0 = rx_packets(c.dev);
 	t0 = cgb_clock_ns(CLOCK_MONOTONIC);

@@ -16,7 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <net/if.h>
 #include <netinet/in.h>
+#include <sys/ioctl.h>
 
 #include "util.h"
 #include "../../lib/netns.h"
@@ -128,4 +130,25 @@ int cgb_connect(int type, const char *addr, unsigned long port, unsigned int tri
 			break;
 	}
 	return err;
+}
+
+int cgb_dev_mac(const char *dev, uint8_t *mac)
+{
+	struct ifreq ifr = { 0 };
+	int ifindex = if_nametoindex(dev), fd, err = 0;
+
+	if (!ifindex)
+		return -errno;
+	if (strlen(dev) >= sizeof(ifr.ifr_name))
+		return -ENAMETOOLONG;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || ioctl(fd, SIOCGIFHWADDR, &ifr))
+		err = -errno;
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		return err;
+	memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	return ifindex;
 }

@@ -35,6 +35,7 @@
 #include <sys/socket.h>
 
 #include "synframe.h"
+#include "util.h"
 
 #define PROG "sc-syn"
 
@@ -43,12 +44,6 @@ static int usage(void)
 	fprintf(stderr, "usage: " PROG " --dev DEV --dst-mac MAC --src ADDR --dst ADDR --port P "
 		"[--kind good|csum|doff|doff-long|opt|ipcsum|ts] [--count N] [--wait MS] [--vlan ID] [--mss]\n");
 	return 2;
-}
-
-static int parse_mac(const char *s, uint8_t *mac)
-{
-	return sscanf(s, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &mac[0], &mac[1], &mac[2], &mac[3],
-		      &mac[4], &mac[5]) == 6 ? 0 : -1;
 }
 
 static long now_ms(void)
@@ -92,7 +87,7 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'd': dev = optarg; break;
 		case 'm':
-			if (parse_mac(optarg, a.dmac))
+			if (cgb_mac_parse(optarg, a.dmac))
 				return usage();
 			have_mac = true;
 			break;
