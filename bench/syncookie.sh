@@ -23,9 +23,10 @@
 # 3. The same SYN path's cost without the flood: bench/sc-cost runs this
 #    tree's syncookie_xdp, $SC_BEFORE_REV's and xdp-pass through
 #    BPF_PROG_TEST_RUN, SYN frame by SYN frame, each frame through all
-#    three in turn (SC_TESTRUN_CALLS frames a round, 20000), as each was
-#    attached by its own loader (pinned, then detached): the programs'
-#    own work, without what the flood's other CPU and cache do to it.
+#    three in a random order (SC_TESTRUN_CALLS frames a round, 20000), as
+#    each was attached by its own loader (pinned, then detached; which of
+#    the two responders first alternates): the programs' own work,
+#    without what the flood's other CPU and cache do to it.
 #
 #   netns $CLI (the flood)                     netns $SRV (the server)
 #   veth0 10.9.0.1/24  ------------------------ veth1 10.9.0.2/24
@@ -246,11 +247,12 @@ testrun() {
 
 	mkdir -p "$SC_PINS" || die "cannot make $SC_PINS"
 	bpftool prog load "$XDP_PASS_OBJ" "$SC_PINS/floor" type xdp || die "cannot load xdp-pass"
+	# which is loaded first alternates: the last one loaded runs faster
+	# by up to 20 ns (sc-cost's programs tried as three copies of one)
+	[ -n "$BEFORE" ] && [ $(($1 % 2)) = 0 ] && testrun_pin before
 	testrun_pin new
-	if [ -n "$BEFORE" ]; then
-		testrun_pin before
-		args+=(--prog before="$SC_PINS/before")
-	fi
+	[ -n "$BEFORE" ] && [ $(($1 % 2)) = 1 ] && testrun_pin before
+	[ -n "$BEFORE" ] && args+=(--prog before="$SC_PINS/before")
 	# the listener's cookies of $SC_BEFORE_REV want 2; raw ones no sysctl
 	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_syncookies=2 net.ipv4.tcp_timestamps=2
 	"$BB/sc-cost" --netns "$SRV" --dev veth1 --dst-mac "$(mac "$SRV" veth1)" --dst 10.9.0.2 \
@@ -366,8 +368,9 @@ RUN="bench/syncookie.sh (what \`make bench ONLY=syncookie\` runs) at $(git -C "$
 	echo
 	echo "ns per SYN (the kernel's duration of a test run of one frame: the program and one clock" \
 		"read), mean of each round's middle 90 % over $SC_TESTRUN_CALLS SYN frames, each frame" \
-		"through every program in turn, as received on veth1 (random sources in 198.18.0.0/15," \
-		"the options Linux sends, to the listener), every program attached afresh each round;" \
+		"through every program in a random order, as received on veth1 (random sources in" \
+		"198.18.0.0/15, the options Linux sends, to the listener), every program attached afresh" \
+		"each round, the two responders in alternating order;" \
 		"median, min–max and spread over the $RUNS rounds. Every responder answered every frame."
 	echo
 	echo "| program | ns/SYN (median) | min–max | spread |"
