@@ -258,9 +258,9 @@ fuzz:
 UNIT_LIB := lib/sha256.c lib/nl.c lib/cli.c lib/log.c lib/journal.c lib/state.c lib/netns.c lib/bpffs.c lib/json.c
 $(BUILD)/tests/unit: tests/unit.c include/csum_guard.h loader/select.c loader/select.h \
 		syncookie/rtab.c syncookie/rtab.h syncookie/syncookie_abi.h \
-		$(UNIT_LIB) lib/*.h | $(BUILD)/tests
+		$(UNIT_LIB) lib/*.h $(TESTCOMMON_H) | $(BUILD)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) $(INCLUDES) -Iloader -Isyncookie -o $@ tests/unit.c \
+	$(Q)$(CC) $(CFLAGS) $(WARN) $(INCLUDES) -Iloader -Isyncookie $(TESTCOMMON) -o $@ tests/unit.c \
 		loader/select.c syncookie/rtab.c $(UNIT_LIB) $(LIBS)
 
 # Variants of the guard the tests load, built from the same source with -D:

@@ -26,6 +26,7 @@
 #include "select.h"
 #include "sha256.h"
 #include "state.h"
+#include "util.h"
 
 static int failures, passes;
 
@@ -769,13 +770,10 @@ UNIT_TEST(test_lib_text)
 	EXPECT("lib-text-safe-short", strlen(cg_text_safe("\xff\xff\xff\xff", buf, 10)) <= 9);
 }
 
-/* A number from the generator of Marsaglia's xorshift, seeded by *s */
-static __u32 unit_rand(__u64 *s)
+/* 32 bits of the next number of cgb_xorshift from *s */
+static __u32 unit_rand(uint64_t *s)
 {
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s >> 16;
+	return cgb_xorshift(s) >> 16;
 }
 
 static __u32 unit_mask(unsigned int plen)
@@ -811,7 +809,7 @@ UNIT_TEST(test_sc_rtab4)
 	static const int maxes[] = { 1 + SC_RTAB4_HALF, 4 };
 	struct sc_rtab4_route r[64], sorted[64];
 	int bad_full = 0, bad_small = 0, trie_small = 0, round, m;
-	__u64 seed = 0x2545f4914f6cdd1dULL;
+	uint64_t seed = 0x2545f4914f6cdd1dULL;
 
 	for (round = 0; round < 300; round++) {
 		int n = unit_rand(&seed) % 64, k = 0, i, j, used;
