@@ -24,7 +24,7 @@
  *		counters  per-CPU synack / passed / malformed / foreign / ack /
  *		          ack_refused (bpf modes)
  *		conf      the device's MAC and MSS       routes  the namespace's
- *		          addresses and routes, an LPM trie (both: addr.c)
+ *		          addresses and routes, an LPM trie (addr.c, routes.c)
  *		routes4   its IPv4 entries, 32-bit keys
  *		rtab4     what both answer for IPv4, in 8-bit strides (rtab.c)
  *		allow     attach --allow's sources, an LPM trie

@@ -3,8 +3,8 @@
  * sc.h - what the files of the SYN-cookie responder share: its modes, its
  * meta on bpffs, its target, and the functions each file offers the others
  * (state.c: modes, sysctls, pins, liveness, removal; nft.c: the SYNPROXY
- * fallback; addr.c: the device and namespace the program is told of;
- * attach.c: load, attach, detach). main.c has the command line,
+ * fallback; addr.c and routes.c: the device and namespace the program is
+ * told of; attach.c: load, attach, detach). main.c has the command line,
  * status and probe; syncookie.h is what the csum-guard command calls.
  */
 #ifndef CG_SC_H
@@ -171,10 +171,13 @@ struct sc_offsets {
 	bool reqsk;		/* the kernel has bpf_sk_assign_tcp_reqsk (6.9+) */
 };
 
-/* addr.c */
-int sc_conf_read(const struct sc_target *t, struct sc_conf *c, bool ack, bool raw);
+/* routes.c */
+int sc_lpm_sync(int map_fd, const void *k, size_t ksz, const __u32 *v, int n);
 int sc_routes_sync(int map_fd, int map4_fd, int rtab_fd);
 int sc_routes_sync_pinned(const struct sc_target *t);
+
+/* addr.c */
+int sc_conf_read(const struct sc_target *t, struct sc_conf *c, bool ack, bool raw);
 int sc_allow_sync(int map_fd, const struct sc_args *a);
 int sc_parse_cidr(const char *s, struct sc_route_key *k);
 void sc_listener_offsets(struct sc_offsets *o);
