@@ -371,3 +371,38 @@ int sc_routes_sync_pinned(const struct sc_target *t)
 			close(fd[i]);
 	return err;
 }
+
+
+/*
+ * How much of its IPv4 table t's program has: *nodes, those the root
+ * reaches (itself included; at most 1 + SC_RTAB4_HALF), and *full, whether
+ * a slot sends the program to the tries (the routes needed more nodes). 0,
+ * or -errno where the table cannot be read.
+ */
+int sc_rtab4_usage(const struct sc_target *t, int *nodes, bool *full)
+{
+	__u32 queue[1 + SC_RTAB4_HALF] = { 0 }, s, v;
+	struct sc_rtab4_node node;
+	int head = 0, tail = 1, err;
+
+	*nodes = 0;
+	*full = false;
+	while (head < tail) {
+		err = sc_map_get(t, SC_PIN_RTAB4, &node, queue[head++]);
+		if (err)
+			return err;
+		for (s = 0; s < 256; s++) {
+			v = node.slot[s];
+			if (v == SC_RTAB4_TRIE) {
+				*full = true;
+			} else if ((v & SC_RTAB4_KIND) == SC_RTAB4_CHILD) {
+				/* a tree of one half's nodes: never more */
+				if (tail == (int)(sizeof(queue) / sizeof(queue[0])))
+					return -EUCLEAN;
+				queue[tail++] = v & ~SC_RTAB4_KIND;
+			}
+		}
+	}
+	*nodes = tail;
+	return 0;
+}

@@ -175,6 +175,7 @@ struct sc_offsets {
 int sc_lpm_sync(int map_fd, const void *k, size_t ksz, const __u32 *v, int n);
 int sc_routes_sync(int map_fd, int map4_fd, int rtab_fd);
 int sc_routes_sync_pinned(const struct sc_target *t);
+int sc_rtab4_usage(const struct sc_target *t, int *nodes, bool *full);
 
 /* addr.c */
 int sc_conf_read(const struct sc_target *t, struct sc_conf *c, bool ack, bool raw);

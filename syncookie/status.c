@@ -164,6 +164,8 @@ struct sc_view {
 	struct sc_applied applied;	/* apply's mark and repairs, zero: none */
 	const char *tables, *cookies;
 	int sys;			/* the sysctl its mode needs, as set */
+	int rt_nodes;			/* its IPv4 table's nodes in use (bpf modes), 0: unread */
+	bool rt_full;			/* some slots send the program to the tries */
 };
 
 /* One responder's line; whether it answers */
@@ -226,6 +228,9 @@ static bool sc_print_text(const struct sc_view *v)
 	else
 		printf("; no conntrack hand-off%s",
 		       m.flags & SC_META_NO_HANDOFF ? " (--no-handoff)" : "");
+	if (v->rt_full)
+		printf("; IPv4 route table full (%d nodes): some sources' routes are looked up "
+		       "in the tries instead, more slowly", v->rt_nodes);
 	printf("; %s\n", v->why);
 	return true;
 }
@@ -295,6 +300,10 @@ static void sc_print_json(const struct sc_view *v, bool *first_row)
 		       conf.opts & SC_OPT_WS ? conf.wscale : -1,
 		       conf.opts & SC_OPT_SACK ? "true" : "false",
 		       conf.opts & SC_OPT_ECN ? "true" : "false", strstr(opts, "stale") ? "true" : "false");
+	/* the IPv4 routes' table (bpf modes): full, some routes answer from the tries */
+	if (v->rt_nodes)
+		printf(",\"route_table\":{\"nodes\":%d,\"max\":%d,\"full\":%s}", v->rt_nodes,
+		       1 + SC_RTAB4_HALF, v->rt_full ? "true" : "false");
 	putchar('}');
 }
 
@@ -344,6 +353,8 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 		sc_counters(t, &v.m, &v.c);
 		sc_status_opts(t, &v.m, &v.conf, v.opts, sizeof(v.opts));
 		sc_mode_why(t, &v.m, v.why, sizeof(v.why));
+		if (v.m.mode != SC_NFT && sc_rtab4_usage(t, &v.rt_nodes, &v.rt_full))
+			v.rt_nodes = 0;
 	}
 	v.sys = sc_sysctl_read(v.live ? sc_sysctl_path(v.m.mode) : SC_SYSCTL_COOKIES);
 	if (!json)

@@ -163,9 +163,10 @@ cg_kernel_case syn_martian
 # Sources under the first routes are answered from the table, those under
 # the last from the trie the full slots send the program to; a source in
 # such a /16 with no route back is not answered; a route deleted and
-# attach run again: its source no longer answered.
+# attach run again: its source no longer answered. status says the table
+# is full (text and --json), and no longer once the routes are gone.
 case_syn_rtab_full() {
-	local t="syn-rtab-full" i l pin trie got
+	local t="syn-rtab-full" i l pin trie got st
 
 	sc_quick_guest_skip "$t" && return
 	sc_up && ip netns exec "$SC_S" sysctl -qw net.ipv4.tcp_syncookies=2 || { fail "$t: set-up"; sc_down; return; }
@@ -180,6 +181,10 @@ case_syn_rtab_full() {
 		trie=$(bpftool -j map dump pinned "$pin" 2>/dev/null |
 			jq '[.[].formatted.value.slot[] | select(. == 4294967294)] | length')
 		[ "${trie:-0}" -gt 0 ] || unexpected "the table" "no slot sends the program to the trie (${trie:-unreadable})"
+		expect_eq "status --json's route_table, full" '{"nodes":128,"max":128,"full":true}' \
+			"$("$CG" syncookie status veth1 --netns "$SC_S" --json | jq -c .route_table)"
+		expect_grep "status says the table is full" "; IPv4 route table full (128 nodes): " - \
+			<<<"$("$CG" syncookie status veth1 --netns "$SC_S")"
 		for i in 0 79; do
 			got=$(sc_synack_delta 100.$i.1.1)
 			[ "$got" = "$SC_N $SC_N" ] || unexpected "100.$i.1.1" "SYN-ACKs, program synack: $got"
@@ -194,13 +199,25 @@ case_syn_rtab_full() {
 		done
 		got=$(sc_synack_delta 100.78.1.1)
 		[ "$got" = "$SC_N $SC_N" ] || unexpected "100.78.1.1" "SYN-ACKs, program synack: $got"
+		# the routes gone, attach again: the root and one node per byte of
+		# 10.9.0.x's and 10.9.0.2's ways down, nothing left to the trie
+		for ((i = 1; i < 79; i++)); do
+			echo "route del 100.$i.1.1/32"
+		done | ip -n "$SC_S" -batch - && sc_on --ports $SC_PORT 2>"$TMPD/err" ||
+			unexpected "the routes deleted, attach again" "$(head -1 "$TMPD/err")"
+		st=$("$CG" syncookie status veth1 --netns "$SC_S" --json)
+		expect_eq "status --json's route_table, the routes gone: full" false "$(jq .route_table.full <<<"$st")"
+		expect_match "status --json's route_table, the routes gone: nodes" '^[1-9]$' \
+			"$(jq .route_table.nodes <<<"$st")"
+		st=$("$CG" syncookie status veth1 --netns "$SC_S")
+		[[ $st != *"route table full"* ]] || unexpected "status, the routes gone" "still full: $st"
 		sc_off
 	else
 		unexpected "attach" "$(head -1 "$TMPD/err")"
 	fi
 	kill $l 2>/dev/null
 	wait $l 2>/dev/null
-	expect_verdict "$t" "80 /32 routes in as many /16s: ${trie:-0} slots of the IPv4 table send the program to the trie; sources under the first and the last answered, one with no route back not; after two routes deleted and attach again, their sources not answered, the others still"
+	expect_verdict "$t" "80 /32 routes in as many /16s: ${trie:-0} slots of the IPv4 table send the program to the trie, status says it is full; sources under the first and the last answered, one with no route back not; after two routes deleted and attach again, their sources not answered, the others still; all deleted, the table no longer full"
 	sc_down
 }
 cg_kernel_case syn_rtab_full
