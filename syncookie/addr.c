@@ -264,6 +264,7 @@ static bool sc_btf_int(const struct btf *btf, __u32 id, __u32 size)
  * offsetof(struct tcp_sock, window_clamp) and the bit offset of struct
  * sock's sk_userlocks (SO_RCVBUF); all 0 if the kernel has no BTF or the
  * layout is not the one expected. struct sock is where tcp_sock starts.
+ * With them, struct tcp_sock's id where the kernel has bpf_rdonly_cast.
  * And whether it has the kfunc syncookie_ack calls.
  */
 void sc_listener_offsets(struct sc_offsets *o)
@@ -271,6 +272,7 @@ void sc_listener_offsets(struct sc_offsets *o)
 	struct btf *btf = btf__load_vmlinux_btf();
 	long off1, off2, wc, ul;
 	__u32 type = 0, id;
+	bool cast;
 	__s32 sid, kid;
 
 	memset(o, 0, sizeof(*o));
@@ -288,9 +290,11 @@ void sc_listener_offsets(struct sc_offsets *o)
 		wc = -1;
 	ul = kid > 0 ? sc_btf_member_bit(btf, kid, "sk_userlocks", &type) : -1;
 	o->reqsk = btf__find_by_name_kind(btf, "bpf_sk_assign_tcp_reqsk", BTF_KIND_FUNC) > 0;
+	cast = btf__find_by_name_kind(btf, "bpf_rdonly_cast", BTF_KIND_FUNC) > 0;
 	btf__free(btf);
 	if (off2 < 0 || wc <= 0 || ul <= 0)
 		return;
+	o->tcp_sock_btf = cast ? sid : 0;
 	o->user_mss = off1 + off2;
 	o->wclamp = wc;
 	o->userlocks_bit = ul;

@@ -65,6 +65,8 @@ static int sc_load_once(struct sc_obj *o, bool xdp, bool tcx, bool ack,
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "syncookie");
 	char path[PATH_MAX];
+	bool cast = off && off->tcp_sock_btf;
+	struct bpf_program *p;
 	const void *data;
 	size_t size;
 	int err = 0, i;
@@ -76,8 +78,8 @@ static int sc_load_once(struct sc_obj *o, bool xdp, bool tcx, bool ack,
 		snprintf(why, why_len, "cannot open the built-in object");
 		return -ENOEXEC;
 	}
-	o->xdp = bpf_object__find_program_by_name(o->obj, SC_PROG_XDP);
-	o->tc = bpf_object__find_program_by_name(o->obj, SC_PROG_TC);
+	o->xdp = bpf_object__find_program_by_name(o->obj, cast ? SC_PROG_XDP : SC_PROG_XDP_H);
+	o->tc = bpf_object__find_program_by_name(o->obj, cast ? SC_PROG_TC : SC_PROG_TC_H);
 	o->ack = bpf_object__find_program_by_name(o->obj, SC_PROG_ACK);
 	for (i = 0; i < SC_NMAPS; i++)
 		if (!(*sc_obj_map(o, i) = bpf_object__find_map_by_name(o->obj, sc_maps[i].name)))
@@ -89,8 +91,9 @@ static int sc_load_once(struct sc_obj *o, bool xdp, bool tcx, bool ack,
 	}
 	if (tcx)
 		bpf_program__set_expected_attach_type(o->tc, CG_BPF_TCX_INGRESS);
-	bpf_program__set_autoload(xdp ? o->tc : o->xdp, false);
-	bpf_program__set_autoload(o->ack, ack);
+	/* the one program for the hook, and syncookie_ack where wanted */
+	bpf_object__for_each_program(p, o->obj)
+		bpf_program__set_autoload(p, p == (xdp ? o->xdp : o->tc) || (p == o->ack && ack));
 	bpf_program__set_expected_attach_type(o->ack, CG_BPF_TCX_INGRESS);
 	if (sc_have_raw())
 		err = sc_rodata_set(o->obj, "sc_raw", 1);
@@ -100,6 +103,8 @@ static int sc_load_once(struct sc_obj *o, bool xdp, bool tcx, bool ack,
 			err = sc_rodata_set(o->obj, "sc_wclamp_off", off->wclamp);
 		if (!err)
 			err = sc_rodata_set(o->obj, "sc_userlocks_bit", off->userlocks_bit);
+		if (!err && cast)
+			err = sc_rodata_set(o->obj, "sc_tcp_sock_btf", off->tcp_sock_btf);
 	}
 	for (i = 0; !err && reuse && i < SC_NMAPS; i++) {
 		sc_pin(path, sizeof(path), reuse, sc_maps[i].pin);
@@ -158,7 +163,8 @@ bool sc_have_reqsk(void)
 
 /*
  * With the listener's TCP_MAXSEG, window clamp and SO_RCVBUF lock read
- * where the kernel has BTF and bpf_skc_to_tcp_sock; where it refuses that,
+ * where the kernel has BTF and bpf_skc_to_tcp_sock (through bpf_rdonly_cast
+ * where it has that too, else through the helper); where it refuses that,
  * without (the program then sees TCP_MAXSEG only as far as the cookie
  * shows it, and offers no window scaling). With ack (and sc_have_reqsk)
  * syncookie_ack too, if it loads: else without it, o->ack_err saying why.
@@ -167,7 +173,10 @@ int sc_load(struct sc_obj *o, bool xdp, bool tcx, bool ack, const struct sc_targ
 	    char *why, size_t why_len)
 {
 	const struct sc_offsets *off = sc_offsets();
+	struct sc_offsets helper = *off;
 	int err, ack_err = 0;
+
+	helper.tcp_sock_btf = 0;
 
 	if (ack) {
 		ack_err = -EOPNOTSUPP;
@@ -181,6 +190,8 @@ int sc_load(struct sc_obj *o, bool xdp, bool tcx, bool ack, const struct sc_targ
 	err = -ENOENT;
 	if (off->user_mss)
 		err = sc_load_once(o, xdp, tcx, false, reuse, off, why, why_len);
+	if (err && off->user_mss && off->tcp_sock_btf)
+		err = sc_load_once(o, xdp, tcx, false, reuse, &helper, why, why_len);
 	if (err)
 		err = sc_load_once(o, xdp, tcx, false, reuse, NULL, why, why_len);
 	o->ack_err = ack_err;

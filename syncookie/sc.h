@@ -168,6 +168,8 @@ int sc_resolve(const struct sc_args *a, struct sc_target *t, const char *verb, u
 /* Where a listener keeps what the program reads of it (sc_listener_offsets) */
 struct sc_offsets {
 	__u32 user_mss, wclamp, userlocks_bit;
+	__u32 tcp_sock_btf;	/* struct tcp_sock's BTF id where the kernel has
+				 * bpf_rdonly_cast (6.2+) to read it with; else 0 */
 	bool reqsk;		/* the kernel has bpf_sk_assign_tcp_reqsk (6.9+) */
 };
 

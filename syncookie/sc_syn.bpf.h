@@ -47,6 +47,16 @@ const volatile __u32 sc_user_mss_off = 0;
 const volatile __u32 sc_wclamp_off = 0;
 const volatile __u32 sc_userlocks_bit = 0;
 /*
+ * With them, where the kernel has bpf_rdonly_cast (6.2+): the BTF id of
+ * struct tcp_sock in its vmlinux, for syncookie_xdp and syncookie_tc,
+ * which read the listener through that kfunc (inlined: no call, and none
+ * of the listener's lines but those read) instead of bpf_skc_to_tcp_sock.
+ * 0: the _h programs, which call the helper, are the ones attach loads (a
+ * kfunc the kernel lacks may not appear in a program it is given at all).
+ */
+const volatile __u32 sc_tcp_sock_btf = 0;
+extern void *bpf_rdonly_cast(const void *obj__ign, __u32 btf_id__k) __ksym __weak;
+/*
  * 1: the kernel has bpf_tcp_raw_gen_syncookie_ipv4/6 and
  * bpf_tcp_raw_check_syncookie_ipv4/6 (6.0+, attach probes them), used
  * where sc_conf says SC_OPT_RAW; 0: the code that calls them is dead to

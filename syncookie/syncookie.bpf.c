@@ -9,10 +9,13 @@
  * ACK the kernel's own cookie path takes. Either way the connection is the
  * stack's from then on.
  *
- * One parser serves two programs: XDP (the frame goes back with XDP_TX) and
- * tc ingress (redirected to the same device's egress). Uapi structures
- * only, no CO-RE: it loads on any kernel with the helper (syncookie_ack
- * only where its kfunc is, attach.c).
+ * One parser serves two hooks: XDP (the frame goes back with XDP_TX) and
+ * tc ingress (redirected to the same device's egress), each with a program
+ * that reads the listener through bpf_rdonly_cast (6.2+) and one that
+ * calls bpf_skc_to_tcp_sock (_h). Uapi structures only, no CO-RE (the one
+ * kernel type id it needs comes in its read-only data): it loads on any
+ * kernel with the helper (syncookie_ack only where its kfunc is,
+ * attach.c).
  *
  * Its MSS is this host's (the device's MTU, and the listener's TCP_MAXSEG
  * as far as the cookie shows it); the cookie encodes the client's. Where
@@ -56,7 +59,7 @@
  * change that boots every kernel line of make test-matrix.
  */
 static __always_inline int sc_handle(void *ctx, void *data, void *data_end, __u32 ifindex,
-				     __u32 *len)
+				     __u32 *len, bool cast)
 {
 	__u32 thbuf[SC_TH_MAX / 4] = {};
 	struct ethhdr *eth = data;
@@ -190,10 +193,12 @@ static __always_inline int sc_handle(void *ctx, void *data, void *data_end, __u3
 	hl = thlen;
 	asm volatile("%0 &= 0x3c\n\tif %0 > 19 goto +1\n\t%0 = 20" : "+r"(hl));
 	/* the listener's TCP_MAXSEG, and whether it keeps the default
-	 * window, where this kernel lets us read them */
+	 * window, where this kernel lets us read them: a listener is a full
+	 * TCP socket, its struct tcp_sock (cast: read as that, no call) */
 	user_mss = 0;
-	if (sc_user_mss_off) {
-		char *tp = (char *)bpf_skc_to_tcp_sock(sk);
+	if (sc_user_mss_off && (!cast || sc_tcp_sock_btf)) {
+		char *tp = cast ? (char *)bpf_rdonly_cast(sk, sc_tcp_sock_btf) :
+				  (char *)bpf_skc_to_tcp_sock(sk);
 
 		if (tp) {
 			user_mss = *(__u16 *)(tp + sc_user_mss_off);
@@ -358,14 +363,13 @@ passed:
 	return SC_PASS;
 }
 
-SEC("xdp")
-int syncookie_xdp(struct xdp_md *ctx)
+static __always_inline int sc_xdp(struct xdp_md *ctx, bool cast)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
 	__u32 len;
 
-	if (sc_handle(ctx, data, data_end, ctx->ingress_ifindex, &len) != SC_ANSWER)
+	if (sc_handle(ctx, data, data_end, ctx->ingress_ifindex, &len, cast) != SC_ANSWER)
 		return XDP_PASS;
 	/* only ever shrinks, which fails only below an Ethernet header; a
 	 * SYN-ACK as long as the SYN (Linux's 40-byte header) needs no cut */
@@ -373,6 +377,23 @@ int syncookie_xdp(struct xdp_md *ctx)
 		return XDP_DROP;
 	sc_count(SC_CNT_SYNACK);
 	return XDP_TX;
+}
+
+/*
+ * Each hook's program twice: the listener read through bpf_rdonly_cast
+ * (sc_tcp_sock_btf), and through bpf_skc_to_tcp_sock (_h, for kernels
+ * without the kfunc); attach loads one of them (load.c)
+ */
+SEC("xdp")
+int syncookie_xdp(struct xdp_md *ctx)
+{
+	return sc_xdp(ctx, true);
+}
+
+SEC("xdp")
+int syncookie_xdp_h(struct xdp_md *ctx)
+{
+	return sc_xdp(ctx, false);
 }
 
 /*
@@ -392,8 +413,7 @@ static __always_inline bool sc_tc_data(struct __sk_buff *skb, void **data, void 
 	return true;
 }
 
-SEC("tc")
-int syncookie_tc(struct __sk_buff *skb)
+static __always_inline int sc_tc(struct __sk_buff *skb, bool cast)
 {
 	void *data, *data_end;
 	__u32 len;
@@ -407,13 +427,25 @@ int syncookie_tc(struct __sk_buff *skb)
 	 */
 	if (skb->vlan_present)
 		return TC_ACT_NEXT;
-	if (sc_handle(skb, data, data_end, skb->ifindex, &len) != SC_ANSWER)
+	if (sc_handle(skb, data, data_end, skb->ifindex, &len, cast) != SC_ANSWER)
 		return TC_ACT_NEXT;
 	/* the SYN is gone either way: a failed cut drops it, the client retries */
 	if (len != skb->len && bpf_skb_change_tail(skb, len, 0))
 		return TC_ACT_SHOT;
 	sc_count(SC_CNT_SYNACK);
 	return bpf_redirect(skb->ifindex, 0);
+}
+
+SEC("tc")
+int syncookie_tc(struct __sk_buff *skb)
+{
+	return sc_tc(skb, true);
+}
+
+SEC("tc")
+int syncookie_tc_h(struct __sk_buff *skb)
+{
+	return sc_tc(skb, false);
 }
 
 /*

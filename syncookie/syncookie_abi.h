@@ -139,8 +139,10 @@ struct sc_ports {
 	unsigned char bits[65536 / 8];
 };
 
-#define SC_PROG_XDP		"syncookie_xdp"
+#define SC_PROG_XDP		"syncookie_xdp"	/* the listener read by bpf_rdonly_cast */
 #define SC_PROG_TC		"syncookie_tc"
+#define SC_PROG_XDP_H		"syncookie_xdp_h"	/* by bpf_skc_to_tcp_sock */
+#define SC_PROG_TC_H		"syncookie_tc_h"
 #define SC_PROG_ACK		"syncookie_ack"	/* tc ingress, beside either */
 #define SC_MAP_PORTS		"sc_ports"
 #define SC_MAP_COUNTERS		"sc_counters"

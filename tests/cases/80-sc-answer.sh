@@ -31,6 +31,10 @@ case_syn_connect() {
 	fi
 	got=$("$CG" syncookie status veth1 --netns "$SC_S" --json | jq -r .mode)
 	expect_eq "status's mode" "$mode" "$got"
+	if [ "$mode" != nft ] && command -v bpftool >/dev/null && [ -e /sys/kernel/btf/vmlinux ]; then
+		expect_eq "the program on veth1 (bpf_rdonly_cast where the kernel has it)" \
+			"$(sc_want_prog "$mode")" "$(sc_hook_prog)"
+	fi
 	for addr in 10.9.0.2 fd09::2; do
 		c0=$(sc_counters)
 		sent0=$(tcpext SyncookiesSent)

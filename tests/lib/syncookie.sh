@@ -42,6 +42,30 @@ sc_second_dev() {
 }
 
 sc_on() { "$CG" syncookie attach veth1 --netns "$SC_S" --quiet "$@"; }
+
+# sc_hook_prog: the name of the responder's program on veth1's receive, as
+# the kernel has it (XDP from ip link, tcx from cg-hooks, clsact from tc)
+sc_hook_prog() {
+	{
+		ip -n "$SC_S" -j link show veth1 | jq -r '.[0].xdp.prog.name // empty'
+		ip netns exec "$SC_S" "$HOOKS" veth1 2>/dev/null | awk '$1 == "tcx_ingress" { print $4 }'
+		ip netns exec "$SC_S" tc filter show dev veth1 ingress 2>/dev/null |
+			sed -n 's/.* name \([^ ]*\) tag .*/\1/p'
+	} | grep '^syncookie_' | grep -v '^syncookie_ack' | head -1
+}
+
+# sc_want_prog MODE: the program attach should pick for MODE: syncookie_xdp
+# or syncookie_tc (the listener read through bpf_rdonly_cast) where the
+# kernel's BTF has that kfunc, else the _h one (bpf_skc_to_tcp_sock); the
+# kernel's BTF asked with bpftool, not the loader
+sc_want_prog() {
+	local p=syncookie_xdp
+
+	[ "$1" = tc ] && p=syncookie_tc
+	bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | grep -q "FUNC 'bpf_rdonly_cast'" ||
+		p=${p}_h
+	echo "$p"
+}
 # sc_pin_dir: the bpffs directory of the responder of veth1 in $SC_S
 sc_pin_dir() {
 	echo "/sys/fs/bpf/csum_guard_syncookie/$(stat -L -c %i "/run/netns/$SC_S")/$(ip -n "$SC_S" -j link show veth1 | jq -r '.[0].ifindex')"
