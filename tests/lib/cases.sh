@@ -82,12 +82,14 @@ cases_source() {
 	return $bad
 }
 
-# cg_selected "NAME [ARG]": does the --case filter let it through?
+# cg_selected "NAME [ARG]": does the --case filter let it through? Its
+# words are split at commas only ("syn_connect tc" picks that one)
 cg_selected() {
-	local w
+	local w ws
 	[ -z "$only_case" ] && return 0
-	for w in ${only_case//,/ }; do
-		[[ "$1" == *"$w"* ]] && return 0
+	IFS=, read -ra ws <<<"$only_case"
+	for w in "${ws[@]}"; do
+		[ -n "$w" ] && [[ "$1" == *"$w"* ]] && return 0
 	done
 	return 1
 }
