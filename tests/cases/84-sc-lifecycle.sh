@@ -128,7 +128,7 @@ case_syn_outdated() {
 	wait_ready "$TMPD/sc.ready"
 	for round in again detach; do
 		expect_ok "$round: attach" sc_on --ports $SC_PORT --mode tc --set-sysctl || break
-		meta=/sys/fs/bpf/csum_guard_syncookie/$(stat -L -c %i "/run/netns/$SC_S")/$(ip -n "$SC_S" -o link show veth1 | cut -d: -f1)/meta
+		meta=$(sc_pin_dir)/meta
 		# the version is the first 4 bytes, little-endian: one less
 		set -- $(bpftool map lookup pinned "$meta" key 0 0 0 0 -j | jq -r '.value[]' | sed 's/^0x//')
 		[ $# -gt 4 ] && bpftool map update pinned "$meta" key 0 0 0 0 value hex \
