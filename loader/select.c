@@ -91,3 +91,11 @@ enum cg_choice cg_select(const struct cg_probe *p, enum cg_choice req,
 	snprintf(why, n, "no backend: bpf: %s; kmod: %s", bpf_no, kmod_no);
 	return CG_CHOICE_NONE;
 }
+
+bool cg_no_ftrace_regs(const char *machine, const char *release)
+{
+	unsigned int major, minor;
+
+	return !strcmp(machine, "aarch64") && sscanf(release, "%u.%u", &major, &minor) == 2 &&
+	       (major > 6 || (major == 6 && minor >= 2));
+}

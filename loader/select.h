@@ -2,6 +2,7 @@
 #ifndef CG_SELECT_H
 #define CG_SELECT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "backend.h"
 
@@ -22,5 +23,13 @@ const char *cg_choice_name(enum cg_choice c);
  */
 enum cg_choice cg_select(const struct cg_probe *p, enum cg_choice req,
 			 char *why, size_t n);
+
+/*
+ * Is a kernel of this machine (uname -m) and release (uname -r) known to
+ * lack the function tracing with registers the completion guard hooks
+ * with (DYNAMIC_FTRACE_WITH_REGS)? arm64 has had only WITH_ARGS since 6.2.
+ * A pure function, for probe to say so before the module is loaded.
+ */
+bool cg_no_ftrace_regs(const char *machine, const char *release);
 
 #endif /* CG_SELECT_H */

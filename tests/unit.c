@@ -563,6 +563,18 @@ UNIT_TEST(test_select)
 /* A named assertion: the name, and the condition as written when it fails */
 #define EXPECT(name, cond) report(name, !(cond), #cond)
 
+/* which kernels probe knows to lack tracing with registers before the module loads */
+UNIT_TEST(test_no_ftrace_regs)
+{
+	EXPECT("ftrace-regs-arm64-6.2", cg_no_ftrace_regs("aarch64", "6.2.0-1-arm64"));
+	EXPECT("ftrace-regs-arm64-6.12", cg_no_ftrace_regs("aarch64", "6.12.95+bpo-arm64"));
+	EXPECT("ftrace-regs-arm64-7.2", cg_no_ftrace_regs("aarch64", "7.2.13-arm64"));
+	EXPECT("ftrace-regs-arm64-6.1", !cg_no_ftrace_regs("aarch64", "6.1.0-37-arm64"));
+	EXPECT("ftrace-regs-arm64-5.10", !cg_no_ftrace_regs("aarch64", "5.10.0-32-arm64"));
+	EXPECT("ftrace-regs-x86-6.18", !cg_no_ftrace_regs("x86_64", "6.18.44"));
+	EXPECT("ftrace-regs-arm64-garbled", !cg_no_ftrace_regs("aarch64", "unknown"));
+}
+
 /* lib/nl: a request built with attributes and a nest parses back */
 UNIT_TEST(test_lib_nl)
 {

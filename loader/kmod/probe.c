@@ -21,6 +21,7 @@
 #include "backend.h"
 #include "csum_guard_genl.h"
 #include "kmod.h"
+#include "select.h"
 
 /* The first line of file path into buf ("" if it cannot be read) */
 static void cg_read_line(const char *path, char *buf, size_t n)
@@ -279,10 +280,13 @@ static void cg_kmod_probe_egress(struct cg_probe *p)
 /*
  * Can the module have the completion guard here? The loaded module says
  * so in INFO; before it is loaded, a kernel with function tracing
- * (/proc/sys/kernel/ftrace_enabled) is taken to, and switching it on tells.
+ * (/proc/sys/kernel/ftrace_enabled) is taken to, unless it is one known to
+ * have no tracing with registers (an arm64 from 6.2), and switching it on
+ * tells.
  */
 static void cg_kmod_probe_completion(struct cg_probe *p)
 {
+	struct utsname u;
 	struct cg_genl nl;
 
 	if (*p->kmod_err) {
@@ -293,6 +297,11 @@ static void cg_kmod_probe_completion(struct cg_probe *p)
 		if (access("/proc/sys/kernel/ftrace_enabled", F_OK))
 			snprintf(p->completion_err, sizeof(p->completion_err),
 				 "kernel without function tracing (CONFIG_DYNAMIC_FTRACE_WITH_REGS)");
+		else if (!uname(&u) && cg_no_ftrace_regs(u.machine, u.release))
+			snprintf(p->completion_err, sizeof(p->completion_err),
+				 "kernel %.40s without function tracing with registers "
+				 "(CONFIG_DYNAMIC_FTRACE_WITH_REGS: arm64 has only WITH_ARGS from 6.2)",
+				 u.release);
 		return;
 	}
 	if (cg_genl_open(&nl)) {
