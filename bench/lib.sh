@@ -108,6 +108,16 @@ fmt() { LC_ALL=C printf "%.${1}f" "$2"; }
 sub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a - b }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b ? a / b : 0 }'; }
 
+# The tree measured, as a run's heading names it: its commit, "-dirty"
+# where anything but bench/results (what the last run wrote) differs from it
+tree_rev() {
+	local rev
+
+	rev=$(git -C "$TOP" describe --always 2>/dev/null) || { echo "an unversioned tree"; return; }
+	git -C "$TOP" diff --quiet HEAD -- . ':(exclude)bench/results' 2>/dev/null || rev=$rev-dirty
+	echo "$rev"
+}
+
 # --- the guard before --------------------------------------------------
 
 # Build the guard of $BEFORE_REV (its own Makefile, sources and compiler

@@ -331,7 +331,7 @@ perround() {
 }
 # ACK path: the sum of both programs per round
 awk '$2 ~ /^(ack|syn)-|^floor$/ { print $1, $2, $3 + $4 }' "$TMPD/cost" >"$TMPD/costsum"
-RUN="bench/syncookie.sh (what \`make bench ONLY=syncookie\` runs) at $(git -C "$TOP" describe --always --dirty 2>/dev/null || echo "an unversioned tree"), $(date -u '+%Y-%m-%d %H:%M') UTC, $RUNS rounds"
+RUN="bench/syncookie.sh (what \`make bench ONLY=syncookie\` runs) at $(tree_rev), $(date -u '+%Y-%m-%d %H:%M') UTC, $RUNS rounds"
 {
 	echo "## The SYN-cookie responder under a flood"
 	echo
