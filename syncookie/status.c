@@ -164,9 +164,39 @@ struct sc_view {
 	struct sc_applied applied;	/* apply's mark and repairs, zero: none */
 	const char *tables, *cookies;
 	int sys;			/* the sysctl its mode needs, as set */
+	char prog[BPF_OBJ_NAME_LEN];	/* the program its hook runs, "": none or unknown */
 	int rt_nodes;			/* its IPv4 table's nodes in use (bpf modes), 0: unread */
 	bool rt_full;			/* some slots send the program to the tries */
 };
+
+/*
+ * The name of the program t's hook runs, as the kernel has it (its link's
+ * program, or the clsact filter's): syncookie_xdp or syncookie_xdp_h, say;
+ * "" where there is none (nft mode) or it cannot be read
+ */
+static void sc_prog_name(const struct sc_target *t, const struct sc_meta *m, char *buf, size_t n)
+{
+	struct cg_tcx_link_info link;
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info), id = 0;
+	char path[PATH_MAX];
+	int fd;
+
+	buf[0] = '\0';
+	if (m->mode == SC_CLSACT) {
+		id = m->prog_id;
+	} else if (m->mode != SC_NFT) {
+		sc_pin(path, sizeof(path), t, SC_PIN_LINK);
+		if (!cg_pin_link_info(path, &link))
+			id = link.prog_id;
+	}
+	fd = id ? bpf_prog_get_fd_by_id(id) : -1;
+	if (fd < 0)
+		return;
+	if (!bpf_obj_get_info_by_fd(fd, &info, &len))
+		snprintf(buf, n, "%s", info.name);
+	close(fd);
+}
 
 /* One responder's line; whether it answers */
 static bool sc_print_text(const struct sc_view *v)
@@ -267,6 +297,9 @@ static void sc_print_json(const struct sc_view *v, bool *first_row)
 	/* why that mode, in words: what attach found, and for native XDP on a veth
 	 * whether the peer still runs XDP */
 	cg_json_kv_str(&first, "mode_why", live ? v->why : NULL);
+	/* the program on the hook, as the kernel names it (_h: the listener
+	 * read through bpf_skc_to_tcp_sock, where there is no bpf_rdonly_cast) */
+	cg_json_kv_str(&first, "program", live && *v->prog ? v->prog : NULL);
 	cg_json_kv_str(&first, "tables", tables);
 	cg_json_kv_str(&first, "cookies", cookies);
 	/* syncookie_ack hooked beside it */
@@ -355,6 +388,7 @@ static bool sc_print(const struct sc_target *t, bool json, bool *first_row)
 		sc_mode_why(t, &v.m, v.why, sizeof(v.why));
 		if (v.m.mode != SC_NFT && sc_rtab4_usage(t, &v.rt_nodes, &v.rt_full))
 			v.rt_nodes = 0;
+		sc_prog_name(t, &v.m, v.prog, sizeof(v.prog));
 	}
 	v.sys = sc_sysctl_read(v.live ? sc_sysctl_path(v.m.mode) : SC_SYSCTL_COOKIES);
 	if (!json)

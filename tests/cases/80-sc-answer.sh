@@ -35,6 +35,8 @@ case_syn_connect() {
 		expect_eq "the program on veth1 (bpf_rdonly_cast where the kernel has it)" \
 			"$(sc_want_prog "$mode")" "$(sc_hook_prog)"
 	fi
+	expect_eq "status --json's program, as the kernel names the hook's" \
+		"$(sc_hook_prog)" "$("$CG" syncookie status veth1 --netns "$SC_S" --json | jq -r '.program // empty')"
 	for addr in 10.9.0.2 fd09::2; do
 		c0=$(sc_counters)
 		sent0=$(tcpext SyncookiesSent)
